@@ -1,0 +1,89 @@
+/* layer: one node of a CNN's DAG, and the table of per-kind functions.
+ *
+ * A layer has a kind, its hyper-parameters, the shapes inferred from its
+ * inputs and its learnable-parameter count. Everything that depends on the
+ * kind lives in one file per kind (conv.c, fc.c, pool.c, ...) behind
+ * cp_layer_kind: parsing, shape inference, FLOPs, and the kernels each
+ * training pass is made of. To find where a layer's cost is computed, open
+ * layers/<kind>.c. */
+#ifndef CP_LAYER_H
+#define CP_LAYER_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "../model/kernel.h"
+#include "../util/jsonread.h"
+
+#define CP_MAX_INPUTS 8
+#define CP_MAX_KERNELS 8
+#define CP_INPUT_DATA (-1) /* the network input */
+
+/* The passes of one training iteration (Eq. 6-4 splits backward in two). */
+typedef enum { CP_PASS_FWD, CP_PASS_BWD_DATA, CP_PASS_BWD_WEIGHT, CP_PASS_UPDATE, CP_PASS_COUNT } cp_pass;
+const char *cp_pass_name(cp_pass p);
+
+typedef struct {
+    int c, h, w; /* per sample; the batch is a prediction parameter */
+} cp_shape;
+
+static inline double cp_shape_elems(cp_shape s) { return (double)s.c * s.h * s.w; }
+
+typedef struct cp_layer_kind cp_layer_kind;
+
+typedef struct cp_layer {
+    char name[128];
+    const cp_layer_kind *kind;
+    int n_inputs;
+    int inputs[CP_MAX_INPUTS]; /* layer indices, or CP_INPUT_DATA */
+    int consumers;             /* how many layers read this one's output */
+    bool needs_input_grad;     /* false when nothing upstream has parameters */
+
+    cp_shape in[CP_MAX_INPUTS];
+    cp_shape out;
+    long long params;
+
+    /* hyper-parameters; each kind uses its own subset */
+    int out_c;
+    int kh, kw, sh, sw, ph, pw, dh, dw;
+    int groups;
+    bool bias, ceil_mode;
+    int size;
+    double p, alpha, beta, k;
+} cp_layer;
+
+/* What a kernel decomposition depends on besides the layer. */
+typedef struct {
+    const cp_device *dev;
+    cp_precision prec;
+    int batch;
+} cp_exec;
+
+struct cp_layer_kind {
+    const char *name;
+    const char *const *fields; /* JSON fields besides name/kind/inputs, NULL-terminated */
+    int min_inputs, max_inputs;
+    bool has_params;
+    /* Reads the kind's fields from obj (the path in c points at the layer). */
+    int (*parse)(cp_layer *l, const cJSON *obj, cp_jctx *c);
+    /* Infers l->out and l->params from l->in[]; errors go to c. */
+    int (*infer)(cp_layer *l, cp_jctx *c);
+    /* Useful floating-point operations of one pass for the whole batch. */
+    double (*flops)(const cp_layer *l, cp_pass pass, int batch);
+    /* The kernels the pass launches; returns how many (0 for none) or -1. */
+    int (*kernels)(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err);
+};
+
+/* Kind lookup by JSON name; NULL if unknown. */
+const cp_layer_kind *cp_layer_kind_find(const char *name);
+/* "conv, fc, ..." for messages. */
+const char *cp_layer_kind_list(void);
+
+/* Helpers shared by the kinds. */
+int cp_out_size(int in, int k, int stride, int pad, int dilation, bool ceil_mode);
+double cp_act_bytes(const cp_exec *x, cp_shape s); /* one activation tensor for the batch */
+double cp_param_bytes(const cp_layer *l);          /* fp32 master weights */
+/* SGD with momentum over the layer's parameters: read w, g, v; write w, v. */
+int cp_sgd_kernels(const cp_layer *l, const cp_exec *x, cp_kernel *out, int max);
+
+#endif

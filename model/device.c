@@ -1,0 +1,201 @@
+/* Device profiles: loading and validation. */
+#include "device.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/jsonread.h"
+#include "../util/resources.h"
+
+static const char *const precision_names[CP_PREC_COUNT] = {"fp32", "tf32", "fp16", "bf16"};
+
+const char *cp_precision_name(cp_precision p)
+{
+    return p < CP_PREC_COUNT ? precision_names[p] : "?";
+}
+
+int cp_precision_parse(const char *s, cp_precision *p)
+{
+    for (int i = 0; i < CP_PREC_COUNT; i++)
+        if (strcmp(s, precision_names[i]) == 0) {
+            *p = (cp_precision)i;
+            return 0;
+        }
+    return -1;
+}
+
+int cp_precision_bytes(cp_precision p)
+{
+    return p == CP_PREC_FP16 || p == CP_PREC_BF16 ? 2 : 4;
+}
+
+typedef struct {
+    const char *key;
+    size_t offset;
+    int is_int;
+    double min, max;
+    int optional; /* default used when absent */
+    double def;
+} field;
+
+#define I(k, lo, hi) {#k, offsetof(cp_device, k), 1, lo, hi, 0, 0}
+#define D(k, lo, hi) {#k, offsetof(cp_device, k), 0, lo, hi, 0, 0}
+static const field fields[] = {
+    I(warp_size, 1, 64),
+    I(sm_count, 1, 4096),
+    I(max_threads_per_sm, 32, 1 << 16),
+    I(max_threads_per_block, 32, 1 << 16),
+    I(max_blocks_per_sm, 1, 1024),
+    I(max_warps_per_sm, 1, 4096),
+    {"schedulers_per_sm", offsetof(cp_device, schedulers_per_sm), 1, 1, 64, 1, 4},
+    I(regs_per_sm, 1024, 1 << 24),
+    I(regs_per_block, 1024, 1 << 24),
+    I(max_regs_per_thread, 16, 4096),
+    I(reg_alloc_unit, 1, 4096),
+    I(smem_per_sm, 1024, 1 << 26),
+    I(smem_per_block, 1024, 1 << 26),
+    I(smem_alloc_unit, 1, 1 << 16),
+    I(smem_reserved_per_block, 0, 1 << 20),
+    D(core_clock_mhz, 1, 1e5),
+    D(fp32_lanes_per_sm, 1, 1e5),
+    D(fp32_tflops, 1e-3, 1e6),
+    {"tensor_tflops_tf32", offsetof(cp_device, tensor_tflops) + CP_PREC_TF32 * sizeof(double), 0, 0, 1e6, 0, 0},
+    {"tensor_tflops_fp16", offsetof(cp_device, tensor_tflops) + CP_PREC_FP16 * sizeof(double), 0, 0, 1e6, 0, 0},
+    {"tensor_tflops_bf16", offsetof(cp_device, tensor_tflops) + CP_PREC_BF16 * sizeof(double), 0, 0, 1e6, 0, 0},
+    D(smem_bytes_per_clock, 1, 1e5),
+    D(dram_bandwidth_gbs, 1e-3, 1e7),
+    D(dram_efficiency, 0.01, 1),
+    D(dram_size_gb, 1e-3, 1e6),
+    D(l2_size_mb, 0, 1e6),
+    D(l2_bandwidth_gbs, 1e-3, 1e8),
+    D(global_latency_cycles, 0, 1e6),
+    D(launch_overhead_us, 0, 1e6),
+    D(host_link_bandwidth_gbs, 1e-3, 1e6),
+    D(host_link_latency_us, 0, 1e6),
+};
+#undef I
+#undef D
+
+static int get_text(cp_jctx *c, const cJSON *root, const char *key, int required, char *dst, size_t n)
+{
+    const char *s = NULL;
+    if (cp_jstr(c, root, key, required, &s))
+        return -1;
+    snprintf(dst, n, "%s", s ? s : "");
+    return 0;
+}
+
+int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d, cp_error *err)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->file, sizeof d->file, "%s", file);
+    cJSON *root = cp_json_parse(text, len, file, err);
+    if (!root)
+        return -1;
+    cp_jctx c = {.file = file, .path = "$", .err = err};
+    int rc = -1;
+    const char *format = NULL;
+    if (!cJSON_IsObject(root)) {
+        cp_jfail(&c, NULL, "a device profile must be a JSON object");
+        goto done;
+    }
+    if (cp_jstr(&c, root, "format", true, &format))
+        goto done;
+    if (strcmp(format, "cnnperf-device/1") != 0) {
+        cp_jfail(&c, "format", "unsupported format '%s' (expected 'cnnperf-device/1')", format);
+        goto done;
+    }
+    if (get_text(&c, root, "id", 1, d->id, sizeof d->id) || get_text(&c, root, "name", 1, d->name, sizeof d->name) ||
+        get_text(&c, root, "compute_capability", 0, d->compute_capability, sizeof d->compute_capability) ||
+        get_text(&c, root, "host_link", 0, d->host_link, sizeof d->host_link))
+        goto done;
+    for (const cJSON *it = root->child; it; it = it->next) {
+        static const char *const text_keys[] = {"format", "id", "name", "compute_capability", "host_link",
+                                                "description", NULL};
+        int known = 0;
+        for (const char *const *k = text_keys; *k && !known; k++)
+            known = strcmp(*k, it->string) == 0;
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0] && !known; i++)
+            known = strcmp(fields[i].key, it->string) == 0;
+        if (!known) {
+            cp_jfail(&c, it->string, "unknown field");
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const field *f = &fields[i];
+        char *dst = (char *)d + f->offset;
+        int required = !f->optional && strncmp(f->key, "tensor_", 7) != 0;
+        if (f->is_int) {
+            long long v;
+            if (cp_jint(&c, root, f->key, required, (long long)f->def, (long long)f->min, (long long)f->max, &v))
+                goto done;
+            *(int *)dst = (int)v;
+        } else {
+            double v;
+            if (cp_jnum(&c, root, f->key, required, f->def, f->min, f->max, &v))
+                goto done;
+            *(double *)dst = v;
+        }
+    }
+    /* Consistency the model relies on. */
+    if (d->max_warps_per_sm * d->warp_size != d->max_threads_per_sm) {
+        cp_jfail(&c, "max_warps_per_sm", "must equal max_threads_per_sm / warp_size (Eq. 3-4): %d x %d != %d",
+                 d->max_warps_per_sm, d->warp_size, d->max_threads_per_sm);
+        goto done;
+    }
+    if (d->max_threads_per_block > d->max_threads_per_sm) {
+        cp_jfail(&c, "max_threads_per_block", "exceeds max_threads_per_sm");
+        goto done;
+    }
+    if (d->smem_per_block > d->smem_per_sm) {
+        cp_jfail(&c, "smem_per_block", "exceeds smem_per_sm");
+        goto done;
+    }
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    return rc;
+}
+
+int cp_device_load(const char *spec, cp_device *d, cp_error *err)
+{
+    if (!cp_spec_is_path(spec)) {
+        const cp_resource *r = cp_resource_find("devices", spec);
+        if (!r) {
+            char list[256] = "";
+            size_t n = 0;
+            for (size_t i = 0; i < cp_resource_count; i++)
+                if (strcmp(cp_resources[i].dir, "devices") == 0 && n < sizeof list)
+                    n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", cp_resources[i].name);
+            return cp_fail(err, NULL, NULL, "unknown device '%s' (built in: %s; or give a path to a .json file)",
+                           spec, list);
+        }
+        char file[128];
+        snprintf(file, sizeof file, "devices/%s.json", spec);
+        return cp_device_parse(r->text, r->len, file, d, err);
+    }
+    size_t len = 0;
+    char *text = cp_read_file(spec, &len, err);
+    if (!text)
+        return -1;
+    int rc = cp_device_parse(text, len, spec, d, err);
+    free(text);
+    return rc;
+}
+
+double cp_device_peak_flops(const cp_device *d, cp_precision p)
+{
+    if (p != CP_PREC_FP32 && d->tensor_tflops[p] > 0)
+        return d->tensor_tflops[p] * 1e12;
+    return d->fp32_tflops * 1e12;
+}
+
+int cp_device_supports(const cp_device *d, cp_precision p)
+{
+    /* TF32 exists only as a tensor-core format; FP16/BF16 storage can always
+     * fall back to FP32 arithmetic, as cuDNN does on GPUs without tensor cores. */
+    return p != CP_PREC_TF32 || d->tensor_tflops[CP_PREC_TF32] > 0;
+}

@@ -1,0 +1,171 @@
+/* The instruction-queue kernel model (dissertation Eq. 6-9...6-11) and the
+ * streaming kernels that make up the non-GEMM layers.
+ *
+ * One block iteration of a block issues I global loads, M shared accesses,
+ * L compute instructions and K global stores. With N_AB blocks resident on
+ * an SM, one round of block iterations costs C_b cycles: the largest of what
+ * the schedulers, the compute pipe, the shared-memory banks and the SM's
+ * share of L2 can absorb (the others overlap with it), but never less than a
+ * warp's own dependent chain plus the global latency the pipeline cannot hide
+ * (Eq. 3-16: when N_w x T_C < T_M the latency shows). If memory dominates
+ * the kernel is memory-intensive (Eq. 6-10: C = C_b N_block + L_GL), otherwise
+ * compute-intensive (Eq. 6-11: C = C_b N_block + L_GS). DRAM is shared by all
+ * SMs, so the grid as a whole can be no faster than its DRAM traffic. */
+#include "kernel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *cp_bound_name(cp_bound b)
+{
+    static const char *const names[] = {"compute", "memory", "latency"};
+    return names[b];
+}
+
+typedef struct {
+    double issue, compute, shared, global; /* cycles of one block iteration of one block */
+    double chain;                          /* a warp's own instructions in one iteration */
+    double latency;                        /* global latency left after software pipelining */
+} block_costs;
+
+static double pipe_rate(const cp_kernel *k, const cp_device *d)
+{
+    double clock = d->core_clock_mhz * 1e6;
+    if (k->pipe == CP_PIPE_TENSOR && d->tensor_tflops[k->precision] > 0)
+        return d->tensor_tflops[k->precision] * 1e12 / (d->sm_count * clock) / k->flops_per_L;
+    /* FMA lanes: one warp instruction occupies warp_size lanes. */
+    return d->fp32_lanes_per_sm / d->warp_size;
+}
+
+static block_costs costs_of(const cp_kernel *k, const cp_device *d, int warps_per_block)
+{
+    block_costs c;
+    double clock = d->core_clock_mhz * 1e6;
+    double l2_per_clock = d->l2_bandwidth_gbs * 1e9 / (d->sm_count * clock);
+    /* Eq. 3-24...3-26: an uncoalesced warp access is split into one 32-byte
+     * sector per thread instead of sharing full lines. */
+    double unco = 1.0 - k->coalesced;
+    double ld = k->coalesced * k->ld_bytes + unco * fmax(k->ld_bytes, 32.0 * d->warp_size);
+    double st = k->coalesced * k->st_bytes + unco * fmax(k->st_bytes, 32.0 * d->warp_size);
+    double instr = k->I + k->M + k->L + k->K + k->other;
+    c.issue = instr / d->schedulers_per_sm;
+    c.compute = k->L / pipe_rate(k, d);
+    c.shared = k->M * k->sm_bytes / d->smem_bytes_per_clock;
+    c.global = (k->I * ld + k->K * st) / l2_per_clock;
+    c.chain = instr / warps_per_block;
+    c.latency = k->I > 0 ? d->global_latency_cycles / (k->stages > 0 ? k->stages : 1) : 0;
+    return c;
+}
+
+/* C_b for `a` resident blocks; *latency_bound tells whether the floor won. */
+static double round_cycles(const block_costs *c, int a, int *latency_bound)
+{
+    double thr = a * fmax(fmax(c->issue, c->compute), fmax(c->shared, c->global));
+    double floor_ = c->latency + c->chain;
+    if (latency_bound)
+        *latency_bound = floor_ > thr;
+    return fmax(thr, floor_);
+}
+
+int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e, cp_error *err)
+{
+    memset(e, 0, sizeof *e);
+    if (cp_occupancy_calc(d, k->threads, k->regs, k->smem, &e->occ, err))
+        return -1;
+    double clock = d->core_clock_mhz * 1e6;
+    int A = e->occ.blocks_per_sm;
+    block_costs c = costs_of(k, d, e->occ.warps_per_block);
+    e->c_issue = A * c.issue;
+    e->c_compute = A * c.compute;
+    e->c_shared = A * c.shared;
+    e->c_global = A * c.global;
+
+    /* Waves of N_AB x N_SM blocks (Eq. 3-21), the last one possibly partial. */
+    long long per_wave = (long long)A * d->sm_count;
+    long long blocks = k->blocks > 0 ? k->blocks : 1;
+    long long full = blocks / per_wave, rest = blocks % per_wave;
+    int lat_full = 0, lat_tail = 0;
+    e->c_round = round_cycles(&c, A, &lat_full);
+    double sm = (double)full * e->c_round;
+    int tail_blocks = 0;
+    if (rest) {
+        tail_blocks = (int)((rest + d->sm_count - 1) / d->sm_count);
+        sm += round_cycles(&c, tail_blocks, &lat_tail);
+    }
+    e->waves = full + (rest ? 1 : 0);
+    e->resident_warps = (full ? A : tail_blocks) * e->occ.warps_per_block;
+    double iters = k->iters > 0 ? (double)k->iters : 1.0;
+    e->rounds = (double)e->waves * iters;
+    e->sm_cycles = sm * iters;
+    e->c_latency = (full ? lat_full : lat_tail) ? c.latency : 0;
+
+    double dram_per_clock = d->dram_bandwidth_gbs * 1e9 * d->dram_efficiency / clock;
+    e->dram_cycles = k->dram_bytes / dram_per_clock;
+
+    double mem = fmax(c.shared, c.global), comp = fmax(c.issue, c.compute);
+    e->memory_intensive = e->dram_cycles > e->sm_cycles || mem > comp;
+    /* Eq. 6-10 ends with the last load's latency, Eq. 6-11 with the last store's. */
+    e->tail_cycles = d->global_latency_cycles;
+    e->launch_cycles = d->launch_overhead_us * 1e-6 * clock;
+    e->cycles = fmax(e->sm_cycles, e->dram_cycles) + e->tail_cycles + e->launch_cycles;
+    e->time_ms = e->cycles / clock * 1e3; /* Eq. 6-9 */
+
+    int latency_rounds = full ? lat_full : lat_tail;
+    if (e->launch_cycles + e->tail_cycles > 0.5 * e->cycles || (latency_rounds && e->dram_cycles < e->sm_cycles))
+        e->bound = CP_BOUND_LATENCY;
+    else
+        e->bound = e->memory_intensive ? CP_BOUND_MEMORY : CP_BOUND_COMPUTE;
+    return 0;
+}
+
+/* --- streaming and direct kernels ------------------------------------------ */
+
+#define STREAM_THREADS 256
+#define STREAM_VEC 4          /* elements per thread: 16-byte vector loads */
+#define WARP_VEC_BYTES 512.0  /* one 16-byte-per-thread warp access */
+
+cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name, double items, double bytes_in,
+                           double bytes_out, double flops)
+{
+    cp_kernel k;
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "%s", name);
+    double threads = ceil(fmax(items, 1.0) / STREAM_VEC);
+    k.threads = STREAM_THREADS;
+    k.blocks = (long long)ceil(threads / STREAM_THREADS);
+    k.regs = 32;
+    k.smem = 0;
+    k.stages = 1;
+    k.iters = 1;
+    double nb = (double)k.blocks, warps = STREAM_THREADS / d->warp_size;
+    k.I = bytes_in / nb / WARP_VEC_BYTES;
+    k.K = bytes_out / nb / WARP_VEC_BYTES;
+    k.L = flops / nb / d->warp_size;
+    k.other = warps * 8; /* index arithmetic and bounds checks */
+    k.ld_bytes = k.st_bytes = WARP_VEC_BYTES;
+    k.sm_bytes = 128;
+    k.coalesced = 1.0;
+    k.pipe = CP_PIPE_FMA;
+    k.precision = p;
+    k.flops_per_L = d->warp_size;
+    k.flops = flops;
+    k.dram_bytes = bytes_in + bytes_out;
+    return k;
+}
+
+cp_kernel cp_direct_conv_kernel(const cp_device *d, cp_precision p, const char *name, double outputs,
+                                double macs_per_out, double bytes_in, double bytes_out)
+{
+    cp_kernel k = cp_stream_kernel(d, p, name, outputs * STREAM_VEC, bytes_in, bytes_out, 2.0 * outputs * macs_per_out);
+    /* One output per thread; the window comes from shared memory, one
+     * operand load per multiply-add. */
+    double per_block = outputs / (double)k.blocks;
+    k.L = per_block * macs_per_out / d->warp_size;
+    k.M = k.L;
+    k.sm_bytes = 128;
+    k.smem = 8192;
+    k.regs = 40;
+    k.flops_per_L = 2.0 * d->warp_size;
+    return k;
+}

@@ -1,0 +1,103 @@
+/* kernel: one CUDA kernel as the instruction-queue model sees it.
+ *
+ * A kernel is a grid of blocks; each block runs `iters` block iterations, and
+ * each iteration issues, per block, I global loads, M shared-memory accesses,
+ * L compute instructions and K global stores (dissertation Table 6-1), all
+ * counted in warp instructions. cp_kernel_evaluate() turns that into cycles
+ * with the instruction-queue model (Eq. 6-9...6-11), the occupancy model
+ * (Eq. 3-1...3-15) and the latency-hiding condition (Eq. 3-16...3-23). */
+#ifndef CP_KERNEL_H
+#define CP_KERNEL_H
+
+#include "device.h"
+#include "occupancy.h"
+
+typedef enum { CP_PIPE_FMA, CP_PIPE_TENSOR } cp_pipe;
+typedef enum { CP_BOUND_COMPUTE, CP_BOUND_MEMORY, CP_BOUND_LATENCY } cp_bound;
+
+const char *cp_bound_name(cp_bound b);
+
+typedef struct {
+    char name[56];  /* e.g. "implicit_gemm 128x128x8 fma" */
+    long long blocks; /* N_CB */
+    int threads;      /* N_TB */
+    int regs;         /* R_RT, registers per thread */
+    int smem;         /* M_BS, bytes per block */
+    int stages;       /* software-pipeline depth: global latency is hidden over this many iterations */
+    long long iters;  /* block iterations each block runs */
+
+    /* per block and per block iteration, in warp instructions */
+    double I, M, L, K;
+    double other;    /* address, loop and barrier instructions: they take issue slots */
+    double ld_bytes; /* bytes one global-load warp instruction moves (128 = 4 B per thread) */
+    double sm_bytes; /* bytes one shared-memory warp instruction moves */
+    double st_bytes;
+    double coalesced; /* R_Co of Eq. 3-25: share of global accesses that coalesce */
+
+    cp_pipe pipe;
+    cp_precision precision;
+    double flops_per_L; /* floating-point operations of one compute warp instruction */
+
+    /* whole-kernel totals */
+    double flops;      /* useful floating-point operations */
+    double dram_bytes; /* traffic between DRAM and L2 */
+} cp_kernel;
+
+typedef struct {
+    cp_occupancy occ;
+    int resident_warps;  /* warps of the busiest wave on one SM */
+    long long waves;     /* ceil(N_CB / (N_AB N_SM)), Eq. 3-21 */
+    /* cycles of one block-iteration round on one SM with N_AB blocks */
+    double c_issue;      /* all warp instructions through the schedulers */
+    double c_compute;    /* L through the FMA or tensor pipe */
+    double c_shared;     /* M through the shared-memory banks */
+    double c_global;     /* I and K through the SM's share of L2 */
+    double c_latency;    /* exposed global latency when warps cannot cover it (Eq. 3-16) */
+    double c_round;      /* C_b */
+    double rounds;       /* N_block: rounds over the whole grid */
+    double sm_cycles;    /* C_b x N_block */
+    double dram_cycles;  /* DRAM traffic at sustained bandwidth */
+    double tail_cycles;  /* L_GL (Eq. 6-10) or L_GS (Eq. 6-11) */
+    double launch_cycles;
+    double cycles;       /* C_kernel */
+    double time_ms;      /* Eq. 6-9: C_kernel x t_Gclock */
+    int memory_intensive; /* 1: Eq. 6-10 regime, 0: Eq. 6-11 */
+    cp_bound bound;
+} cp_kernel_eval;
+
+/* Instruction-queue model. Returns -1 (with a message) if the kernel cannot
+ * be launched on the device at all. */
+int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e, cp_error *err);
+
+/* --- kernels that cuDNN and cuBLAS run ------------------------------------ */
+
+/* A (batched) GEMM C[M x N] = A[M x K] B[K x N], `count` independent copies
+ * (groups). unique_bytes is the data a kernel must read and write at least
+ * (the tensors themselves, not im2col copies). */
+typedef struct {
+    double M, N, K;
+    double count;
+    double unique_bytes;
+    int splitk_ok; /* reduction dimension may be split across blocks (weight gradients) */
+} cp_gemm;
+
+/* Chooses, like cudnnFind / cuBLAS heuristics, the fastest tile
+ * configuration for this GEMM on the device and writes its kernels (the GEMM,
+ * plus a reduction when the K dimension is split). Returns the count, or -1. */
+int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_kernel *out,
+                    int max, cp_error *err);
+
+/* A memory-streaming kernel: `items` independent work items (one thread
+ * each, vectorised by 4), reading bytes_in and writing bytes_out in total and
+ * doing `flops` on the FMA pipe. Element-wise, reduction and window kernels
+ * (activation, batch norm, pooling, LRN, softmax, SGD) are all of this form. */
+cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name, double items, double bytes_in,
+                           double bytes_out, double flops);
+
+/* A direct (depthwise or small-group) convolution: each output element does
+ * `macs_per_out` multiply-adds on the FMA pipe from a window held in shared
+ * memory. */
+cp_kernel cp_direct_conv_kernel(const cp_device *d, cp_precision p, const char *name, double outputs,
+                                double macs_per_out, double bytes_in, double bytes_out);
+
+#endif

@@ -1,0 +1,148 @@
+#include "predict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const pass_names[CP_PASS_COUNT] = {"forward", "backward-data", "backward-weight", "update"};
+
+/* Adds the kernels of one layer pass under parent; returns the pass node. */
+static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp_exec *x, cp_error *err)
+{
+    const cp_layer *l = &p->net->layers[li];
+    cp_layer_pred *lp = &p->layers[li];
+    cp_kernel k[CP_MAX_KERNELS];
+    int n = 0;
+    /* Gradients that meet where a tensor forks must be summed first. */
+    if (pass == CP_PASS_BWD_DATA && l->consumers > 1) {
+        double e = x->batch * cp_shape_elems(l->out), b = cp_act_bytes(x, l->out);
+        for (int i = 1; i < l->consumers && n < CP_MAX_KERNELS / 2; i++)
+            k[n++] = cp_stream_kernel(x->dev, x->prec, "grad_accumulate", e, 2 * b, b, e);
+    }
+    int skip = pass == CP_PASS_BWD_DATA && !l->needs_input_grad;
+    if (!skip) {
+        int r = l->kind->kernels(l, pass, x, k + n, CP_MAX_KERNELS - n, err);
+        if (r < 0)
+            return -1;
+        n += r;
+        lp->flops[pass] = l->kind->flops(l, pass, x->batch);
+    }
+    if (n == 0)
+        return -2; /* nothing to run: no node */
+    int node = cp_tree_node(&p->tree, parent, CP_TASK_SEQ, l->name, -1);
+    if (node < 0)
+        return cp_fail(err, NULL, NULL, "out of memory");
+    p->tree.t[node].detail = pass_names[pass];
+    for (int i = 0; i < n; i++) {
+        if (cp_tree_compute(&p->tree, node, CP_UNIT_GPU, &k[i]) < 0)
+            return cp_fail(err, NULL, NULL, "out of memory");
+        lp->bytes[pass] += k[i].dram_bytes;
+    }
+    lp->node[pass] = node;
+    lp->kernels += n;
+    return node;
+}
+
+static int build_tree(cp_prediction *p, const cp_exec *x, cp_error *err)
+{
+    cp_tree *tr = &p->tree;
+    const cp_network *net = p->net;
+    /* Eq. 6-4 (from Eq. 5-9): the iteration is its four phases in sequence. */
+    int root = p->root = cp_tree_node(tr, -1, CP_TASK_SEQ, "iteration", -1);
+    int load = p->phase[0] = cp_tree_node(tr, root, CP_TASK_SEQ, "loading", -1);
+    int fwd = p->phase[1] = cp_tree_node(tr, root, CP_TASK_SEQ, "forward", -1);
+    int bwd = p->phase[2] = cp_tree_node(tr, root, CP_TASK_SEQ, "backward", -1);
+    int upd = p->phase[3] = cp_tree_node(tr, root, CP_TASK_SEQ, "update", -1);
+    if (root < 0 || load < 0 || fwd < 0 || bwd < 0 || upd < 0)
+        return cp_fail(err, NULL, NULL, "out of memory");
+
+    /* Eq. 6-2: loading data (the batch and its labels over the host link,
+     * Eq. 5-10) and loading instructions (the first launch, Eq. 5-11; later
+     * launches overlap with execution and their gaps are in each kernel). */
+    double images = x->batch * cp_shape_elems(net->input) * cp_precision_bytes(x->prec);
+    if (cp_tree_transfer(tr, load, "input batch", CP_LINK_HOST_DATA, images, 1) < 0 ||
+        cp_tree_transfer(tr, load, "labels", CP_LINK_HOST_DATA, 4.0 * x->batch, 1) < 0 ||
+        cp_tree_transfer(tr, load, "first kernel launch", CP_LINK_HOST_INSTR, 0, 1) < 0)
+        return cp_fail(err, NULL, NULL, "out of memory");
+
+    /* Eq. 6-5 / 6-7: forward, layer by layer, each a sequence of kernels. */
+    for (int i = 0; i < net->n_layers; i++)
+        if (add_pass(p, fwd, i, CP_PASS_FWD, x, err) == -1)
+            return -1;
+    /* Eq. 6-6 / 6-8: backward in reverse order; data then weight gradients. */
+    for (int i = net->n_layers - 1; i >= 0; i--) {
+        if (add_pass(p, bwd, i, CP_PASS_BWD_DATA, x, err) == -1 ||
+            add_pass(p, bwd, i, CP_PASS_BWD_WEIGHT, x, err) == -1)
+            return -1;
+    }
+    /* t_update on one GPU: SGD with momentum on every parameter tensor. */
+    for (int i = 0; i < net->n_layers; i++)
+        if (add_pass(p, upd, i, CP_PASS_UPDATE, x, err) == -1)
+            return -1;
+    return 0;
+}
+
+int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *p,
+               cp_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->net = net;
+    p->dev = dev;
+    p->batch = batch;
+    p->prec = prec;
+    cp_tree_init(&p->tree);
+    if (batch < 1)
+        return cp_fail(err, NULL, "batch", "must be a positive integer, got %d", batch);
+    if (!cp_device_supports(dev, prec))
+        return cp_fail(err, dev->file, "tensor_tflops_tf32", "%s has no tensor cores for %s", dev->name,
+                       cp_precision_name(prec));
+    if (cp_system_single_gpu(&p->sys, dev, err))
+        return -1;
+    p->layers = calloc((size_t)net->n_layers, sizeof *p->layers);
+    if (!p->layers)
+        return cp_fail(err, NULL, NULL, "out of memory");
+    for (int i = 0; i < net->n_layers; i++)
+        for (int j = 0; j < CP_PASS_COUNT; j++)
+            p->layers[i].node[j] = -1;
+    cp_exec x = {dev, prec, batch};
+    if (build_tree(p, &x, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err)) {
+        cp_prediction_free(p);
+        return -1;
+    }
+
+    const cp_task *t = p->tree.t;
+    p->loading_ms = t[p->phase[0]].time_ms;
+    p->forward_ms = t[p->phase[1]].time_ms;
+    p->backward_ms = t[p->phase[2]].time_ms;
+    p->update_ms = t[p->phase[3]].time_ms;
+    p->iteration_ms = t[p->root].time_ms;
+    p->images_per_s = batch / (p->iteration_ms * 1e-3);
+
+    double peak = cp_device_peak_flops(dev, prec), bw = dev->dram_bandwidth_gbs * 1e9;
+    for (int i = 0; i < net->n_layers; i++) {
+        cp_layer_pred *lp = &p->layers[i];
+        double worst = -1;
+        for (int j = 0; j < CP_PASS_COUNT; j++) {
+            p->flops += lp->flops[j];
+            if (lp->node[j] < 0)
+                continue;
+            lp->ms[j] = t[lp->node[j]].time_ms;
+            lp->roofline_ms += fmax(lp->flops[j] / peak, lp->bytes[j] / bw) * 1e3;
+            for (int c = t[lp->node[j]].first; c >= 0; c = t[c].next) {
+                const cp_kernel_eval *e = &p->tree.ke[t[c].kernel];
+                if (e->time_ms > worst) {
+                    worst = e->time_ms;
+                    lp->bound = e->bound;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+void cp_prediction_free(cp_prediction *p)
+{
+    cp_tree_free(&p->tree);
+    free(p->layers);
+    p->layers = NULL;
+}

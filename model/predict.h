@@ -1,0 +1,43 @@
+/* predict: one training iteration of a CNN on one GPU (dissertation 6.3).
+ *
+ * Builds the iteration's task tree, t = loading + forward + backward +
+ * update (Eq. 6-1...6-8), with every layer pass a sequence of kernels
+ * (Eq. 6-7, 6-8), places it on the heterogeneous host+GPU system and
+ * evaluates it (Eq. 5-8). The per-layer and per-phase times reported are the
+ * evaluated times of the tree's nodes. */
+#ifndef CP_PREDICT_H
+#define CP_PREDICT_H
+
+#include "../networks/network.h"
+#include "system.h"
+#include "task.h"
+
+typedef struct {
+    double ms[CP_PASS_COUNT];
+    double flops[CP_PASS_COUNT];
+    double bytes[CP_PASS_COUNT];
+    int node[CP_PASS_COUNT]; /* task-tree node of each pass, -1 if none */
+    double roofline_ms;      /* sum over passes of max(FLOPs / peak, bytes / bandwidth) */
+    cp_bound bound;          /* of the kernel that takes longest */
+    int kernels;
+} cp_layer_pred;
+
+typedef struct {
+    const cp_network *net;
+    const cp_device *dev;
+    int batch;
+    cp_precision prec;
+    cp_system sys;
+    cp_tree tree;
+    int root, phase[4]; /* nodes: loading, forward, backward, update */
+    double loading_ms, forward_ms, backward_ms, update_ms, iteration_ms;
+    double images_per_s;
+    double flops; /* whole iteration */
+    cp_layer_pred *layers;
+} cp_prediction;
+
+int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *out,
+               cp_error *err);
+void cp_prediction_free(cp_prediction *p);
+
+#endif

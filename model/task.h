@@ -1,0 +1,51 @@
+/* task: the parallel application abstract model (dissertation 5.3.1).
+ *
+ * An application is a tree of tasks. A sequential task takes the sum of its
+ * subtasks (Eq. 5-1, 5-3, 5-6, 5-7); a parallel task combines its subtasks
+ * by the rule of the processing unit it runs on (Eq. 5-2, 5-5, and
+ * 5-13...5-15); leaves are compute tasks (a kernel on a unit) or transfers
+ * (bytes over a link, Eq. 5-10). Evaluating the root gives Eq. 5-8. Nodes
+ * live in one growable array and refer to each other by index. */
+#ifndef CP_TASK_H
+#define CP_TASK_H
+
+#include "kernel.h"
+#include "system.h"
+
+typedef enum { CP_TASK_SEQ, CP_TASK_PAR, CP_TASK_COMPUTE, CP_TASK_TRANSFER } cp_task_type;
+
+typedef struct {
+    cp_task_type type;
+    const char *name; /* not owned: a layer name or a literal */
+    const char *detail;
+    int unit;         /* PAR and COMPUTE: index into the system's units */
+    int link;         /* TRANSFER */
+    int kernel;       /* COMPUTE: index into the tree's kernels */
+    double bytes;     /* TRANSFER: V */
+    int msgs;         /* TRANSFER: N_msg */
+    int first, last, next; /* children, as indices (-1: none) */
+    int count;        /* number of children */
+    double time_ms;   /* filled by cp_tree_eval */
+} cp_task;
+
+typedef struct {
+    cp_task *t;
+    int n, cap;
+    cp_kernel *k;
+    cp_kernel_eval *ke;
+    int nk, capk;
+} cp_tree;
+
+void cp_tree_init(cp_tree *tr);
+void cp_tree_free(cp_tree *tr);
+
+/* Each returns the new node's index, or -1 when out of memory. parent -1
+ * makes a root. */
+int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, int unit);
+int cp_tree_compute(cp_tree *tr, int parent, int unit, const cp_kernel *k);
+int cp_tree_transfer(cp_tree *tr, int parent, const char *name, int link, double bytes, int msgs);
+
+/* Evaluates the subtree at root on the system; every node's time_ms is set. */
+int cp_tree_eval(cp_tree *tr, int root, const cp_system *s, cp_error *err);
+
+#endif

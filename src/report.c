@@ -1,0 +1,358 @@
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cp_format_parse(const char *s, cp_format *f)
+{
+    static const char *const names[] = {"table", "json", "csv"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *f = (cp_format)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* --- one row per layer, columns defined once ------------------------------ */
+
+typedef enum { COL_TEXT, COL_NUM, COL_INT } col_type;
+
+typedef struct {
+    const char *header; /* table and CSV */
+    const char *key;    /* JSON */
+    col_type type;
+    int width;      /* table width; negative: left-aligned */
+    int precision;  /* digits after the point in table and CSV */
+} column;
+
+typedef struct {
+    const cp_network *net;
+    const cp_prediction *pred;
+    int batch;
+    int i;
+} row;
+
+typedef union {
+    const char *s;
+    double d;
+} cell;
+
+static void shape_text(cp_shape s, char *buf, size_t n)
+{
+    snprintf(buf, n, "%dx%dx%d", s.c, s.h, s.w);
+}
+
+/* Prediction columns. */
+static const column pred_cols[] = {
+    {"layer", "name", COL_TEXT, -24, 0},
+    {"kind", "kind", COL_TEXT, -9, 0},
+    {"output", "output", COL_TEXT, -13, 0},
+    {"fwd_ms", "forward_ms", COL_NUM, 9, 4},
+    {"bwd_data_ms", "backward_data_ms", COL_NUM, 11, 4},
+    {"bwd_wgt_ms", "backward_weight_ms", COL_NUM, 10, 4},
+    {"update_ms", "update_ms", COL_NUM, 9, 4},
+    {"GFLOP", "flops", COL_NUM, 8, 3},
+    {"MB", "bytes", COL_NUM, 8, 2},
+    {"FLOP/B", "arithmetic_intensity", COL_NUM, 7, 1},
+    {"bound", "bound", COL_TEXT, -8, 0},
+    {"roofline_ms", "roofline_ms", COL_NUM, 11, 4},
+};
+enum { PC_NAME, PC_KIND, PC_OUT, PC_FWD, PC_BWD_D, PC_BWD_W, PC_UPD, PC_FLOPS, PC_BYTES, PC_AI, PC_BOUND, PC_ROOF,
+       PC_COUNT };
+
+static double sum4(const double *v)
+{
+    return v[0] + v[1] + v[2] + v[3];
+}
+
+/* JSON carries raw units (FLOPs, bytes); the table shows GFLOP and MB. */
+static cell pred_cell(const row *r, int col, char *buf, size_t n, int scaled)
+{
+    const cp_layer *l = &r->net->layers[r->i];
+    const cp_layer_pred *lp = &r->pred->layers[r->i];
+    double flops = sum4(lp->flops), bytes = sum4(lp->bytes);
+    cell c = {0};
+    switch (col) {
+    case PC_NAME: c.s = l->name; break;
+    case PC_KIND: c.s = l->kind->name; break;
+    case PC_OUT: shape_text(l->out, buf, n); c.s = buf; break;
+    case PC_FWD: c.d = lp->ms[CP_PASS_FWD]; break;
+    case PC_BWD_D: c.d = lp->ms[CP_PASS_BWD_DATA]; break;
+    case PC_BWD_W: c.d = lp->ms[CP_PASS_BWD_WEIGHT]; break;
+    case PC_UPD: c.d = lp->ms[CP_PASS_UPDATE]; break;
+    case PC_FLOPS: c.d = scaled ? flops / 1e9 : flops; break;
+    case PC_BYTES: c.d = scaled ? bytes / 1e6 : bytes; break;
+    case PC_AI: c.d = bytes > 0 ? flops / bytes : 0; break;
+    case PC_BOUND: c.s = lp->kernels ? cp_bound_name(lp->bound) : "-"; break;
+    case PC_ROOF: c.d = lp->roofline_ms; break;
+    }
+    return c;
+}
+
+/* Network listing columns. */
+static const column layer_cols[] = {
+    {"layer", "name", COL_TEXT, -28, 0},
+    {"kind", "kind", COL_TEXT, -16, 0},
+    {"input", "input", COL_TEXT, -14, 0},
+    {"output", "output", COL_TEXT, -14, 0},
+    {"params", "params", COL_INT, 12, 0},
+    {"fwd_MFLOP", "forward_flops", COL_NUM, 12, 2},
+};
+
+static cell layer_cell(const row *r, int col, char *buf, size_t n, int scaled)
+{
+    const cp_layer *l = &r->net->layers[r->i];
+    cell c = {0};
+    switch (col) {
+    case 0: c.s = l->name; break;
+    case 1: c.s = l->kind->name; break;
+    case 2: shape_text(l->in[0], buf, n); c.s = buf; break;
+    case 3: shape_text(l->out, buf, n); c.s = buf; break;
+    case 4: c.d = (double)l->params; break;
+    case 5: c.d = l->kind->flops(l, CP_PASS_FWD, r->batch) / (scaled ? 1e6 : 1); break;
+    }
+    return c;
+}
+
+typedef cell (*cell_fn)(const row *r, int col, char *buf, size_t n, int scaled);
+
+static void csv_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void print_rows(FILE *f, const column *cols, int ncols, cell_fn get, row *r, int nrows, cp_format fmt)
+{
+    char buf[64];
+    for (int c = 0; c < ncols; c++) {
+        if (fmt == CP_FMT_CSV)
+            fprintf(f, "%s%s", c ? "," : "", cols[c].key);
+        else
+            fprintf(f, "%s%*s", c ? " " : "", cols[c].width, cols[c].header);
+    }
+    fputc('\n', f);
+    for (r->i = 0; r->i < nrows; r->i++) {
+        for (int c = 0; c < ncols; c++) {
+            cell v = get(r, c, buf, sizeof buf, fmt == CP_FMT_TABLE);
+            if (c)
+                fputc(fmt == CP_FMT_CSV ? ',' : ' ', f);
+            if (cols[c].type == COL_TEXT) {
+                if (fmt == CP_FMT_CSV)
+                    csv_text(f, v.s);
+                else
+                    fprintf(f, "%*s", cols[c].width, v.s);
+            } else if (fmt == CP_FMT_CSV) {
+                fprintf(f, cols[c].type == COL_INT ? "%.0f" : "%.6g", v.d);
+            } else {
+                fprintf(f, "%*.*f", cols[c].width, cols[c].precision, v.d);
+            }
+        }
+        fputc('\n', f);
+    }
+}
+
+static cJSON *rows_json(const column *cols, int ncols, cell_fn get, row *r, int nrows)
+{
+    char buf[64];
+    cJSON *arr = cJSON_CreateArray();
+    for (r->i = 0; arr && r->i < nrows; r->i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddItemToArray(arr, o);
+        for (int c = 0; c < ncols; c++) {
+            cell v = get(r, c, buf, sizeof buf, 0);
+            if (cols[c].type == COL_TEXT)
+                cJSON_AddStringToObject(o, cols[c].key, v.s);
+            else
+                cJSON_AddNumberToObject(o, cols[c].key, v.d);
+        }
+    }
+    return arr;
+}
+
+static int write_json(FILE *f, cJSON *root)
+{
+    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text)
+        return -1;
+    fputs(text, f);
+    fputc('\n', f);
+    free(text);
+    return ferror(f) ? -1 : 0;
+}
+
+/* --- predict ---------------------------------------------------------------- */
+
+static int cmp_desc(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] < y[0]) - (x[0] > y[0]);
+}
+
+int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt)
+{
+    row r = {p->net, p, p->batch, 0};
+    int ncols = (int)(sizeof pred_cols / sizeof pred_cols[0]);
+    if (fmt == CP_FMT_JSON) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "schema", "cnnperf-result/1");
+        cJSON_AddStringToObject(o, "source", "prediction");
+        cJSON_AddStringToObject(o, "network", p->net->name);
+        cJSON_AddStringToObject(o, "device", p->dev->id);
+        cJSON_AddStringToObject(o, "device_name", p->dev->name);
+        cJSON_AddNumberToObject(o, "batch", p->batch);
+        cJSON_AddStringToObject(o, "precision", cp_precision_name(p->prec));
+        cJSON_AddNumberToObject(o, "gpus", 1);
+        cJSON_AddNumberToObject(o, "iteration_ms", p->iteration_ms);
+        cJSON_AddNumberToObject(o, "images_per_s", p->images_per_s);
+        cJSON_AddNumberToObject(o, "flops", p->flops);
+        cJSON *ph = cJSON_AddObjectToObject(o, "phases");
+        cJSON_AddNumberToObject(ph, "loading_ms", p->loading_ms);
+        cJSON_AddNumberToObject(ph, "forward_ms", p->forward_ms);
+        cJSON_AddNumberToObject(ph, "backward_ms", p->backward_ms);
+        cJSON_AddNumberToObject(ph, "update_ms", p->update_ms);
+        cJSON_AddItemToObject(o, "layers", rows_json(pred_cols, ncols, pred_cell, &r, p->net->n_layers));
+        return write_json(f, o);
+    }
+    if (fmt == CP_FMT_CSV) {
+        print_rows(f, pred_cols, ncols, pred_cell, &r, p->net->n_layers, fmt);
+        return ferror(f) ? -1 : 0;
+    }
+    fprintf(f, "cnnperf predict: %s on %s, batch %d, %s\n\n", p->net->name, p->dev->name, p->batch,
+            cp_precision_name(p->prec));
+    print_rows(f, pred_cols, ncols, pred_cell, &r, p->net->n_layers, fmt);
+
+    /* Which layers dominate. */
+    int n = p->net->n_layers;
+    double (*order)[2] = malloc((size_t)n * sizeof *order);
+    if (order) {
+        for (int i = 0; i < n; i++) {
+            order[i][0] = sum4(p->layers[i].ms);
+            order[i][1] = i;
+        }
+        qsort(order, (size_t)n, sizeof *order, cmp_desc);
+        double compute = p->forward_ms + p->backward_ms + p->update_ms;
+        fprintf(f, "\nlayers that dominate (share of forward + backward + update):\n");
+        for (int k = 0; k < n && k < 5; k++) {
+            int i = (int)order[k][1];
+            fprintf(f, "  %-28s %-9s %9.3f ms  %5.1f%%  %s-bound\n", p->net->layers[i].name,
+                    p->net->layers[i].kind->name, order[k][0], compute > 0 ? 100 * order[k][0] / compute : 0,
+                    cp_bound_name(p->layers[i].bound));
+        }
+        free(order);
+    }
+    fprintf(f, "\niteration (Eq. 6-4): t_total = t_loading + t_forward + t_backward + t_update\n");
+    fprintf(f, "  %.3f ms = %.3f + %.3f + %.3f + %.3f ms\n", p->iteration_ms, p->loading_ms, p->forward_ms,
+            p->backward_ms, p->update_ms);
+    fprintf(f, "  %.1f images/s, %.1f TFLOP/s achieved of %.1f peak (%s)\n", p->images_per_s,
+            p->flops / (p->iteration_ms * 1e-3) / 1e12, cp_device_peak_flops(p->dev, p->prec) / 1e12,
+            cp_precision_name(p->prec));
+    return ferror(f) ? -1 : 0;
+}
+
+/* --- layers ------------------------------------------------------------------ */
+
+int cp_report_layers(FILE *f, const cp_network *n, int batch, cp_format fmt)
+{
+    row r = {n, NULL, batch, 0};
+    int ncols = (int)(sizeof layer_cols / sizeof layer_cols[0]);
+    double total = 0;
+    for (int i = 0; i < n->n_layers; i++)
+        total += n->layers[i].kind->flops(&n->layers[i], CP_PASS_FWD, batch);
+    if (fmt == CP_FMT_JSON) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "network", n->name);
+        cJSON_AddStringToObject(o, "source", n->source);
+        cJSON_AddNumberToObject(o, "batch", batch);
+        cJSON_AddNumberToObject(o, "params", (double)n->params);
+        cJSON_AddNumberToObject(o, "forward_flops", total);
+        cJSON_AddItemToObject(o, "layers", rows_json(layer_cols, ncols, layer_cell, &r, n->n_layers));
+        return write_json(f, o);
+    }
+    if (fmt == CP_FMT_TABLE)
+        fprintf(f, "%s (%s): input %dx%dx%d, batch %d\n\n", n->name, n->source[0] ? n->source : n->file,
+                n->input.c, n->input.h, n->input.w, batch);
+    print_rows(f, layer_cols, ncols, layer_cell, &r, n->n_layers, fmt);
+    if (fmt == CP_FMT_TABLE)
+        fprintf(f, "\n%d layers, %lld parameters, %.3f GFLOP forward\n", n->n_layers, n->params, total / 1e9);
+    return ferror(f) ? -1 : 0;
+}
+
+/* --- explain ----------------------------------------------------------------- */
+
+static void explain_kernel(FILE *f, const cp_prediction *p, const cp_task *t, int depth)
+{
+    const cp_kernel *k = &p->tree.k[t->kernel];
+    const cp_kernel_eval *e = &p->tree.ke[t->kernel];
+    int ind = 2 * depth;
+    fprintf(f, "%*skernel %s: %.4f ms, %s-bound\n", ind, "", k->name, t->time_ms, cp_bound_name(e->bound));
+    fprintf(f, "%*s  grid %lld blocks x %d threads, %d regs/thread, %d B smem/block, %d stages, %lld iterations/block\n",
+            ind, "", k->blocks, k->threads, k->regs, k->smem, k->stages, k->iters);
+    fprintf(f, "%*s  occupancy: %d blocks/SM (%d warps, %.0f%%), limited by %s; %lld wave%s\n", ind, "",
+            e->occ.blocks_per_sm, e->occ.active_warps, 100 * e->occ.occupancy, cp_limiter_name(e->occ.limiter),
+            e->waves, e->waves == 1 ? "" : "s");
+    fprintf(f, "%*s  per block iteration: I=%.1f global loads, M=%.1f shared, L=%.1f %s, K=%.2f global stores, %.1f other\n",
+            ind, "", k->I, k->M, k->L, k->pipe == CP_PIPE_TENSOR ? "MMA" : "FMA/ALU", k->K, k->other);
+    fprintf(f, "%*s  round of %d blocks: issue %.0f, compute %.0f, shared %.0f, L2 %.0f, exposed latency %.0f -> C_b %.0f cycles\n",
+            ind, "", e->occ.blocks_per_sm, e->c_issue, e->c_compute, e->c_shared, e->c_global, e->c_latency,
+            e->c_round);
+    fprintf(f, "%*s  %s (Eq. %s): C = C_b x N_block + %s = %.0f x %.0f rounds (SM %.0f, DRAM %.0f) + %.0f + launch %.0f = %.0f cycles\n",
+            ind, "", e->memory_intensive ? "memory-intensive" : "compute-intensive",
+            e->memory_intensive ? "6-10" : "6-11", e->memory_intensive ? "L_GL" : "L_GS", e->c_round, e->rounds,
+            e->sm_cycles, e->dram_cycles, e->tail_cycles, e->launch_cycles, e->cycles);
+    fprintf(f, "%*s  %.3f GFLOP, %.2f MB DRAM\n", ind, "", k->flops / 1e9, k->dram_bytes / 1e6);
+}
+
+static void explain_node(FILE *f, const cp_prediction *p, int idx, int depth, const char *only)
+{
+    const cp_task *t = &p->tree.t[idx];
+    if (t->type == CP_TASK_COMPUTE) {
+        explain_kernel(f, p, t, depth);
+        return;
+    }
+    int is_layer = t->detail != NULL;
+    if (only && is_layer && strcmp(t->name, only) != 0)
+        return;
+    if (t->type == CP_TASK_TRANSFER) {
+        const cp_link *l = &p->sys.links[t->link];
+        fprintf(f, "%*s%s: %.4f ms  (Eq. 5-10: %.0f B / %.1f GB/s + %d x %.1f us over %s)\n", 2 * depth, "", t->name,
+                t->time_ms, t->bytes, l->bandwidth_gbs, t->msgs, l->latency_us, l->name);
+        return;
+    }
+    if (!only || is_layer || depth == 0)
+        fprintf(f, "%*s%s%s%s: %.4f ms  [%s, %d subtask%s]\n", 2 * depth, "", t->name, is_layer ? " " : "",
+                is_layer ? t->detail : "", t->time_ms, t->type == CP_TASK_SEQ ? "sequential, sum" : "parallel",
+                t->count, t->count == 1 ? "" : "s");
+    if (only && !is_layer && depth > 0 && t->type != CP_TASK_TRANSFER) {
+        /* phase nodes: look for the layer inside without printing the phase */
+        for (int c = t->first; c >= 0; c = p->tree.t[c].next)
+            explain_node(f, p, c, depth, only);
+        return;
+    }
+    for (int c = t->first; c >= 0; c = p->tree.t[c].next)
+        explain_node(f, p, c, depth + 1, only);
+}
+
+int cp_report_explain(FILE *f, const cp_prediction *p, const char *only_layer)
+{
+    fprintf(f, "task tree of one iteration: %s on %s (system: %s; units: %s [%s], %s [%s])\n", p->net->name,
+            p->dev->name, cp_flynn_name(p->sys.cls), p->sys.units[CP_UNIT_HOST].name,
+            cp_flynn_name(p->sys.units[CP_UNIT_HOST].cls), p->sys.units[CP_UNIT_GPU].name,
+            cp_flynn_name(p->sys.units[CP_UNIT_GPU].cls));
+    explain_node(f, p, p->root, 0, only_layer);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,25 @@
+/* report: prediction and network listings as a table, JSON or CSV.
+ *
+ * The per-layer columns are defined once (name, JSON key, width, unit) and
+ * drive all three formats; the JSON field names are the stable schema
+ * documented in README.md and shared with the measurement backend. */
+#ifndef CP_REPORT_H
+#define CP_REPORT_H
+
+#include <stdio.h>
+
+#include "../model/predict.h"
+
+typedef enum { CP_FMT_TABLE, CP_FMT_JSON, CP_FMT_CSV } cp_format;
+
+int cp_format_parse(const char *s, cp_format *f); /* 0 ok, -1 unknown */
+
+/* Each returns 0, or -1 on a write error (the caller reports it). */
+int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt);
+int cp_report_layers(FILE *f, const cp_network *n, int batch, cp_format fmt);
+/* The task tree with every node's time; kernels with their queue-model
+ * counts, occupancy, regime and cycles. only_layer (or NULL) restricts the
+ * listing to one layer's passes. */
+int cp_report_explain(FILE *f, const cp_prediction *p, const char *only_layer);
+
+#endif

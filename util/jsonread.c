@@ -1,0 +1,235 @@
+#include "jsonread.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cJSON *cp_json_parse(const char *text, size_t len, const char *file, cp_error *err)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    if (root)
+        return root;
+    /* cJSON reports where it stopped; turn that into line:column. */
+    size_t off = (end && end >= text && end <= text + len) ? (size_t)(end - text) : 0;
+    int line = 1, col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (text[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    if (len == 0)
+        cp_fail(err, file, "$", "empty file, expected a JSON object");
+    else
+        cp_fail(err, file, "$", "malformed JSON near line %d, column %d", line, col);
+    return NULL;
+}
+
+char *cp_read_file(const char *path, size_t *len, cp_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cp_fail(err, path, NULL, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        cap *= 2;
+        char *nb = realloc(buf, cap + 1);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf = nb;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        cp_fail(err, path, NULL, bad ? "read error" : "out of memory");
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+size_t cp_jpush_key(cp_jctx *c, const char *key)
+{
+    size_t mark = strlen(c->path);
+    snprintf(c->path + mark, sizeof c->path - mark, ".%s", key);
+    return mark;
+}
+
+size_t cp_jpush_index(cp_jctx *c, int index)
+{
+    size_t mark = strlen(c->path);
+    snprintf(c->path + mark, sizeof c->path - mark, "[%d]", index);
+    return mark;
+}
+
+void cp_jpop(cp_jctx *c, size_t mark)
+{
+    if (mark < sizeof c->path)
+        c->path[mark] = '\0';
+}
+
+int cp_jfail(cp_jctx *c, const char *key, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t mark = key ? cp_jpush_key(c, key) : strlen(c->path);
+    cp_fail(c->err, c->file, c->path, "%s", msg);
+    cp_jpop(c, mark);
+    return -1;
+}
+
+const cJSON *cp_jget(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+/* A number, or the "value" of a {"value": N, "source": "..."} object. */
+static const cJSON *number_of(const cJSON *v)
+{
+    if (cJSON_IsObject(v)) {
+        const cJSON *inner = cJSON_GetObjectItemCaseSensitive(v, "value");
+        return cJSON_IsNumber(inner) ? inner : NULL;
+    }
+    return cJSON_IsNumber(v) ? v : NULL;
+}
+
+int cp_jint(cp_jctx *c, const cJSON *obj, const char *key, bool required, long long def, long long min,
+            long long max, long long *out)
+{
+    const cJSON *v = cp_jget(obj, key);
+    if (!v) {
+        if (required)
+            return cp_jfail(c, key, "missing required field");
+        *out = def;
+        return 0;
+    }
+    const cJSON *n = number_of(v);
+    if (!n)
+        return cp_jfail(c, key, "must be an integer");
+    double d = n->valuedouble;
+    if (!isfinite(d) || d != floor(d))
+        return cp_jfail(c, key, "must be an integer, got %g", d);
+    if (d < (double)min || d > (double)max) {
+        if (min == 1)
+            return cp_jfail(c, key, "must be a positive integer (at most %lld), got %g", max, d);
+        return cp_jfail(c, key, "must be an integer in [%lld, %lld], got %g", min, max, d);
+    }
+    *out = (long long)d;
+    return 0;
+}
+
+int cp_jnum(cp_jctx *c, const cJSON *obj, const char *key, bool required, double def, double min, double max,
+            double *out)
+{
+    const cJSON *v = cp_jget(obj, key);
+    if (!v) {
+        if (required)
+            return cp_jfail(c, key, "missing required field");
+        *out = def;
+        return 0;
+    }
+    const cJSON *n = number_of(v);
+    if (!n)
+        return cp_jfail(c, key, "must be a number");
+    double d = n->valuedouble;
+    if (!isfinite(d) || d < min || d > max)
+        return cp_jfail(c, key, "must be a number in [%g, %g], got %g", min, max, d);
+    *out = d;
+    return 0;
+}
+
+int cp_jbool(cp_jctx *c, const cJSON *obj, const char *key, bool def, bool *out)
+{
+    const cJSON *v = cp_jget(obj, key);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (!cJSON_IsBool(v))
+        return cp_jfail(c, key, "must be true or false");
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+int cp_jstr(cp_jctx *c, const cJSON *obj, const char *key, bool required, const char **out)
+{
+    const cJSON *v = cp_jget(obj, key);
+    if (!v) {
+        if (required)
+            return cp_jfail(c, key, "missing required field");
+        *out = NULL;
+        return 0;
+    }
+    if (!cJSON_IsString(v) || !v->valuestring || !*v->valuestring)
+        return cp_jfail(c, key, "must be a non-empty string");
+    *out = v->valuestring;
+    return 0;
+}
+
+int cp_jpair(cp_jctx *c, const cJSON *obj, const char *key, bool required, int def, int min, int out[2])
+{
+    const cJSON *v = cp_jget(obj, key);
+    if (!v) {
+        if (required)
+            return cp_jfail(c, key, "missing required field");
+        out[0] = out[1] = def;
+        return 0;
+    }
+    const cJSON *item[2] = {v, v};
+    if (cJSON_IsArray(v)) {
+        if (cJSON_GetArraySize(v) != 2)
+            return cp_jfail(c, key, "must be a number or a two-element array [h, w]");
+        item[0] = cJSON_GetArrayItem(v, 0);
+        item[1] = cJSON_GetArrayItem(v, 1);
+    }
+    for (int i = 0; i < 2; i++) {
+        const cJSON *n = item[i];
+        size_t mark = cp_jpush_key(c, key);
+        if (cJSON_IsArray(v))
+            cp_jpush_index(c, i);
+        int rc = 0;
+        if (!cJSON_IsNumber(n) || !isfinite(n->valuedouble) || n->valuedouble != floor(n->valuedouble))
+            rc = cp_jfail(c, NULL, "must be an integer");
+        else if (n->valuedouble < min || n->valuedouble > 1e6)
+            rc = cp_jfail(c, NULL, "must be an integer in [%d, 1000000], got %g", min, n->valuedouble);
+        cp_jpop(c, mark);
+        if (rc)
+            return rc;
+        out[i] = (int)n->valuedouble;
+    }
+    return 0;
+}
+
+int cp_jonly(cp_jctx *c, const cJSON *obj, const char *const *known)
+{
+    for (const cJSON *it = obj ? obj->child : NULL; it; it = it->next) {
+        bool ok = false;
+        for (const char *const *k = known; *k && !ok; k++)
+            ok = it->string && strcmp(it->string, *k) == 0;
+        if (!ok)
+            return cp_jfail(c, it->string ? it->string : "?", "unknown field");
+    }
+    return 0;
+}
