@@ -94,7 +94,7 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
     if (batch < 1)
         return cp_fail(err, NULL, "batch", "must be a positive integer, got %d", batch);
     if (!cp_device_supports(dev, prec))
-        return cp_fail(err, dev->file, "tensor_tflops_tf32", "%s has no tensor cores for %s", dev->name,
+        return cp_fail(err, dev->file, "$.tensor_tflops_tf32", "%s has no tensor cores for %s", dev->name,
                        cp_precision_name(prec));
     if (cp_system_single_gpu(&p->sys, dev, err))
         return -1;
@@ -104,8 +104,11 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
     for (int i = 0; i < net->n_layers; i++)
         for (int j = 0; j < CP_PASS_COUNT; j++)
             p->layers[i].node[j] = -1;
-    cp_exec x = {dev, prec, batch};
-    if (build_tree(p, &x, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err)) {
+    cp_gemm_cache *cache = calloc(1, sizeof *cache);
+    cp_exec x = {dev, prec, batch, cache};
+    int rc = build_tree(p, &x, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err);
+    free(cache);
+    if (rc) {
         cp_prediction_free(p);
         return -1;
     }

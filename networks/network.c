@@ -73,12 +73,16 @@ static const char *own(loader *L, const char *text)
 /* Replaces every "$arg" string inside v by the number args[arg]. */
 static int substitute(loader *L, cJSON *v, const cJSON *args, const char *block)
 {
-    for (cJSON *it = v->child; it; it = it->next) {
+    int index = 0;
+    for (cJSON *it = v->child; it; it = it->next, index++) {
         if (cJSON_IsString(it) && it->valuestring && it->valuestring[0] == '$') {
             const cJSON *a = args ? cJSON_GetObjectItemCaseSensitive(args, it->valuestring + 1) : NULL;
-            if (!a)
-                return cp_jfail(L->c, it->string, "'%s' is not an argument of block '%s'", it->valuestring,
-                                block);
+            if (!a) {
+                size_t mark = it->string ? cp_jpush_key(L->c, it->string) : cp_jpush_index(L->c, index);
+                cp_jfail(L->c, NULL, "'%s' is not an argument of block '%s'", it->valuestring, block);
+                cp_jpop(L->c, mark);
+                return -1;
+            }
             cJSON *num = cJSON_CreateNumber(a->valuedouble);
             if (!num)
                 return cp_jfail(L->c, NULL, "out of memory");
@@ -88,7 +92,7 @@ static int substitute(loader *L, cJSON *v, const cJSON *args, const char *block)
                 cJSON_ReplaceItemViaPointer(v, it, num);
             it = num;
         } else if (cJSON_IsArray(it) || cJSON_IsObject(it)) {
-            size_t mark = it->string ? cp_jpush_key(L->c, it->string) : strlen(L->c->path);
+            size_t mark = it->string ? cp_jpush_key(L->c, it->string) : cp_jpush_index(L->c, index);
             int rc = substitute(L, it, args, block);
             cp_jpop(L->c, mark);
             if (rc)
@@ -203,8 +207,8 @@ static int add_kind_layer(loader *L, const cJSON *entry, const char *full, const
     return 0;
 }
 
-static int add_block_use(loader *L, const cJSON *entry, const char *full, const char *bname, scope *s,
-                         int in_ref, int prev, int *out_ref)
+static int add_block_use(loader *L, const cJSON *entry, const char *local, const char *full, const char *bname,
+                         scope *s, int in_ref, int prev, int *out_ref)
 {
     static const char *const fields[] = {"name", "block", "repeat", "with", "inputs", NULL};
     if (cp_jonly(L->c, entry, fields))
@@ -281,7 +285,10 @@ static int add_block_use(loader *L, const cJSON *entry, const char *full, const 
             snprintf(inst, sizeof inst, "%s", full);
         rc = expand_list(L, layers, inst, cur, with, bname, output, &cur);
         if (!rc && repeat) {
-            const char *nm = own(L, inst);
+            /* "name.k" names the k-th repetition in the enclosing list */
+            char loc[160];
+            snprintf(loc, sizeof loc, "%s.%d", local, r);
+            const char *nm = own(L, loc);
             if (!nm || scope_add(s, nm, cur))
                 rc = cp_jfail(L->c, NULL, "out of memory");
         }
@@ -341,7 +348,7 @@ static int expand_list(loader *L, const cJSON *list, const char *prefix, int in_
             else if ((rc = add_kind_layer(L, entry, full, k, &s, in_ref, prev, prefix)) == 0)
                 ref = L->net->n_layers - 1;
         } else if (!rc) {
-            rc = add_block_use(L, entry, full, bname, &s, in_ref, prev, &ref);
+            rc = add_block_use(L, entry, name, full, bname, &s, in_ref, prev, &ref);
         }
         if (!rc) {
             const char *nm = own(L, name);

@@ -10,11 +10,18 @@
 cJSON *cp_json_parse(const char *text, size_t len, const char *file, cp_error *err)
 {
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    /* text[len] is the terminating NUL: including it lets cJSON reject
+     * anything but whitespace after the value. */
+    cJSON *root = len ? cJSON_ParseWithLengthOpts(text, len + 1, &end, true) : NULL;
     if (root)
         return root;
     /* cJSON reports where it stopped; turn that into line:column. */
     size_t off = (end && end >= text && end <= text + len) ? (size_t)(end - text) : 0;
+    /* cJSON may stop past the offending token: point at the last non-blank one. */
+    if (off >= len)
+        off = len ? len - 1 : 0;
+    while (off > 0 && strchr(" \t\r\n", text[off]))
+        off--;
     int line = 1, col = 1;
     for (size_t i = 0; i < off; i++) {
         if (text[i] == '\n') {
@@ -105,14 +112,32 @@ const cJSON *cp_jget(const cJSON *obj, const char *key)
     return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
 
-/* A number, or the "value" of a {"value": N, "source": "..."} object. */
-static const cJSON *number_of(const cJSON *v)
+/* A number, or the "value" of a {"value": N, "source": "..."} object.
+ * Returns NULL and reports the offending member for a malformed object;
+ * returns NULL without a report for anything that is not an object. */
+static const cJSON *number_of(cp_jctx *c, const char *key, const cJSON *v, const char *what, int *reported)
 {
-    if (cJSON_IsObject(v)) {
-        const cJSON *inner = cJSON_GetObjectItemCaseSensitive(v, "value");
-        return cJSON_IsNumber(inner) ? inner : NULL;
+    *reported = 0;
+    if (!cJSON_IsObject(v))
+        return cJSON_IsNumber(v) ? v : NULL;
+    size_t mark = cp_jpush_key(c, key);
+    const cJSON *inner = NULL;
+    for (const cJSON *k = v->child; k && !*reported; k = k->next) {
+        if (strcmp(k->string, "value") == 0) {
+            inner = k;
+            if (!cJSON_IsNumber(k))
+                *reported = cp_jfail(c, "value", "must be %s", what) != 0;
+        } else if (strcmp(k->string, "source") == 0) {
+            if (!cJSON_IsString(k))
+                *reported = cp_jfail(c, "source", "must be a string") != 0;
+        } else {
+            *reported = cp_jfail(c, k->string, "unknown field (expected \"value\" and \"source\")") != 0;
+        }
     }
-    return cJSON_IsNumber(v) ? v : NULL;
+    if (!*reported && !inner)
+        *reported = cp_jfail(c, "value", "missing required field") != 0;
+    cp_jpop(c, mark);
+    return *reported ? NULL : inner;
 }
 
 int cp_jint(cp_jctx *c, const cJSON *obj, const char *key, bool required, long long def, long long min,
@@ -125,9 +150,10 @@ int cp_jint(cp_jctx *c, const cJSON *obj, const char *key, bool required, long l
         *out = def;
         return 0;
     }
-    const cJSON *n = number_of(v);
+    int reported;
+    const cJSON *n = number_of(c, key, v, "an integer", &reported);
     if (!n)
-        return cp_jfail(c, key, "must be an integer");
+        return reported ? -1 : cp_jfail(c, key, "must be an integer");
     double d = n->valuedouble;
     if (!isfinite(d) || d != floor(d))
         return cp_jfail(c, key, "must be an integer, got %g", d);
@@ -150,9 +176,10 @@ int cp_jnum(cp_jctx *c, const cJSON *obj, const char *key, bool required, double
         *out = def;
         return 0;
     }
-    const cJSON *n = number_of(v);
+    int reported;
+    const cJSON *n = number_of(c, key, v, "a number", &reported);
     if (!n)
-        return cp_jfail(c, key, "must be a number");
+        return reported ? -1 : cp_jfail(c, key, "must be a number");
     double d = n->valuedouble;
     if (!isfinite(d) || d < min || d > max)
         return cp_jfail(c, key, "must be a number in [%g, %g], got %g", min, max, d);

@@ -17,7 +17,8 @@ typedef struct {
     cp_error *err;
 } cp_jctx;
 
-/* Parses text (len bytes) into a cJSON tree; on failure reports line:column. */
+/* Parses text (len bytes, with text[len] == 0) into a cJSON tree; on failure
+ * reports line:column. */
 cJSON *cp_json_parse(const char *text, size_t len, const char *file, cp_error *err);
 
 /* Reads a whole file into a NUL-terminated buffer (caller frees). */
