@@ -6,8 +6,12 @@
  * CUTLASS-style kernels these libraries ship: SIMT tiles for FP32, mma.sync
  * tiles (Volta/Ampere) and warpgroup wgmma tiles (Hopper) for tensor-core
  * precisions. Like cudnnFind, we evaluate every candidate with the queue
- * model and keep the fastest; a weight-gradient GEMM may also split its long
- * reduction dimension across blocks and finish with a reduction kernel. */
+ * model and keep the fastest. A GEMM whose tiles cannot fill the GPU may
+ * split its reduction dimension across blocks and finish with a reduction
+ * (split-K, as cuBLAS and cuDNN do): the blocks of one tile add their fp32
+ * partial sums into a workspace in the same kernel, which costs stores and
+ * DRAM traffic but no second launch. Weight gradients, whose reduction runs
+ * over the whole batch, split most readily. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,14 +36,20 @@ static const tile simt_tiles[] = {
 /* mma.sync (Volta, Ampere): warps of 32 threads. */
 static const tile mma_tiles[] = {
     {256, 128, 64, 64, 256, 232, 3},
+    {128, 256, 64, 64, 256, 232, 3},
     {128, 128, 64, 32, 256, 168, 4},
     {128, 64, 64, 32, 128, 168, 4},
+    {64, 128, 32, 64, 128, 168, 4},
     {64, 64, 32, 32, 128, 128, 4},
 };
 /* wgmma (Hopper): consumer warpgroups of 128 threads plus one producer. */
 static const tile wgmma_tiles[] = {
     {128, 256, 64, 256, 384, 168, 4},
+    {256, 128, 64, 128, 640, 96, 4},
+    {128, 192, 64, 192, 384, 168, 4},
     {128, 128, 64, 128, 384, 168, 5},
+    {256, 64, 64, 64, 640, 96, 5},
+    {128, 64, 64, 64, 384, 128, 6},
     {64, 128, 64, 128, 256, 168, 6},
     {64, 64, 64, 64, 256, 128, 6},
 };
@@ -60,8 +70,7 @@ static void build(cp_kernel *k, const cp_device *d, cp_precision p, const tile *
     while (stages > 2 && stages * stage_bytes > d->smem_per_block)
         stages--;
     memset(k, 0, sizeof *k);
-    snprintf(k->name, sizeof k->name, "%s %dx%dx%d %s%s", what, t->bm, t->bn, bk,
-             tensor ? (hopper ? "wgmma" : "mma") : "fma", splits > 1 ? " splitk" : "");
+    (void)what; /* named by name_kernel() once chosen: formatting every candidate is costly */
     k->threads = t->threads;
     k->regs = t->regs;
     k->smem = stages * stage_bytes;
@@ -71,8 +80,10 @@ static void build(cp_kernel *k, const cp_device *d, cp_precision p, const tile *
     if (k->iters < 1)
         k->iters = 1;
     double units = (double)(t->bm / t->wm) * (t->bn / t->wn); /* consumer warps or warpgroups */
-    /* Global loads: the A and B slices, 16 bytes per thread per instruction. */
-    k->I = (double)stage_bytes / 512.0;
+    /* Global loads: the A and B slices, 16 bytes per thread per instruction.
+     * Hopper kernels run in clusters of two blocks that multicast one
+     * operand through TMA, so each block fetches half of that operand. */
+    k->I = (double)stage_bytes / 512.0 * (hopper ? 0.75 : 1.0);
     k->ld_bytes = 512.0;
     /* Shared memory: the tile is stored once and every consumer reads its slices. */
     double smem_read = units * (t->wm + t->wn) * (double)bk * b;
@@ -102,44 +113,83 @@ static void build(cp_kernel *k, const cp_device *d, cp_precision p, const tile *
     k->coalesced = 1.0;
     k->precision = p;
     k->flops = 2.0 * g->M * g->N * g->K * g->count;
-    k->dram_bytes = g->unique_bytes + (splits > 1 ? splits * g->M * g->N * g->count * 4.0 : 0);
+    /* split-K: every slice writes its fp32 partial tile, the last one reads them back */
+    k->dram_bytes = g->unique_bytes + (splits > 1 ? (splits + 1) * g->M * g->N * g->count * 4.0 : 0);
 }
 
-int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_kernel *out, int max,
-                    cp_error *err)
+static void name_kernel(cp_kernel *k, const tile *t, int tensor, int hopper, double splits, const char *what)
 {
-    if (max < 2)
+    int bk = (int)(k->I * 512.0 / (hopper ? 0.75 : 1.0) / ((t->bm + t->bn) * cp_precision_bytes(k->precision)) + 0.5);
+    snprintf(k->name, sizeof k->name, "%s %dx%dx%d %s%s", what, t->bm, t->bn, bk,
+             tensor ? (hopper ? "wgmma" : "mma") : "fma", splits > 1 ? " splitk" : "");
+}
+
+static unsigned cache_slot(const cp_gemm *g, const char *what)
+{
+    double h = g->M * 1.0e-3 + g->N * 7.0 + g->K * 13.0 + g->count * 101.0 + g->splitk_ok * 977.0;
+    unsigned long long x = (unsigned long long)fmod(h, 1e15) ^ (unsigned long long)(size_t)what;
+    x ^= x >> 29;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (unsigned)(x >> 40) % CP_GEMM_CACHE_SLOTS;
+}
+
+static int same(const cp_gemm *a, const cp_gemm *b)
+{
+    return a->M == b->M && a->N == b->N && a->K == b->K && a->count == b->count &&
+           a->unique_bytes == b->unique_bytes && a->splitk_ok == b->splitk_ok;
+}
+
+int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_cache *cache,
+                    cp_kernel *out, int max, cp_error *err)
+{
+    if (max < 1)
         return cp_fail(err, NULL, NULL, "internal: no room for GEMM kernels");
+    unsigned slot = cache ? cache_slot(g, what) : 0;
+    for (unsigned probe = 0; cache && probe < 8; probe++) {
+        unsigned i = (slot + probe) % CP_GEMM_CACHE_SLOTS;
+        if (!cache->slot[i].used)
+            break;
+        if (cache->slot[i].what == what && same(&cache->slot[i].key, g)) {
+            out[0] = cache->slot[i].k;
+            return 1;
+        }
+    }
     int tensor = p != CP_PREC_FP32 && d->tensor_tflops[p] > 0;
     int hopper = tensor && d->compute_capability[0] >= '9';
     const tile *tiles = tensor ? (hopper ? wgmma_tiles : mma_tiles) : simt_tiles;
-    size_t n_tiles = 4;
-    double best = INFINITY;
+    size_t n_tiles = tensor ? (hopper ? sizeof wgmma_tiles / sizeof wgmma_tiles[0] : sizeof mma_tiles / sizeof mma_tiles[0])
+                            : sizeof simt_tiles / sizeof simt_tiles[0];
+    double best = INFINITY, best_splits = 1;
     int best_n = 0;
+    const tile *best_tile = NULL;
     for (size_t i = 0; i < n_tiles; i++) {
-        for (double s = 1; s <= 64; s *= 2) {
-            if (s > 1 && (!g->splitk_ok || g->K / s < 256))
+        for (double s = 1; s <= 1024; s *= 2) {
+            if (s > 1 && g->K / s < (g->splitk_ok ? 128 : 256))
                 break;
-            cp_kernel k[2];
-            int nk = 1;
-            build(&k[0], d, p, &tiles[i], tensor, hopper, g, s, what);
-            if (s > 1) {
-                double mn = g->M * g->N * g->count;
-                k[1] = cp_stream_kernel(d, p, "splitk_reduce", mn, s * mn * 4.0, mn * cp_precision_bytes(p), s * mn);
-                nk = 2;
+            cp_kernel k;
+            cp_kernel_eval e;
+            build(&k, d, p, &tiles[i], tensor, hopper, g, s, what);
+            if (cp_kernel_evaluate(&k, d, &e, NULL) != 0)
+                break;
+            if (e.time_ms < best) {
+                best = e.time_ms;
+                best_n = 1;
+                best_tile = &tiles[i];
+                best_splits = s;
+                out[0] = k;
             }
-            double t = 0;
-            int ok = 1;
-            for (int j = 0; j < nk && ok; j++) {
-                cp_kernel_eval e;
-                ok = cp_kernel_evaluate(&k[j], d, &e, NULL) == 0;
-                t += e.time_ms;
-            }
-            if (ok && t < best) {
-                best = t;
-                best_n = nk;
-                memcpy(out, k, (size_t)nk * sizeof k[0]);
-            }
+        }
+    }
+    if (best_n)
+        name_kernel(&out[0], best_tile, tensor, hopper, best_splits, what);
+    for (unsigned probe = 0; cache && best_n && probe < 8; probe++) {
+        unsigned i = (slot + probe) % CP_GEMM_CACHE_SLOTS;
+        if (!cache->slot[i].used) {
+            cache->slot[i].used = 1;
+            cache->slot[i].key = *g;
+            cache->slot[i].what = what;
+            cache->slot[i].k = out[0];
+            break;
         }
     }
     if (best_n == 0)

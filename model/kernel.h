@@ -78,14 +78,28 @@ typedef struct {
     double M, N, K;
     double count;
     double unique_bytes;
-    int splitk_ok; /* reduction dimension may be split across blocks (weight gradients) */
+    int splitk_ok; /* long reduction (weight gradients): split even into short slices */
 } cp_gemm;
 
+/* Remembers chosen GEMM kernels by shape: a network repeats the same
+ * layer shapes many times, and choosing is the costly part of a prediction.
+ * Zero-initialise; valid for one device and precision. */
+#define CP_GEMM_CACHE_SLOTS 128
+typedef struct {
+    struct {
+        cp_gemm key;
+        const char *what;
+        cp_kernel k;
+        int used;
+    } slot[CP_GEMM_CACHE_SLOTS];
+} cp_gemm_cache;
+
 /* Chooses, like cudnnFind / cuBLAS heuristics, the fastest tile
- * configuration for this GEMM on the device and writes its kernels (the GEMM,
- * plus a reduction when the K dimension is split). Returns the count, or -1. */
-int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_kernel *out,
-                    int max, cp_error *err);
+ * configuration (and split-K factor) for this GEMM on the device and writes
+ * its kernel. cache may be NULL. Returns the number of kernels written (1),
+ * or -1. */
+int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_cache *cache,
+                    cp_kernel *out, int max, cp_error *err);
 
 /* A memory-streaming kernel: `items` independent work items (one thread
  * each, vectorised by 4), reading bytes_in and writing bytes_out in total and
