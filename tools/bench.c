@@ -1,1 +1,123 @@
-int main(void){return 0;}
+/* cnnperf-bench: the speed and plausibility figures quoted in README.md.
+ *
+ *   1. predicting one ResNet-50 iteration (all layers, all passes) once the
+ *      network and device are loaded: median of many runs, in microseconds;
+ *   2. `cnnperf predict` end to end (process start, parsing, output), when
+ *      the path of the cnnperf binary is given as the first argument;
+ *   3. how many convolution layers, over all shipped networks, devices and
+ *      precisions at batch 32 and 64, have a backward time outside 1x...3x
+ *      of their forward time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model/predict.h"
+#include "util/resources.h"
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return v[n / 2];
+}
+
+int main(int argc, char **argv)
+{
+    cp_error err;
+    cp_network net;
+    cp_device dev;
+    if (cp_network_load("resnet50", &net, &err) || cp_device_load("h100", &dev, &err)) {
+        fprintf(stderr, "cnnperf-bench: %s\n", err.msg);
+        return 2;
+    }
+    enum { RUNS = 200 };
+    double t[RUNS];
+    for (int i = 0; i < RUNS; i++) {
+        cp_prediction p;
+        double t0 = now_us();
+        if (cp_predict(&net, &dev, 64, CP_PREC_FP32, &p, &err)) {
+            fprintf(stderr, "cnnperf-bench: %s\n", err.msg);
+            return 2;
+        }
+        t[i] = now_us() - t0;
+        cp_prediction_free(&p);
+    }
+    printf("predict resnet50 on h100 (batch 64, fp32), network loaded: median %.1f us over %d runs (target < 100 us)\n",
+           median(t, RUNS), RUNS);
+    cp_network_free(&net);
+
+    if (argc > 1) {
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "%s predict > /dev/null", argv[1]);
+        enum { E2E = 30 };
+        double e[E2E];
+        for (int i = 0; i < E2E; i++) {
+            double t0 = now_us();
+            if (system(cmd) != 0) {
+                fprintf(stderr, "cnnperf-bench: '%s' failed\n", cmd);
+                return 1;
+            }
+            e[i] = now_us() - t0;
+        }
+        printf("cnnperf predict end to end (via system(), shell start included): median %.2f ms over %d runs (target < 20 ms)\n",
+               median(e, E2E) / 1e3, E2E);
+    }
+
+    /* Conv backward / forward ratios. */
+    static const char *const devices[] = {"h100", "h200", "a100", "v100", "gtx1080", "gtx1080ti"};
+    long total = 0, low = 0, high = 0;
+    double worst = 0;
+    char worst_at[256] = "";
+    for (size_t r = 0; r < cp_resource_count; r++) {
+        if (strcmp(cp_resources[r].dir, "networks") != 0 || cp_network_load(cp_resources[r].name, &net, &err))
+            continue;
+        for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++) {
+            if (cp_device_load(devices[d], &dev, &err))
+                continue;
+            for (int pr = 0; pr < CP_PREC_COUNT; pr++) {
+                if (!cp_device_supports(&dev, (cp_precision)pr))
+                    continue;
+                for (int batch = 32; batch <= 64; batch *= 2) {
+                    cp_prediction p;
+                    if (cp_predict(&net, &dev, batch, (cp_precision)pr, &p, &err))
+                        continue;
+                    for (int i = 0; i < net.n_layers; i++) {
+                        if (strcmp(net.layers[i].kind->name, "conv") != 0)
+                            continue;
+                        const cp_layer_pred *lp = &p.layers[i];
+                        double ratio = (lp->ms[CP_PASS_BWD_DATA] + lp->ms[CP_PASS_BWD_WEIGHT]) / lp->ms[CP_PASS_FWD];
+                        total++;
+                        low += ratio < 1;
+                        high += ratio > 3;
+                        double off = ratio < 1 ? 1 / ratio : ratio / 3;
+                        if (off > worst) {
+                            worst = off;
+                            snprintf(worst_at, sizeof worst_at, "%s %s %s b%d %s: %.2fx", net.name, dev.id,
+                                     cp_precision_name((cp_precision)pr), batch, net.layers[i].name, ratio);
+                        }
+                    }
+                    cp_prediction_free(&p);
+                }
+            }
+        }
+        cp_network_free(&net);
+    }
+    printf("conv backward/forward: %ld of %ld conv layer predictions outside 1x..3x (%ld below 1x, %ld above 3x); "
+           "furthest: %s\n",
+           low + high, total, low, high, worst_at);
+    return 0;
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what cnnperf needs from Debian, builds it, and optionally runs the tests.
+#   ./setup.sh          install + build (build/cnnperf)
+#   ./setup.sh test     install + build + the whole test suite, then again under ASan/UBSan
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need=()
+for p in cmake gcc make pkg-config libcjson-dev libcmocka-dev; do
+  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs" >/dev/null
+
+if [ "${1:-}" = "test" ]; then
+  (cd build && ctest --output-on-failure -j"$jobs")
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCNNPERF_SANITIZE=ON >/dev/null
+  cmake --build build-asan -j"$jobs" >/dev/null
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
+fi

@@ -1,0 +1,283 @@
+/* The kernel model and the framework against examples worked by hand:
+ * occupancy (Eq. 3-1...3-15), both instruction-queue regimes (Eq. 6-10,
+ * 6-11), exposed latency (Eq. 3-16), transfers (Eq. 5-10) and task trees
+ * (Eq. 5-1...5-8, 5-13...5-15). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "model/kernel.h"
+#include "model/occupancy.h"
+#include "model/system.h"
+#include "model/task.h"
+
+static cp_device h100, gtx1080;
+
+static int setup(void **state)
+{
+    (void)state;
+    cp_error err;
+    if (cp_device_load("h100", &h100, &err) || cp_device_load("gtx1080", &gtx1080, &err))
+        fail_msg("%s", err.msg);
+    return 0;
+}
+
+static void occ(const cp_device *d, int threads, int regs, int smem, int blocks, cp_limiter lim, double occupancy)
+{
+    cp_occupancy o;
+    cp_error err;
+    if (cp_occupancy_calc(d, threads, regs, smem, &o, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(o.blocks_per_sm, blocks);
+    assert_int_equal(o.limiter, lim);
+    assert_true(fabs(o.occupancy - occupancy) < 1e-9);
+}
+
+static void test_occupancy(void **state)
+{
+    (void)state;
+    /* H100: 2048 threads, 32 blocks, 64 warps, 65536 registers (256 per
+     * warp allocation), 228 KiB shared memory with 1 KiB reserved per block. */
+    occ(&h100, 256, 32, 0, 8, CP_LIMIT_THREADS, 1.0);       /* 2048/256 = 8; regs 8192/block -> 8 */
+    occ(&h100, 128, 128, 0, 4, CP_LIMIT_REGS, 0.25);        /* 128 x 128 = 16384 regs -> 4 blocks, 16 warps */
+    occ(&h100, 64, 16, 49152, 4, CP_LIMIT_SMEM, 8 / 64.0);  /* 233472 / (49152 + 1024) = 4.65 */
+    occ(&h100, 32, 16, 0, 32, CP_LIMIT_BLOCKS, 0.5);        /* 64 by threads, 32 by blocks */
+    occ(&h100, 96, 32, 0, 21, CP_LIMIT_THREADS, 63 / 64.0); /* 2048/96 = 21 blocks of 3 warps; regs 3072 -> 21 */
+    /* 40 x 32 = 1280 registers per warp, 3840 per block: 65536 / 3840 = 17 blocks, 51 warps */
+    occ(&h100, 96, 40, 0, 17, CP_LIMIT_REGS, 51 / 64.0);
+    /* 42 x 32 = 1344, rounded up to 1536 per warp, 4608 per block: 14 blocks */
+    occ(&h100, 96, 42, 0, 14, CP_LIMIT_REGS, 42 / 64.0);
+    /* GTX 1080: 96 KiB per SM, 256-byte shared and register units, no reservation. */
+    occ(&gtx1080, 256, 64, 12288, 4, CP_LIMIT_REGS, 0.5); /* 64 x 256 = 16384 regs -> 4; smem 8 */
+    occ(&gtx1080, 256, 32, 20000, 4, CP_LIMIT_SMEM, 0.5); /* 20000 -> 20224; 98304 / 20224 = 4.86 */
+}
+
+static void test_occupancy_limits(void **state)
+{
+    (void)state;
+    cp_occupancy o;
+    cp_error err;
+    assert_int_equal(cp_occupancy_calc(&h100, 2048, 32, 0, &o, &err), -1); /* Eq. 3-1 */
+    assert_non_null(strstr(err.msg, "Eq. 3-1"));
+    assert_int_equal(cp_occupancy_calc(&h100, 1024, 255, 0, &o, &err), -1); /* Eq. 3-12 */
+    assert_non_null(strstr(err.msg, "Eq. 3-12"));
+    assert_int_equal(cp_occupancy_calc(&gtx1080, 256, 32, 60000, &o, &err), -1); /* Eq. 3-7 */
+    assert_non_null(strstr(err.msg, "Eq. 3-7"));
+}
+
+static cp_kernel base_kernel(void)
+{
+    cp_kernel k;
+    memset(&k, 0, sizeof k);
+    strcpy(k.name, "hand");
+    k.threads = 256;
+    k.regs = 32;
+    k.stages = 1;
+    k.ld_bytes = k.st_bytes = k.sm_bytes = 512;
+    k.coalesced = 1;
+    k.pipe = CP_PIPE_FMA;
+    k.flops_per_L = 64;
+    return k;
+}
+
+#define CLOCK (1980e6)
+#define LAUNCH_CYCLES (2.5e-6 * CLOCK)
+
+/* Eq. 6-11: one full wave (132 SMs x 8 blocks), 10 iterations, 4000 FMA
+ * and one global load per block iteration. */
+static void test_queue_compute_intensive(void **state)
+{
+    (void)state;
+    cp_kernel k = base_kernel();
+    k.blocks = 132 * 8;
+    k.iters = 10;
+    k.L = 4000;
+    k.I = 1;
+    cp_kernel_eval e;
+    cp_error err;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &e, &err), 0);
+    assert_int_equal(e.occ.blocks_per_sm, 8);
+    assert_int_equal(e.waves, 1);
+    /* issue: (4000 + 1) / 4 per block; 8 blocks per round */
+    double c_b = 8 * 4001 / 4.0;
+    assert_true(fabs(e.c_round - c_b) < 1e-6);
+    assert_true(fabs(e.c_compute - 8 * 4000 / 4.0) < 1e-6); /* 128 lanes = 4 warp FMAs per clock */
+    assert_false(e.memory_intensive);
+    assert_int_equal(e.bound, CP_BOUND_COMPUTE);
+    double cycles = c_b * 10 + 600 + LAUNCH_CYCLES; /* C_b x N_block + L_GS + launch */
+    assert_true(fabs(e.cycles - cycles) < 1e-6);
+    assert_true(fabs(e.time_ms - cycles / CLOCK * 1e3) < 1e-12); /* Eq. 6-9 */
+}
+
+/* Eq. 6-10: a streaming kernel whose DRAM traffic dominates. */
+static void test_queue_memory_intensive(void **state)
+{
+    (void)state;
+    double n = 1e8, bytes = 4 * n;
+    cp_kernel k = cp_stream_kernel(&h100, CP_PREC_FP32, "copy", n, bytes, bytes, 0);
+    cp_kernel_eval e;
+    cp_error err;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &e, &err), 0);
+    assert_true(e.memory_intensive);
+    assert_int_equal(e.bound, CP_BOUND_MEMORY);
+    double dram_ms = 2 * bytes / (3350e9 * 0.9) * 1e3;
+    double expect = dram_ms + (600 + LAUNCH_CYCLES) / CLOCK * 1e3;
+    assert_true(e.dram_cycles > e.sm_cycles);
+    assert_true(fabs(e.time_ms - expect) / expect < 1e-9);
+}
+
+/* Eq. 3-16: one warp per SM cannot cover the global latency. */
+static void test_queue_latency(void **state)
+{
+    (void)state;
+    cp_kernel k = base_kernel();
+    k.threads = 32;
+    k.blocks = 132;
+    k.iters = 100;
+    k.I = 1;
+    k.L = 10;
+    cp_kernel_eval e;
+    cp_error err;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &e, &err), 0);
+    /* round: max(1 x 11/4, 600 latency + 11 own instructions) */
+    assert_true(fabs(e.c_latency - 600) < 1e-9);
+    assert_true(fabs(e.sm_cycles - 100 * 611) < 1e-6);
+    assert_int_equal(e.bound, CP_BOUND_LATENCY);
+    /* With a 4-stage pipeline the exposed latency shrinks to a quarter. */
+    k.stages = 4;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &e, &err), 0);
+    assert_true(fabs(e.sm_cycles - 100 * 161) < 1e-6);
+}
+
+/* Eq. 3-24...3-26: uncoalesced accesses cost a sector per thread. */
+static void test_coalescing(void **state)
+{
+    (void)state;
+    cp_kernel k = base_kernel();
+    k.blocks = 132 * 8;
+    k.I = 100;
+    k.ld_bytes = 128;
+    cp_kernel_eval a, b;
+    cp_error err;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &a, &err), 0);
+    k.coalesced = 0.5;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &b, &err), 0);
+    /* 0.5 x 128 + 0.5 x 1024 bytes per request instead of 128 */
+    assert_true(fabs(b.c_global / a.c_global - (64.0 + 512.0) / 128.0) < 1e-9);
+}
+
+/* A tail wave with fewer blocks per SM is cheaper than a full one. */
+static void test_waves(void **state)
+{
+    (void)state;
+    cp_kernel k = base_kernel();
+    k.L = 4000;
+    k.blocks = 132 * 8 + 132; /* one full wave and a tail of one block per SM */
+    cp_kernel_eval e;
+    cp_error err;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &e, &err), 0);
+    assert_int_equal(e.waves, 2);
+    double full = 8 * 4000 / 4.0, tail = fmax(4000 / 4.0, 4000 / 8.0);
+    assert_true(fabs(e.sm_cycles - (full + tail)) < 1e-6);
+}
+
+/* --- framework ------------------------------------------------------------- */
+
+static void test_transfer(void **state)
+{
+    (void)state;
+    cp_system s = {0};
+    cp_error err;
+    assert_int_equal(cp_system_add_link(&s, "l", 1.0, 10.0, &err), 0);
+    /* Eq. 5-10: 1e6 B / 1 GB/s + 2 x 10 us = 1.02 ms */
+    assert_true(fabs(cp_transfer_ms(&s.links[0], 1e6, 2) - 1.02) < 1e-12);
+    assert_int_equal(cp_system_add_link(&s, "zero", 0.0, 1.0, &err), -1);
+    assert_non_null(strstr(err.msg, "bandwidth must be positive"));
+}
+
+static void test_flynn_rules(void **state)
+{
+    (void)state;
+    double t[] = {1.0, 3.0, 2.0};
+    assert_true(cp_flynn_combine(CP_SISD, t, 3) == 6.0);  /* one stream: serial */
+    assert_true(cp_flynn_combine(CP_SIMD, t, 3) == 3.0);  /* Eq. 5-13 */
+    assert_true(cp_flynn_combine(CP_MISD, t, 3) == 3.0);  /* Eq. 5-14 */
+    assert_true(cp_flynn_combine(CP_MIMD, t, 3) == 3.0);  /* Eq. 5-15 */
+}
+
+/* Eq. 5-8 on a small tree, worked by hand with a 1 GB/s, 10 us link:
+ *   root SEQ
+ *     T(1e6 B)                          1.01
+ *     PAR on MIMD                       max(2.01, SEQ(0.51 + 0.51) = 1.02) = 2.01
+ *     PAR on SISD                       0.26 + 0.26 = 0.52
+ *   total                               3.54 ms */
+static void test_task_tree(void **state)
+{
+    (void)state;
+    cp_system s = {0};
+    cp_error err;
+    int cpu = cp_system_add_unit(&s, "cpu", CP_SISD, NULL, 1.0, 1, &err);
+    int cluster = cp_system_add_unit(&s, "cluster", CP_MIMD, NULL, 1.0, 4, &err);
+    int link = cp_system_add_link(&s, "l", 1.0, 10.0, &err);
+    assert_true(cpu >= 0 && cluster >= 0 && link >= 0);
+    cp_tree tr;
+    cp_tree_init(&tr);
+    int root = cp_tree_node(&tr, -1, CP_TASK_SEQ, "root", -1);
+    cp_tree_transfer(&tr, root, "a", link, 1e6, 1);
+    int par = cp_tree_node(&tr, root, CP_TASK_PAR, "par", cluster);
+    cp_tree_transfer(&tr, par, "b", link, 2e6, 1);
+    int seq = cp_tree_node(&tr, par, CP_TASK_SEQ, "seq", -1);
+    cp_tree_transfer(&tr, seq, "c", link, 5e5, 1);
+    cp_tree_transfer(&tr, seq, "d", link, 5e5, 1);
+    int ser = cp_tree_node(&tr, root, CP_TASK_PAR, "serial", cpu);
+    cp_tree_transfer(&tr, ser, "e", link, 2.5e5, 1);
+    cp_tree_transfer(&tr, ser, "f", link, 2.5e5, 1);
+    assert_int_equal(cp_tree_eval(&tr, root, &s, &err), 0);
+    assert_true(fabs(tr.t[seq].time_ms - 1.02) < 1e-12);
+    assert_true(fabs(tr.t[par].time_ms - 2.01) < 1e-12);
+    assert_true(fabs(tr.t[ser].time_ms - 0.52) < 1e-12);
+    assert_true(fabs(tr.t[root].time_ms - 3.54) < 1e-12);
+    assert_int_equal(tr.t[root].count, 3);
+    cp_tree_free(&tr);
+}
+
+/* A compute leaf on a SIMT unit is timed by the kernel model; a PAR node
+ * without a unit is an error, not a guess. */
+static void test_task_compute(void **state)
+{
+    (void)state;
+    cp_system s;
+    cp_error err;
+    assert_int_equal(cp_system_single_gpu(&s, &h100, &err), 0);
+    cp_tree tr;
+    cp_tree_init(&tr);
+    int root = cp_tree_node(&tr, -1, CP_TASK_SEQ, "root", -1);
+    cp_kernel k = cp_stream_kernel(&h100, CP_PREC_FP32, "copy", 1e6, 4e6, 4e6, 0);
+    int leaf = cp_tree_compute(&tr, root, CP_UNIT_GPU, &k);
+    assert_int_equal(cp_tree_eval(&tr, root, &s, &err), 0);
+    cp_kernel_eval e;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &e, &err), 0);
+    assert_true(tr.t[leaf].time_ms == e.time_ms && tr.t[root].time_ms == e.time_ms);
+    int bad = cp_tree_node(&tr, root, CP_TASK_PAR, "nounit", -1);
+    (void)bad;
+    assert_int_equal(cp_tree_eval(&tr, root, &s, &err), -1);
+    cp_tree_free(&tr);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_occupancy),          cmocka_unit_test(test_occupancy_limits),
+        cmocka_unit_test(test_queue_compute_intensive), cmocka_unit_test(test_queue_memory_intensive),
+        cmocka_unit_test(test_queue_latency),      cmocka_unit_test(test_coalescing),
+        cmocka_unit_test(test_waves),              cmocka_unit_test(test_transfer),
+        cmocka_unit_test(test_flynn_rules),        cmocka_unit_test(test_task_tree),
+        cmocka_unit_test(test_task_compute),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
