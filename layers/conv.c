@@ -97,6 +97,11 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
             return -1;
         nk += r;
     }
+    /* Frameworks add a convolution's bias as a separate broadcast kernel
+     * after cuDNN's convolution (PyTorch's _convolution does output.add_). */
+    if (pass == CP_PASS_FWD && l->bias && nk < max)
+        out[nk++] = cp_stream_kernel(x->dev, x->prec, "bias_add", n * cp_shape_elems(o), yb + 4.0 * l->out_c, yb,
+                                     n * cp_shape_elems(o));
     if (pass == CP_PASS_BWD_WEIGHT && l->bias && nk < max)
         out[nk++] = cp_stream_kernel(x->dev, x->prec, "bias_grad_reduce", n * cp_shape_elems(o), yb,
                                      4.0 * l->out_c, n * cp_shape_elems(o));

@@ -70,7 +70,11 @@ static void build(cp_kernel *k, const cp_device *d, cp_precision p, const tile *
     while (stages > 2 && stages * stage_bytes > d->smem_per_block)
         stages--;
     memset(k, 0, sizeof *k);
-    (void)what; /* named by name_kernel() once chosen: formatting every candidate is costly */
+    k->name = what;
+    k->tile_m = t->bm;
+    k->tile_n = t->bn;
+    k->tile_k = bk;
+    k->splits = (int)splits;
     k->threads = t->threads;
     k->regs = t->regs;
     k->smem = stages * stage_bytes;
@@ -117,13 +121,6 @@ static void build(cp_kernel *k, const cp_device *d, cp_precision p, const tile *
     k->dram_bytes = g->unique_bytes + (splits > 1 ? (splits + 1) * g->M * g->N * g->count * 4.0 : 0);
 }
 
-static void name_kernel(cp_kernel *k, const tile *t, int tensor, int hopper, double splits, const char *what)
-{
-    int bk = (int)(k->I * 512.0 / (hopper ? 0.75 : 1.0) / ((t->bm + t->bn) * cp_precision_bytes(k->precision)) + 0.5);
-    snprintf(k->name, sizeof k->name, "%s %dx%dx%d %s%s", what, t->bm, t->bn, bk,
-             tensor ? (hopper ? "wgmma" : "mma") : "fma", splits > 1 ? " splitk" : "");
-}
-
 static unsigned cache_slot(const cp_gemm *g, const char *what)
 {
     double h = g->M * 1.0e-3 + g->N * 7.0 + g->K * 13.0 + g->count * 101.0 + g->splitk_ok * 977.0;
@@ -159,29 +156,47 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
     const tile *tiles = tensor ? (hopper ? wgmma_tiles : mma_tiles) : simt_tiles;
     size_t n_tiles = tensor ? (hopper ? sizeof wgmma_tiles / sizeof wgmma_tiles[0] : sizeof mma_tiles / sizeof mma_tiles[0])
                             : sizeof simt_tiles / sizeof simt_tiles[0];
-    double best = INFINITY, best_splits = 1;
+    double best = INFINITY;
     int best_n = 0;
-    const tile *best_tile = NULL;
+    double peak = tensor ? d->tensor_tflops[p] * 1e12 : d->fp32_tflops * 1e12;
+    double fixed_ms = (d->launch_overhead_us * 1e-3) + d->global_latency_cycles / (d->core_clock_mhz * 1e3);
     for (size_t i = 0; i < n_tiles; i++) {
-        for (double s = 1; s <= 1024; s *= 2) {
-            if (s > 1 && g->K / s < (g->splitk_ok ? 128 : 256))
-                break;
-            cp_kernel k;
-            cp_kernel_eval e;
-            build(&k, d, p, &tiles[i], tensor, hopper, g, s, what);
-            if (cp_kernel_evaluate(&k, d, &e, NULL) != 0)
-                break;
+        cp_kernel k;
+        cp_kernel_eval e;
+        cp_occupancy occ;
+        build(&k, d, p, &tiles[i], tensor, hopper, g, 1, what);
+        if (cp_occupancy_calc(d, k.threads, k.regs, k.smem, &occ, NULL))
+            continue; /* this tile does not fit the device */
+        double wave = (double)occ.blocks_per_sm * d->sm_count;
+        /* Unsplit, then split just enough to fill one and two waves: beyond
+         * that more slices only add partial sums. */
+        double tiles_n = (double)k.blocks; /* output tiles, unsplit */
+        double min_slice = g->splitk_ok ? 128 : 256, s_max = 1, s_fill = 1;
+        while (s_max < 1024 && g->K / (2 * s_max) >= min_slice)
+            s_max *= 2;
+        while (s_fill * tiles_n < wave && s_fill < s_max)
+            s_fill *= 2;
+        double tries[3] = {1, s_fill, fmin(2 * s_fill, s_max)};
+        for (int j = 0; j < 3; j++) {
+            double s = tries[j];
+            if (j > 0 && s == tries[j - 1])
+                continue;
+            /* No candidate beats the padded tiles' arithmetic at peak plus the
+             * fixed costs: skip those that cannot win. */
+            double iters = fmax(1, cdiv(cdiv(g->K, s), k.tile_k));
+            double padded = tiles_n * s * iters * k.tile_m * k.tile_n * k.tile_k * 2.0;
+            if (padded / peak * 1e3 + fixed_ms >= best)
+                continue;
+            if (s > 1)
+                build(&k, d, p, &tiles[i], tensor, hopper, g, s, what);
+            cp_kernel_evaluate_at(&k, d, &occ, &e);
             if (e.time_ms < best) {
                 best = e.time_ms;
                 best_n = 1;
-                best_tile = &tiles[i];
-                best_splits = s;
                 out[0] = k;
             }
         }
     }
-    if (best_n)
-        name_kernel(&out[0], best_tile, tensor, hopper, best_splits, what);
     for (unsigned probe = 0; cache && best_n && probe < 8; probe++) {
         unsigned i = (slot + probe) % CP_GEMM_CACHE_SLOTS;
         if (!cache->slot[i].used) {

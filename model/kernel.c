@@ -70,9 +70,17 @@ static double round_cycles(const block_costs *c, int a, int *latency_bound)
 
 int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e, cp_error *err)
 {
-    memset(e, 0, sizeof *e);
-    if (cp_occupancy_calc(d, k->threads, k->regs, k->smem, &e->occ, err))
+    cp_occupancy occ;
+    if (cp_occupancy_calc(d, k->threads, k->regs, k->smem, &occ, err))
         return -1;
+    cp_kernel_evaluate_at(k, d, &occ, e);
+    return 0;
+}
+
+void cp_kernel_evaluate_at(const cp_kernel *k, const cp_device *d, const cp_occupancy *occ, cp_kernel_eval *e)
+{
+    memset(e, 0, sizeof *e);
+    e->occ = *occ;
     double clock = d->core_clock_mhz * 1e6;
     int A = e->occ.blocks_per_sm;
     block_costs c = costs_of(k, d, e->occ.warps_per_block);
@@ -116,7 +124,6 @@ int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e
         e->bound = CP_BOUND_LATENCY;
     else
         e->bound = e->memory_intensive ? CP_BOUND_MEMORY : CP_BOUND_COMPUTE;
-    return 0;
 }
 
 /* --- streaming and direct kernels ------------------------------------------ */
@@ -130,7 +137,8 @@ cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name,
 {
     cp_kernel k;
     memset(&k, 0, sizeof k);
-    snprintf(k.name, sizeof k.name, "%s", name);
+    k.name = name;
+    k.splits = 1;
     double threads = ceil(fmax(items, 1.0) / STREAM_VEC);
     k.threads = STREAM_THREADS;
     k.blocks = (long long)ceil(threads / STREAM_THREADS);

@@ -18,7 +18,9 @@ typedef enum { CP_BOUND_COMPUTE, CP_BOUND_MEMORY, CP_BOUND_LATENCY } cp_bound;
 const char *cp_bound_name(cp_bound b);
 
 typedef struct {
-    char name[56];  /* e.g. "implicit_gemm 128x128x8 fma" */
+    const char *name; /* static text, e.g. "conv_fprop"; GEMM tiles add the fields below */
+    int tile_m, tile_n, tile_k; /* GEMM block tile, 0 for other kernels */
+    int splits;                 /* split-K slices, 1 if not split */
     long long blocks; /* N_CB */
     int threads;      /* N_TB */
     int regs;         /* R_RT, registers per thread */
@@ -68,6 +70,9 @@ typedef struct {
 /* Instruction-queue model. Returns -1 (with a message) if the kernel cannot
  * be launched on the device at all. */
 int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e, cp_error *err);
+/* The same with the occupancy already known (it depends only on the launch
+ * configuration, so callers trying many grids of one kernel compute it once). */
+void cp_kernel_evaluate_at(const cp_kernel *k, const cp_device *d, const cp_occupancy *occ, cp_kernel_eval *e);
 
 /* --- kernels that cuDNN and cuBLAS run ------------------------------------ */
 

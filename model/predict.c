@@ -85,12 +85,19 @@ static int build_tree(cp_prediction *p, const cp_exec *x, cp_error *err)
 int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *p,
                cp_error *err)
 {
+    /* Keep the buffers of an earlier prediction, clear everything else. */
+    cp_tree tree = p->tree;
+    cp_layer_pred *layers = p->layers;
+    int layers_cap = p->layers_cap;
     memset(p, 0, sizeof *p);
+    p->tree = tree;
+    p->tree.n = p->tree.nk = 0;
+    p->layers = layers;
+    p->layers_cap = layers_cap;
     p->net = net;
     p->dev = dev;
     p->batch = batch;
     p->prec = prec;
-    cp_tree_init(&p->tree);
     if (batch < 1)
         return cp_fail(err, NULL, "batch", "must be a positive integer, got %d", batch);
     if (!cp_device_supports(dev, prec))
@@ -98,20 +105,27 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
                        cp_precision_name(prec));
     if (cp_system_single_gpu(&p->sys, dev, err))
         return -1;
-    p->layers = calloc((size_t)net->n_layers, sizeof *p->layers);
-    if (!p->layers)
-        return cp_fail(err, NULL, NULL, "out of memory");
+    if (net->n_layers > p->layers_cap) {
+        cp_layer_pred *nl = realloc(p->layers, (size_t)net->n_layers * sizeof *nl);
+        if (!nl)
+            return cp_fail(err, NULL, NULL, "out of memory");
+        p->layers = nl;
+        p->layers_cap = net->n_layers;
+    }
+    memset(p->layers, 0, (size_t)net->n_layers * sizeof *p->layers);
     for (int i = 0; i < net->n_layers; i++)
         for (int j = 0; j < CP_PASS_COUNT; j++)
             p->layers[i].node[j] = -1;
+    /* A layer has at most four pass nodes, and few layers run more than
+     * three kernels a pass; the arrays still grow if a network needs more. */
+    if (cp_tree_reserve(&p->tree, 16 + 8 * net->n_layers, 16 + 4 * net->n_layers))
+        return cp_fail(err, NULL, NULL, "out of memory");
     cp_gemm_cache *cache = calloc(1, sizeof *cache);
     cp_exec x = {dev, prec, batch, cache};
     int rc = build_tree(p, &x, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err);
     free(cache);
-    if (rc) {
-        cp_prediction_free(p);
+    if (rc)
         return -1;
-    }
 
     const cp_task *t = p->tree.t;
     p->loading_ms = t[p->phase[0]].time_ms;
@@ -148,4 +162,5 @@ void cp_prediction_free(cp_prediction *p)
     cp_tree_free(&p->tree);
     free(p->layers);
     p->layers = NULL;
+    p->layers_cap = 0;
 }

@@ -34,9 +34,14 @@ typedef struct {
     double images_per_s;
     double flops; /* whole iteration */
     cp_layer_pred *layers;
+    int layers_cap;
 } cp_prediction;
 
-int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *out,
+/* p must be zeroed ({0}) before its first use; afterwards each cp_predict
+ * reuses its buffers (so a sweep allocates once), and cp_prediction_free
+ * releases them. On failure the buffers are kept and the results are not
+ * valid. */
+int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *p,
                cp_error *err);
 void cp_prediction_free(cp_prediction *p);
 

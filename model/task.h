@@ -34,10 +34,15 @@ typedef struct {
     cp_kernel *k;
     cp_kernel_eval *ke;
     int nk, capk;
+    int *memo; /* during evaluation: kernels already timed, by content */
+    int memo_slots;
 } cp_tree;
 
 void cp_tree_init(cp_tree *tr);
 void cp_tree_free(cp_tree *tr);
+/* Sizes the arrays for about this many nodes and kernels, so that building
+ * the tree does not copy them while it grows. Returns -1 when out of memory. */
+int cp_tree_reserve(cp_tree *tr, int nodes, int kernels);
 
 /* Each returns the new node's index, or -1 when out of memory. parent -1
  * makes a root. */

@@ -139,8 +139,9 @@ static int cmd_predict(int argc, char **argv)
         cp_network_free(&net);
         return bad("--layer: no layer named '%s' (see cnnperf layers)", o.layer);
     }
-    cp_prediction p;
+    cp_prediction p = {0};
     if (cp_predict(&net, &dev, o.batch, prec, &p, &err)) {
+        cp_prediction_free(&p);
         cp_network_free(&net);
         return bad("%s", err.msg);
     }

@@ -299,7 +299,14 @@ static void explain_kernel(FILE *f, const cp_prediction *p, const cp_task *t, in
     const cp_kernel *k = &p->tree.k[t->kernel];
     const cp_kernel_eval *e = &p->tree.ke[t->kernel];
     int ind = 2 * depth;
-    fprintf(f, "%*skernel %s: %.4f ms, %s-bound\n", ind, "", k->name, t->time_ms, cp_bound_name(e->bound));
+    char tile[64] = "";
+    if (k->tile_m)
+        snprintf(tile, sizeof tile, " %dx%dx%d %s%s", k->tile_m, k->tile_n, k->tile_k,
+                 k->pipe == CP_PIPE_TENSOR ? (p->dev->compute_capability[0] >= '9' ? "wgmma" : "mma") : "fma",
+                 k->splits > 1 ? " split-K" : "");
+    if (k->splits > 1)
+        snprintf(tile + strlen(tile), sizeof tile - strlen(tile), " x%d", k->splits);
+    fprintf(f, "%*skernel %s%s: %.4f ms, %s-bound\n", ind, "", k->name, tile, t->time_ms, cp_bound_name(e->bound));
     fprintf(f, "%*s  grid %lld blocks x %d threads, %d regs/thread, %d B smem/block, %d stages, %lld iterations/block\n",
             ind, "", k->blocks, k->threads, k->regs, k->smem, k->stages, k->iters);
     fprintf(f, "%*s  occupancy: %d blocks/SM (%d warps, %.0f%%), limited by %s; %lld wave%s\n", ind, "",

@@ -74,7 +74,7 @@ static cp_kernel base_kernel(void)
 {
     cp_kernel k;
     memset(&k, 0, sizeof k);
-    strcpy(k.name, "hand");
+    k.name = "hand";
     k.threads = 256;
     k.regs = 32;
     k.stages = 1;

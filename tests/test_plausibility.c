@@ -43,7 +43,7 @@ static void for_each_network(void (*fn)(const cp_network *, const cp_device *, c
 
 static void check_bounds(const cp_network *n, const cp_device *d, cp_precision prec)
 {
-    cp_prediction p;
+    cp_prediction p = {0};
     cp_error err;
     if (cp_predict(n, d, 32, prec, &p, &err))
         fail_msg("%s", err.msg);
@@ -77,8 +77,8 @@ static void test_roofline_and_sums(void **state)
 static void check_batch(const cp_network *n, const cp_device *d, cp_precision prec)
 {
     double prev = 0;
+    cp_prediction p = {0}; /* reused: also exercises buffer reuse across predictions */
     for (int b = 1; b <= 256; b *= 2) {
-        cp_prediction p;
         cp_error err;
         if (cp_predict(n, d, b, prec, &p, &err))
             fail_msg("%s", err.msg);
@@ -86,8 +86,8 @@ static void check_batch(const cp_network *n, const cp_device *d, cp_precision pr
             fail_msg("%s %s %s: batch %d predicts %g ms, less than %g ms at batch %d", n->name, d->id,
                      cp_precision_name(prec), b, p.iteration_ms, prev, b / 2);
         prev = p.iteration_ms;
-        cp_prediction_free(&p);
     }
+    cp_prediction_free(&p);
 }
 
 static void test_batch_monotonic(void **state)
