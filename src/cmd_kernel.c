@@ -1,0 +1,86 @@
+/* cnnperf kernel: the block-size advisor on the command line.
+ *
+ * Exit status: 0 success, 2 bad input or usage (one line on stderr), 1 an
+ * output error. argv[0] is "kernel". */
+#include <stdio.h>
+#include <string.h>
+
+#include "../model/advisor.h"
+#include "../util/atomic_file.h"
+#include "commands.h"
+
+#define EXIT_BAD_INPUT 2
+
+static const char usage[] =
+    "usage: cnnperf kernel --kernel FILE [--device ID|FILE] [--format table|json|csv] [-o FILE]\n"
+    "\n"
+    "Predicts a CUDA kernel's time for every block size from 32 to 1024 threads (step 32),\n"
+    "says which resource limits occupancy at each size and recommends the fastest.\n"
+    "\n"
+    "  --kernel FILE           the kernel, described per thread (cnnperf-kernel/1, docs/KERNELS.md)\n"
+    "  --device ID|FILE        built-in device or a cnnperf-device/1 JSON file (default h100)\n"
+    "  --format F              table, json or csv (default table)\n"
+    "  -o, --output FILE       write the result to FILE (atomically) instead of standard output\n"
+    "  -h, --help              this text\n";
+
+static int bad(const char *fmt, const char *a)
+{
+    fprintf(stderr, "cnnperf: ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return EXIT_BAD_INPUT;
+}
+
+int cp_cmd_kernel(int argc, char **argv)
+{
+    const char *kernel = NULL, *device = "h100", *format = "table", *output = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--kernel") == 0) {
+            slot = &kernel;
+        } else if (strcmp(a, "--device") == 0) {
+            slot = &device;
+        } else if (strcmp(a, "--format") == 0) {
+            slot = &format;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            slot = &output;
+        } else {
+            return bad("kernel: unknown option '%s' (see 'cnnperf kernel --help')", a);
+        }
+        if (i + 1 >= argc || !argv[i + 1][0])
+            return bad("kernel: %s needs a value", a);
+        *slot = argv[++i];
+    }
+    if (!kernel)
+        return bad("kernel: --kernel FILE is required (see '%s --help')", "cnnperf kernel");
+    cp_advice_format fmt;
+    if (cp_advice_format_parse(format, &fmt))
+        return bad("--format: expected table, json or csv, got '%s'", format);
+
+    cp_error err;
+    cp_device dev;
+    cp_kernel_spec spec;
+    if (cp_device_load(device, &dev, &err) || cp_kernel_spec_load(kernel, &spec, &err))
+        return bad("%s", err.msg);
+    cp_advice advice;
+    if (cp_advise(&spec, &dev, &advice, &err))
+        return bad("%s", err.msg);
+
+    cp_atomic_file out;
+    if (cp_atomic_open(&out, output, &err))
+        return bad("%s", err.msg);
+    if (cp_advice_write(out.f, &advice, &spec, fmt)) {
+        cp_atomic_abort(&out);
+        fprintf(stderr, "cnnperf: write error on output\n");
+        return 1;
+    }
+    if (cp_atomic_commit(&out, &err)) {
+        fprintf(stderr, "cnnperf: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
