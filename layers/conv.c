@@ -92,7 +92,7 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
             gm = (cp_gemm){cout, cin * rs, n * o.h * o.w, g, xb + yb + wbytes, 1};
             what = "conv_wgrad";
         }
-        int r = cp_gemm_kernels(x->dev, x->prec, &gm, what, x->gemm_cache, out, max, err);
+        int r = cp_gemm_kernels(x->dev, x->prec, &gm, what, x->gemm_tiles, out, max, err);
         if (r < 0)
             return -1;
         nk += r;

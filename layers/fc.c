@@ -45,7 +45,7 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     else
         g = (cp_gemm){o, in, n, 1, bytes, 1};
     const char *what = pass == CP_PASS_FWD ? "fc_fprop" : pass == CP_PASS_BWD_DATA ? "fc_dgrad" : "fc_wgrad";
-    int nk = cp_gemm_kernels(x->dev, x->prec, &g, what, x->gemm_cache, out, max, err);
+    int nk = cp_gemm_kernels(x->dev, x->prec, &g, what, x->gemm_tiles, out, max, err);
     if (nk < 0)
         return -1;
     if (pass == CP_PASS_BWD_WEIGHT && l->bias && nk < max)

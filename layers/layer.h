@@ -57,7 +57,7 @@ typedef struct {
     const cp_device *dev;
     cp_precision prec;
     int batch;
-    cp_gemm_cache *gemm_cache; /* may be NULL */
+    cp_gemm_tiles *gemm_tiles; /* may be NULL */
 } cp_exec;
 
 struct cp_layer_kind {

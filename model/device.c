@@ -154,6 +154,10 @@ int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d
         cp_jfail(&c, "smem_per_block", "exceeds smem_per_sm");
         goto done;
     }
+    d->cycles_per_ms = d->core_clock_mhz * 1e3;
+    d->l2_bytes_per_cycle = d->l2_bandwidth_gbs * 1e9 / (d->sm_count * d->core_clock_mhz * 1e6);
+    d->dram_bytes_per_cycle = d->dram_bandwidth_gbs * 1e9 * d->dram_efficiency / (d->core_clock_mhz * 1e6);
+    d->launch_cycles = d->launch_overhead_us * d->core_clock_mhz;
     rc = 0;
 done:
     cJSON_Delete(root);

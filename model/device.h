@@ -57,6 +57,12 @@ typedef struct {
     double launch_overhead_us;
     double host_link_bandwidth_gbs;
     double host_link_latency_us;
+
+    /* derived once at load, for the kernel model's inner loops */
+    double cycles_per_ms;
+    double l2_bytes_per_cycle; /* one SM's share of L2 bandwidth */
+    double dram_bytes_per_cycle; /* sustained, whole device */
+    double launch_cycles;
 } cp_device;
 
 /* spec is an embedded id ("h100") or a path to a JSON file. */

@@ -18,6 +18,10 @@
 
 #include "kernel.h"
 
+/* fmax/fmin without the NaN rules (no NaN reaches here): they inline. */
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+
 typedef struct {
     int bm, bn;      /* block tile */
     int wm, wn;      /* tile of one consumer warp (SIMT, mma.sync) or warpgroup (wgmma) */
@@ -32,6 +36,9 @@ static const tile simt_tiles[] = {
     {128, 64, 64, 32, 128, 128, 2},
     {64, 64, 32, 64, 64, 128, 2},
     {64, 32, 32, 32, 64, 72, 2},
+    {128, 16, 128, 16, 32, 128, 2}, /* thin N: few output channels */
+    {32, 64, 32, 64, 32, 128, 2},   /* thin M: weight gradients of narrow layers */
+    {32, 32, 32, 32, 32, 72, 2},
 };
 /* mma.sync (Volta, Ampere): warps of 32 threads. */
 static const tile mma_tiles[] = {
@@ -41,6 +48,8 @@ static const tile mma_tiles[] = {
     {128, 64, 64, 32, 128, 168, 4},
     {64, 128, 32, 64, 128, 168, 4},
     {64, 64, 32, 32, 128, 128, 4},
+    {128, 32, 64, 32, 64, 128, 4},
+    {32, 128, 32, 64, 64, 128, 4},
 };
 /* wgmma (Hopper): consumer warpgroups of 128 threads plus one producer. */
 static const tile wgmma_tiles[] = {
@@ -52,15 +61,16 @@ static const tile wgmma_tiles[] = {
     {128, 64, 64, 64, 384, 128, 6},
     {64, 128, 64, 128, 256, 168, 6},
     {64, 64, 64, 64, 256, 128, 6},
+    {128, 32, 64, 32, 384, 128, 6},
+    {64, 32, 64, 32, 256, 128, 8},
 };
 
-static double cdiv(double a, double b)
-{
-    return ceil(a / b);
-}
+#define cdiv cp_cdiv
 
-static void build(cp_kernel *k, const cp_device *d, cp_precision p, const tile *t, int tensor, int hopper,
-                  const cp_gemm *g, double splits, const char *what)
+/* The tile's block: launch configuration and per-iteration counts. These do
+ * not depend on the GEMM's shape, so each tile is built once per choice. */
+static void build_tile(cp_kernel *k, const cp_device *d, cp_precision p, const tile *t, int tensor, int hopper,
+                       const char *what)
 {
     int b = cp_precision_bytes(p);
     /* One shared-memory stage holds 128 bytes of the reduction dimension per row. */
@@ -74,15 +84,10 @@ static void build(cp_kernel *k, const cp_device *d, cp_precision p, const tile *
     k->tile_m = t->bm;
     k->tile_n = t->bn;
     k->tile_k = bk;
-    k->splits = (int)splits;
     k->threads = t->threads;
     k->regs = t->regs;
     k->smem = stages * stage_bytes;
     k->stages = stages;
-    k->blocks = (long long)(cdiv(g->M, t->bm) * cdiv(g->N, t->bn) * g->count * splits);
-    k->iters = (long long)cdiv(cdiv(g->K, splits), bk);
-    if (k->iters < 1)
-        k->iters = 1;
     double units = (double)(t->bm / t->wm) * (t->bn / t->wn); /* consumer warps or warpgroups */
     /* Global loads: the A and B slices, 16 bytes per thread per instruction.
      * Hopper kernels run in clusters of two blocks that multicast one
@@ -110,47 +115,32 @@ static void build(cp_kernel *k, const cp_device *d, cp_precision p, const tile *
         k->L = (double)t->bm * t->bn * bk / d->warp_size;
     }
     k->other = warps * (12.0 + bk / 4.0); /* addressing, loop, barriers */
-    /* The epilogue writes the tile once; spread it over the iterations. */
-    double out_bytes = (double)t->bm * t->bn * (splits > 1 ? 4 : b);
-    k->K = out_bytes / 512.0 / (double)k->iters;
     k->st_bytes = 512.0;
     k->coalesced = 1.0;
     k->precision = p;
+}
+
+/* The grid of a tile over one GEMM, its reduction split `splits` ways. */
+static void set_grid(cp_kernel *k, const cp_gemm *g, double splits)
+{
+    k->splits = (int)splits;
+    k->blocks = (long long)(cdiv(g->M, k->tile_m) * cdiv(g->N, k->tile_n) * g->count * splits);
+    k->iters = (long long)cdiv(cdiv(g->K, splits), k->tile_k);
+    if (k->iters < 1)
+        k->iters = 1;
+    /* The epilogue writes the tile once, after the last iteration. */
+    double out_bytes = (double)k->tile_m * k->tile_n * (splits > 1 ? 4 : cp_precision_bytes(k->precision));
+    k->K_end = out_bytes / 512.0;
     k->flops = 2.0 * g->M * g->N * g->K * g->count;
     /* split-K: every slice writes its fp32 partial tile, the last one reads them back */
     k->dram_bytes = g->unique_bytes + (splits > 1 ? (splits + 1) * g->M * g->N * g->count * 4.0 : 0);
 }
 
-static unsigned cache_slot(const cp_gemm *g, const char *what)
-{
-    double h = g->M * 1.0e-3 + g->N * 7.0 + g->K * 13.0 + g->count * 101.0 + g->splitk_ok * 977.0;
-    unsigned long long x = (unsigned long long)fmod(h, 1e15) ^ (unsigned long long)(size_t)what;
-    x ^= x >> 29;
-    x *= 0x9E3779B97F4A7C15ull;
-    return (unsigned)(x >> 40) % CP_GEMM_CACHE_SLOTS;
-}
-
-static int same(const cp_gemm *a, const cp_gemm *b)
-{
-    return a->M == b->M && a->N == b->N && a->K == b->K && a->count == b->count &&
-           a->unique_bytes == b->unique_bytes && a->splitk_ok == b->splitk_ok;
-}
-
-int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_cache *cache,
+int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_tiles *tiles_done,
                     cp_kernel *out, int max, cp_error *err)
 {
     if (max < 1)
         return cp_fail(err, NULL, NULL, "internal: no room for GEMM kernels");
-    unsigned slot = cache ? cache_slot(g, what) : 0;
-    for (unsigned probe = 0; cache && probe < 8; probe++) {
-        unsigned i = (slot + probe) % CP_GEMM_CACHE_SLOTS;
-        if (!cache->slot[i].used)
-            break;
-        if (cache->slot[i].what == what && same(&cache->slot[i].key, g)) {
-            out[0] = cache->slot[i].k;
-            return 1;
-        }
-    }
     int tensor = p != CP_PREC_FP32 && d->tensor_tflops[p] > 0;
     int hopper = tensor && d->compute_capability[0] >= '9';
     const tile *tiles = tensor ? (hopper ? wgmma_tiles : mma_tiles) : simt_tiles;
@@ -158,53 +148,70 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
                             : sizeof simt_tiles / sizeof simt_tiles[0];
     double best = INFINITY;
     int best_n = 0;
-    double peak = tensor ? d->tensor_tflops[p] * 1e12 : d->fp32_tflops * 1e12;
     double fixed_ms = (d->launch_overhead_us * 1e-3) + d->global_latency_cycles / (d->core_clock_mhz * 1e3);
-    for (size_t i = 0; i < n_tiles; i++) {
-        cp_kernel k;
-        cp_kernel_eval e;
-        cp_occupancy occ;
-        build(&k, d, p, &tiles[i], tensor, hopper, g, 1, what);
-        if (cp_occupancy_calc(d, k.threads, k.regs, k.smem, &occ, NULL))
+    cp_gemm_tiles local, *tt = tiles_done ? tiles_done : &local;
+    if (!tiles_done)
+        local.ready = 0;
+    if (!tt->ready) {
+        for (size_t i = 0; i < n_tiles && i < CP_GEMM_MAX_TILES; i++) {
+            build_tile(&tt->k[i], d, p, &tiles[i], tensor, hopper, NULL);
+            tt->fits[i] = cp_block_cost_of(&tt->k[i], d, &tt->cost[i], NULL) == 0;
+        }
+        tt->ready = 1;
+    }
+    /* Candidates are (tile, split) pairs: each tile unsplit, and split just
+     * enough to fill one and two waves (beyond that more slices only add
+     * partial sums). A candidate's lower bound is its block iterations
+     * spread evenly over full waves at C_b each, plus the fixed costs (a
+     * partial wave, the epilogue or a DRAM-bound grid only add). Trying them
+     * from the lowest bound up, the first bound above the best time so far
+     * ends the search. */
+    enum { MAX_CAND = 3 * CP_GEMM_MAX_TILES };
+    /* the most slices: each keeps at least a minimum share of the reduction */
+    double min_slice = g->splitk_ok ? 128 : 256, s_max = 1;
+    while (s_max < 1024 && 2 * s_max * min_slice <= g->K)
+        s_max *= 2;
+    double clock_ms = d->cycles_per_ms;
+    double lb[MAX_CAND], split[MAX_CAND];
+    int tile_of[MAX_CAND], order[MAX_CAND], n_cand = 0;
+    for (size_t i = 0; i < n_tiles && i < CP_GEMM_MAX_TILES; i++) {
+        if (!tt->fits[i])
             continue; /* this tile does not fit the device */
-        double wave = (double)occ.blocks_per_sm * d->sm_count;
-        /* Unsplit, then split just enough to fill one and two waves: beyond
-         * that more slices only add partial sums. */
-        double tiles_n = (double)k.blocks; /* output tiles, unsplit */
-        double min_slice = g->splitk_ok ? 128 : 256, s_max = 1, s_fill = 1;
-        while (s_max < 1024 && g->K / (2 * s_max) >= min_slice)
-            s_max *= 2;
-        while (s_fill * tiles_n < wave && s_fill < s_max)
+        const cp_kernel *t = &tt->k[i];
+        double per_wave = (double)tt->cost[i].occ.blocks_per_sm * d->sm_count;
+        double c_b = cp_round_cycles(&tt->cost[i], tt->cost[i].occ.blocks_per_sm);
+        double tiles_n = cdiv(g->M, t->tile_m) * cdiv(g->N, t->tile_n) * g->count;
+        double s_fill = 1;
+        while (s_fill * tiles_n < per_wave && s_fill < s_max)
             s_fill *= 2;
-        double tries[3] = {1, s_fill, fmin(2 * s_fill, s_max)};
+        double tries[3] = {1, s_fill, dmin(2 * s_fill, s_max)};
         for (int j = 0; j < 3; j++) {
-            double s = tries[j];
-            if (j > 0 && s == tries[j - 1])
+            if (j > 0 && tries[j] == tries[j - 1])
                 continue;
-            /* No candidate beats the padded tiles' arithmetic at peak plus the
-             * fixed costs: skip those that cannot win. */
-            double iters = fmax(1, cdiv(cdiv(g->K, s), k.tile_k));
-            double padded = tiles_n * s * iters * k.tile_m * k.tile_n * k.tile_k * 2.0;
-            if (padded / peak * 1e3 + fixed_ms >= best)
-                continue;
-            if (s > 1)
-                build(&k, d, p, &tiles[i], tensor, hopper, g, s, what);
-            cp_kernel_evaluate_at(&k, d, &occ, &e);
-            if (e.time_ms < best) {
-                best = e.time_ms;
-                best_n = 1;
-                out[0] = k;
+            double iters = dmax(1, cdiv(cdiv(g->K, tries[j]), t->tile_k));
+            int c = n_cand++;
+            lb[c] = tiles_n * tries[j] / per_wave * iters * c_b / clock_ms + fixed_ms;
+            split[c] = tries[j];
+            tile_of[c] = (int)i;
+            int at = c;
+            while (at > 0 && lb[order[at - 1]] > lb[c]) {
+                order[at] = order[at - 1];
+                at--;
             }
+            order[at] = c;
         }
     }
-    for (unsigned probe = 0; cache && best_n && probe < 8; probe++) {
-        unsigned i = (slot + probe) % CP_GEMM_CACHE_SLOTS;
-        if (!cache->slot[i].used) {
-            cache->slot[i].used = 1;
-            cache->slot[i].key = *g;
-            cache->slot[i].what = what;
-            cache->slot[i].k = out[0];
-            break;
+    for (int o = 0; o < n_cand && lb[order[o]] < best; o++) {
+        int c = order[o], i = tile_of[c];
+        cp_kernel k = tt->k[i];
+        cp_kernel_eval e;
+        k.name = what;
+        set_grid(&k, g, split[c]);
+        cp_kernel_time(&k, d, &tt->cost[i], &e);
+        if (e.time_ms < best) {
+            best = e.time_ms;
+            best_n = 1;
+            out[0] = k;
         }
     }
     if (best_n == 0)

@@ -13,6 +13,10 @@
  * SMs, so the grid as a whole can be no faster than its DRAM traffic. */
 #include "kernel.h"
 
+/* fmax/fmin without the NaN rules (no NaN reaches here): they inline. */
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,12 +27,6 @@ const char *cp_bound_name(cp_bound b)
     return names[b];
 }
 
-typedef struct {
-    double issue, compute, shared, global; /* cycles of one block iteration of one block */
-    double chain;                          /* a warp's own instructions in one iteration */
-    double latency;                        /* global latency left after software pipelining */
-} block_costs;
-
 static double pipe_rate(const cp_kernel *k, const cp_device *d)
 {
     double clock = d->core_clock_mhz * 1e6;
@@ -38,86 +36,93 @@ static double pipe_rate(const cp_kernel *k, const cp_device *d)
     return d->fp32_lanes_per_sm / d->warp_size;
 }
 
-static block_costs costs_of(const cp_kernel *k, const cp_device *d, int warps_per_block)
+int cp_block_cost_of(const cp_kernel *k, const cp_device *d, cp_block_cost *c, cp_error *err)
 {
-    block_costs c;
-    double clock = d->core_clock_mhz * 1e6;
-    double l2_per_clock = d->l2_bandwidth_gbs * 1e9 / (d->sm_count * clock);
+    if (cp_occupancy_calc(d, k->threads, k->regs, k->smem, &c->occ, err))
+        return -1;
+    double l2_per_clock = d->l2_bytes_per_cycle;
     /* Eq. 3-24...3-26: an uncoalesced warp access is split into one 32-byte
      * sector per thread instead of sharing full lines. */
     double unco = 1.0 - k->coalesced;
-    double ld = k->coalesced * k->ld_bytes + unco * fmax(k->ld_bytes, 32.0 * d->warp_size);
-    double st = k->coalesced * k->st_bytes + unco * fmax(k->st_bytes, 32.0 * d->warp_size);
+    double ld = k->coalesced * k->ld_bytes + unco * dmax(k->ld_bytes, 32.0 * d->warp_size);
+    double st = k->coalesced * k->st_bytes + unco * dmax(k->st_bytes, 32.0 * d->warp_size);
     double instr = k->I + k->M + k->L + k->K + k->other;
-    c.issue = instr / d->schedulers_per_sm;
-    c.compute = k->L / pipe_rate(k, d);
-    c.shared = k->M * k->sm_bytes / d->smem_bytes_per_clock;
-    c.global = (k->I * ld + k->K * st) / l2_per_clock;
-    c.chain = instr / warps_per_block;
-    c.latency = k->I > 0 ? d->global_latency_cycles / (k->stages > 0 ? k->stages : 1) : 0;
-    return c;
+    c->issue = instr / d->schedulers_per_sm;
+    c->compute = k->L / pipe_rate(k, d);
+    c->shared = k->M * k->sm_bytes / d->smem_bytes_per_clock;
+    c->global = (k->I * ld + k->K * st) / l2_per_clock;
+    c->chain = instr / c->occ.warps_per_block;
+    c->latency = k->I > 0 ? d->global_latency_cycles / (k->stages > 0 ? k->stages : 1) : 0;
+    return 0;
 }
 
 /* C_b for `a` resident blocks; *latency_bound tells whether the floor won. */
-static double round_cycles(const block_costs *c, int a, int *latency_bound)
+static double round_cycles(const cp_block_cost *c, int a, int *latency_bound)
 {
-    double thr = a * fmax(fmax(c->issue, c->compute), fmax(c->shared, c->global));
+    double thr = a * dmax(dmax(c->issue, c->compute), dmax(c->shared, c->global));
     double floor_ = c->latency + c->chain;
     if (latency_bound)
         *latency_bound = floor_ > thr;
-    return fmax(thr, floor_);
+    return dmax(thr, floor_);
+}
+
+double cp_round_cycles(const cp_block_cost *c, int blocks)
+{
+    return round_cycles(c, blocks, NULL);
 }
 
 int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e, cp_error *err)
 {
-    cp_occupancy occ;
-    if (cp_occupancy_calc(d, k->threads, k->regs, k->smem, &occ, err))
+    cp_block_cost c;
+    if (cp_block_cost_of(k, d, &c, err))
         return -1;
-    cp_kernel_evaluate_at(k, d, &occ, e);
+    cp_kernel_time(k, d, &c, e);
     return 0;
 }
 
-void cp_kernel_evaluate_at(const cp_kernel *k, const cp_device *d, const cp_occupancy *occ, cp_kernel_eval *e)
+void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost *cost, cp_kernel_eval *e)
 {
+    const cp_block_cost c = *cost;
     memset(e, 0, sizeof *e);
-    e->occ = *occ;
-    double clock = d->core_clock_mhz * 1e6;
+    e->occ = c.occ;
     int A = e->occ.blocks_per_sm;
-    block_costs c = costs_of(k, d, e->occ.warps_per_block);
     e->c_issue = A * c.issue;
     e->c_compute = A * c.compute;
     e->c_shared = A * c.shared;
     e->c_global = A * c.global;
+    /* The epilogue's stores, once per block, through the SM's share of L2. */
+    double end = 0;
+    if (k->K_end > 0)
+        end = dmax(k->K_end / d->schedulers_per_sm, k->K_end * k->st_bytes / d->l2_bytes_per_cycle);
 
     /* Waves of N_AB x N_SM blocks (Eq. 3-21), the last one possibly partial. */
     long long per_wave = (long long)A * d->sm_count;
     long long blocks = k->blocks > 0 ? k->blocks : 1;
     long long full = blocks / per_wave, rest = blocks % per_wave;
     int lat_full = 0, lat_tail = 0;
+    double iters = k->iters > 0 ? (double)k->iters : 1.0;
     e->c_round = round_cycles(&c, A, &lat_full);
-    double sm = (double)full * e->c_round;
+    double sm = (double)full * (e->c_round * iters + A * end);
     int tail_blocks = 0;
     if (rest) {
         tail_blocks = (int)((rest + d->sm_count - 1) / d->sm_count);
-        sm += round_cycles(&c, tail_blocks, &lat_tail);
+        sm += round_cycles(&c, tail_blocks, &lat_tail) * iters + tail_blocks * end;
     }
     e->waves = full + (rest ? 1 : 0);
     e->resident_warps = (full ? A : tail_blocks) * e->occ.warps_per_block;
-    double iters = k->iters > 0 ? (double)k->iters : 1.0;
     e->rounds = (double)e->waves * iters;
-    e->sm_cycles = sm * iters;
+    e->sm_cycles = sm;
     e->c_latency = (full ? lat_full : lat_tail) ? c.latency : 0;
 
-    double dram_per_clock = d->dram_bandwidth_gbs * 1e9 * d->dram_efficiency / clock;
-    e->dram_cycles = k->dram_bytes / dram_per_clock;
+    e->dram_cycles = k->dram_bytes / d->dram_bytes_per_cycle;
 
-    double mem = fmax(c.shared, c.global), comp = fmax(c.issue, c.compute);
+    double mem = dmax(c.shared, c.global), comp = dmax(c.issue, c.compute);
     e->memory_intensive = e->dram_cycles > e->sm_cycles || mem > comp;
     /* Eq. 6-10 ends with the last load's latency, Eq. 6-11 with the last store's. */
     e->tail_cycles = d->global_latency_cycles;
-    e->launch_cycles = d->launch_overhead_us * 1e-6 * clock;
-    e->cycles = fmax(e->sm_cycles, e->dram_cycles) + e->tail_cycles + e->launch_cycles;
-    e->time_ms = e->cycles / clock * 1e3; /* Eq. 6-9 */
+    e->launch_cycles = d->launch_cycles;
+    e->cycles = dmax(e->sm_cycles, e->dram_cycles) + e->tail_cycles + e->launch_cycles;
+    e->time_ms = e->cycles / d->cycles_per_ms; /* Eq. 6-9: C x t_Gclock */
 
     int latency_rounds = full ? lat_full : lat_tail;
     if (e->launch_cycles + e->tail_cycles > 0.5 * e->cycles || (latency_rounds && e->dram_cycles < e->sm_cycles))
@@ -139,9 +144,9 @@ cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name,
     memset(&k, 0, sizeof k);
     k.name = name;
     k.splits = 1;
-    double threads = ceil(fmax(items, 1.0) / STREAM_VEC);
+    double threads = cp_cdiv(dmax(items, 1.0), STREAM_VEC);
     k.threads = STREAM_THREADS;
-    k.blocks = (long long)ceil(threads / STREAM_THREADS);
+    k.blocks = (long long)cp_cdiv(threads, STREAM_THREADS);
     k.regs = 32;
     k.smem = 0;
     k.stages = 1;

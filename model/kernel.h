@@ -13,6 +13,15 @@
 #include "occupancy.h"
 
 typedef enum { CP_PIPE_FMA, CP_PIPE_TENSOR } cp_pipe;
+
+/* ceil(a / b) for positive a and b below 2^63, inline (libm's ceil is a call
+ * on baseline x86-64, and the tile search does thousands of them). */
+static inline double cp_cdiv(double a, double b)
+{
+    double q = a / b;
+    long long t = (long long)q;
+    return (double)(t + (q > (double)t));
+}
 typedef enum { CP_BOUND_COMPUTE, CP_BOUND_MEMORY, CP_BOUND_LATENCY } cp_bound;
 
 const char *cp_bound_name(cp_bound b);
@@ -31,6 +40,7 @@ typedef struct {
     /* per block and per block iteration, in warp instructions */
     double I, M, L, K;
     double other;    /* address, loop and barrier instructions: they take issue slots */
+    double K_end;    /* global stores once per block after its last iteration (a GEMM's epilogue) */
     double ld_bytes; /* bytes one global-load warp instruction moves (128 = 4 B per thread) */
     double sm_bytes; /* bytes one shared-memory warp instruction moves */
     double st_bytes;
@@ -70,9 +80,22 @@ typedef struct {
 /* Instruction-queue model. Returns -1 (with a message) if the kernel cannot
  * be launched on the device at all. */
 int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e, cp_error *err);
-/* The same with the occupancy already known (it depends only on the launch
- * configuration, so callers trying many grids of one kernel compute it once). */
-void cp_kernel_evaluate_at(const cp_kernel *k, const cp_device *d, const cp_occupancy *occ, cp_kernel_eval *e);
+
+/* The evaluation in its two steps. What one block iteration costs depends
+ * only on the launch configuration and the per-iteration counts, so a caller
+ * trying many grids of one kernel (tile choice) computes it once. */
+typedef struct {
+    cp_occupancy occ;
+    double issue, compute, shared, global; /* cycles of one block iteration of one block */
+    double chain;                          /* a warp's own instructions in one iteration */
+    double latency;                        /* global latency left after software pipelining */
+} cp_block_cost;
+
+int cp_block_cost_of(const cp_kernel *k, const cp_device *d, cp_block_cost *c, cp_error *err);
+/* Times the grid of k (blocks, iterations, epilogue, DRAM traffic) given c. */
+void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost *c, cp_kernel_eval *e);
+/* C_b: cycles of one round of block iterations with `blocks` resident per SM. */
+double cp_round_cycles(const cp_block_cost *c, int blocks);
 
 /* --- kernels that cuDNN and cuBLAS run ------------------------------------ */
 
@@ -86,24 +109,22 @@ typedef struct {
     int splitk_ok; /* long reduction (weight gradients): split even into short slices */
 } cp_gemm;
 
-/* Remembers chosen GEMM kernels by shape: a network repeats the same
- * layer shapes many times, and choosing is the costly part of a prediction.
- * Zero-initialise; valid for one device and precision. */
-#define CP_GEMM_CACHE_SLOTS 128
+#define CP_GEMM_MAX_TILES 12
+/* The tiles' blocks and what one of their iterations costs: the same for
+ * every GEMM of one device and precision, so a prediction computes them
+ * once. Zero-initialise; valid for one device and precision. */
 typedef struct {
-    struct {
-        cp_gemm key;
-        const char *what;
-        cp_kernel k;
-        int used;
-    } slot[CP_GEMM_CACHE_SLOTS];
-} cp_gemm_cache;
+    int ready;
+    cp_kernel k[CP_GEMM_MAX_TILES];
+    cp_block_cost cost[CP_GEMM_MAX_TILES];
+    int fits[CP_GEMM_MAX_TILES];
+} cp_gemm_tiles;
 
 /* Chooses, like cudnnFind / cuBLAS heuristics, the fastest tile
  * configuration (and split-K factor) for this GEMM on the device and writes
- * its kernel. cache may be NULL. Returns the number of kernels written (1),
+ * its kernel. tiles may be NULL. Returns the number of kernels written (1),
  * or -1. */
-int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_cache *cache,
+int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_tiles *tiles,
                     cp_kernel *out, int max, cp_error *err);
 
 /* A memory-streaming kernel: `items` independent work items (one thread

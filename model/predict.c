@@ -1,34 +1,96 @@
 #include "predict.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const pass_names[CP_PASS_COUNT] = {"forward", "backward-data", "backward-weight", "update"};
 
-/* Adds the kernels of one layer pass under parent; returns the pass node. */
-static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp_exec *x, cp_error *err)
+/* Layers with the same kind, shapes and hyper-parameters (the repeated
+ * blocks of a ResNet) run the same kernels: each pass's kernels are built
+ * once for such a group and copied to the others. */
+static int same_layer(const cp_layer *a, const cp_layer *b)
+{
+    size_t off = offsetof(cp_layer, in);
+    return a->kind == b->kind && a->n_inputs == b->n_inputs && a->consumers == b->consumers &&
+           a->needs_input_grad == b->needs_input_grad &&
+           memcmp((const char *)a + off, (const char *)b + off, sizeof *a - off) == 0;
+}
+
+static void find_twins(const cp_network *net, int *twin, int *slot, int slots)
+{
+    for (int i = 0; i < slots; i++)
+        slot[i] = -1;
+    for (int i = 0; i < net->n_layers; i++) {
+        const cp_layer *l = &net->layers[i];
+        unsigned long long h = (unsigned long long)(size_t)l->kind;
+        const int f[] = {l->in[0].c, l->in[0].h, l->out.c, l->out.h, l->out.w, l->kh, l->sh, l->consumers};
+        for (size_t j = 0; j < sizeof f / sizeof f[0]; j++)
+            h = (h ^ (unsigned)f[j]) * 0x100000001B3ull;
+        unsigned at = (unsigned)(h ^ (h >> 29)) & (unsigned)(slots - 1);
+        twin[i] = i;
+        for (;; at = (at + 1) & (unsigned)(slots - 1)) {
+            if (slot[at] < 0) {
+                slot[at] = i;
+                break;
+            }
+            if (same_layer(&net->layers[slot[at]], l)) {
+                twin[i] = slot[at];
+                break;
+            }
+        }
+    }
+}
+
+/* Adds the kernels of one layer pass under parent; returns the pass node,
+ * -2 when the pass runs nothing, -1 on error. built[] holds, per group
+ * representative and pass, the first node built for the group. */
+static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp_exec *x, const int *twin,
+                    int (*built)[CP_PASS_COUNT], cp_error *err)
 {
     const cp_layer *l = &p->net->layers[li];
     cp_layer_pred *lp = &p->layers[li];
+    int *first = &built[twin[li]][pass];
+    if (*first == -2)
+        return -2;
     cp_kernel k[CP_MAX_KERNELS];
     int n = 0;
-    /* Gradients that meet where a tensor forks must be summed first. */
-    if (pass == CP_PASS_BWD_DATA && l->consumers > 1) {
-        double e = x->batch * cp_shape_elems(l->out), b = cp_act_bytes(x, l->out);
-        for (int i = 1; i < l->consumers && n < CP_MAX_KERNELS / 2; i++)
-            k[n++] = cp_stream_kernel(x->dev, x->prec, "grad_accumulate", e, 2 * b, b, e);
+    if (*first >= 0) {
+        /* a twin's pass: run the same kernels */
+        int node = cp_tree_node(&p->tree, parent, CP_TASK_SEQ, l->name, -1);
+        if (node < 0)
+            return cp_fail(err, NULL, NULL, "out of memory");
+        p->tree.t[node].detail = pass_names[pass];
+        for (int c = p->tree.t[*first].first; c >= 0; c = p->tree.t[c].next) {
+            int kernel = p->tree.t[c].kernel;
+            if (cp_tree_compute_ref(&p->tree, node, CP_UNIT_GPU, kernel) < 0)
+                return cp_fail(err, NULL, NULL, "out of memory");
+            lp->bytes[pass] += p->tree.k[kernel].dram_bytes;
+            lp->kernels++;
+        }
+        lp->flops[pass] = pass == CP_PASS_BWD_DATA && !l->needs_input_grad ? 0 : l->kind->flops(l, pass, x->batch);
+        lp->node[pass] = node;
+        return node;
+    } else {
+        /* Gradients that meet where a tensor forks must be summed first. */
+        if (pass == CP_PASS_BWD_DATA && l->consumers > 1) {
+            double e = x->batch * cp_shape_elems(l->out), b = cp_act_bytes(x, l->out);
+            for (int i = 1; i < l->consumers && n < CP_MAX_KERNELS / 2; i++)
+                k[n++] = cp_stream_kernel(x->dev, x->prec, "grad_accumulate", e, 2 * b, b, e);
+        }
+        if (!(pass == CP_PASS_BWD_DATA && !l->needs_input_grad)) {
+            int r = l->kind->kernels(l, pass, x, k + n, CP_MAX_KERNELS - n, err);
+            if (r < 0)
+                return -1;
+            n += r;
+            lp->flops[pass] = l->kind->flops(l, pass, x->batch);
+        }
+        if (n == 0) {
+            *first = -2;
+            return -2;
+        }
     }
-    int skip = pass == CP_PASS_BWD_DATA && !l->needs_input_grad;
-    if (!skip) {
-        int r = l->kind->kernels(l, pass, x, k + n, CP_MAX_KERNELS - n, err);
-        if (r < 0)
-            return -1;
-        n += r;
-        lp->flops[pass] = l->kind->flops(l, pass, x->batch);
-    }
-    if (n == 0)
-        return -2; /* nothing to run: no node */
     int node = cp_tree_node(&p->tree, parent, CP_TASK_SEQ, l->name, -1);
     if (node < 0)
         return cp_fail(err, NULL, NULL, "out of memory");
@@ -38,12 +100,13 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
             return cp_fail(err, NULL, NULL, "out of memory");
         lp->bytes[pass] += k[i].dram_bytes;
     }
+    *first = node;
     lp->node[pass] = node;
     lp->kernels += n;
     return node;
 }
 
-static int build_tree(cp_prediction *p, const cp_exec *x, cp_error *err)
+static int build_tree(cp_prediction *p, const cp_exec *x, const int *twin, int (*built)[CP_PASS_COUNT], cp_error *err)
 {
     cp_tree *tr = &p->tree;
     const cp_network *net = p->net;
@@ -67,17 +130,17 @@ static int build_tree(cp_prediction *p, const cp_exec *x, cp_error *err)
 
     /* Eq. 6-5 / 6-7: forward, layer by layer, each a sequence of kernels. */
     for (int i = 0; i < net->n_layers; i++)
-        if (add_pass(p, fwd, i, CP_PASS_FWD, x, err) == -1)
+        if (add_pass(p, fwd, i, CP_PASS_FWD, x, twin, built, err) == -1)
             return -1;
     /* Eq. 6-6 / 6-8: backward in reverse order; data then weight gradients. */
     for (int i = net->n_layers - 1; i >= 0; i--) {
-        if (add_pass(p, bwd, i, CP_PASS_BWD_DATA, x, err) == -1 ||
-            add_pass(p, bwd, i, CP_PASS_BWD_WEIGHT, x, err) == -1)
+        if (add_pass(p, bwd, i, CP_PASS_BWD_DATA, x, twin, built, err) == -1 ||
+            add_pass(p, bwd, i, CP_PASS_BWD_WEIGHT, x, twin, built, err) == -1)
             return -1;
     }
     /* t_update on one GPU: SGD with momentum on every parameter tensor. */
     for (int i = 0; i < net->n_layers; i++)
-        if (add_pass(p, upd, i, CP_PASS_UPDATE, x, err) == -1)
+        if (add_pass(p, upd, i, CP_PASS_UPDATE, x, twin, built, err) == -1)
             return -1;
     return 0;
 }
@@ -116,14 +179,30 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
     for (int i = 0; i < net->n_layers; i++)
         for (int j = 0; j < CP_PASS_COUNT; j++)
             p->layers[i].node[j] = -1;
-    /* A layer has at most four pass nodes, and few layers run more than
-     * three kernels a pass; the arrays still grow if a network needs more. */
-    if (cp_tree_reserve(&p->tree, 16 + 8 * net->n_layers, 16 + 4 * net->n_layers))
+    /* A layer has at most four pass nodes, each with its kernels; repeated
+     * layers share kernels. The arrays still grow if a network needs more. */
+    if (cp_tree_reserve(&p->tree, 16 + 7 * net->n_layers, 16 + 2 * net->n_layers))
         return cp_fail(err, NULL, NULL, "out of memory");
-    cp_gemm_cache *cache = calloc(1, sizeof *cache);
-    cp_exec x = {dev, prec, batch, cache};
-    int rc = build_tree(p, &x, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err);
-    free(cache);
+    int n = net->n_layers, slots = 16;
+    while (slots < 2 * n)
+        slots *= 2;
+    cp_gemm_tiles *tiles = calloc(1, sizeof *tiles);
+    int *twin = malloc((size_t)(n + slots) * sizeof *twin);
+    int(*built)[CP_PASS_COUNT] = malloc((size_t)n * sizeof *built);
+    int rc = -1;
+    if (!tiles || !twin || !built) {
+        cp_fail(err, NULL, NULL, "out of memory");
+    } else {
+        find_twins(net, twin, twin + n, slots);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < CP_PASS_COUNT; j++)
+                built[i][j] = -1;
+        cp_exec x = {dev, prec, batch, tiles};
+        rc = build_tree(p, &x, twin, built, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err);
+    }
+    free(tiles);
+    free(twin);
+    free(built);
     if (rc)
         return -1;
 

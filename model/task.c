@@ -87,6 +87,16 @@ int cp_tree_compute(cp_tree *tr, int parent, int unit, const cp_kernel *k)
     return i;
 }
 
+int cp_tree_compute_ref(cp_tree *tr, int parent, int unit, int kernel)
+{
+    if (kernel < 0 || kernel >= tr->nk)
+        return -1;
+    int i = cp_tree_node(tr, parent, CP_TASK_COMPUTE, tr->k[kernel].name, unit);
+    if (i >= 0)
+        tr->t[i].kernel = kernel;
+    return i;
+}
+
 int cp_tree_transfer(cp_tree *tr, int parent, const char *name, int link, double bytes, int msgs)
 {
     int i = cp_tree_node(tr, parent, CP_TASK_TRANSFER, name, -1);
@@ -117,6 +127,12 @@ static unsigned kernel_hash(const cp_kernel *k, int unit)
 static int compute_leaf(cp_tree *tr, cp_task *t, const cp_system *s, cp_error *err)
 {
     const cp_kernel *k = &tr->k[t->kernel];
+    if (tr->timed && tr->timed[t->kernel]) { /* a shared kernel, already timed */
+        t->time_ms = tr->ke[t->kernel].time_ms;
+        return 0;
+    }
+    if (tr->timed)
+        tr->timed[t->kernel] = 1;
     unsigned slot = 0;
     if (tr->memo) {
         slot = kernel_hash(k, t->unit) & (unsigned)(tr->memo_slots - 1);
@@ -151,9 +167,12 @@ int cp_tree_eval(cp_tree *tr, int root, const cp_system *s, cp_error *err)
     tr->memo_slots = slots;
     if (tr->memo)
         memset(tr->memo, 0xff, (size_t)slots * sizeof *tr->memo);
+    tr->timed = calloc((size_t)tr->nk + 1, 1);
     int rc = eval_node(tr, root, s, err);
     free(tr->memo);
+    free(tr->timed);
     tr->memo = NULL;
+    tr->timed = NULL;
     return rc;
 }
 

@@ -36,6 +36,7 @@ typedef struct {
     int nk, capk;
     int *memo; /* during evaluation: kernels already timed, by content */
     int memo_slots;
+    unsigned char *timed; /* during evaluation: per kernel, whether ke[] is set */
 } cp_tree;
 
 void cp_tree_init(cp_tree *tr);
@@ -48,6 +49,9 @@ int cp_tree_reserve(cp_tree *tr, int nodes, int kernels);
  * makes a root. */
 int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, int unit);
 int cp_tree_compute(cp_tree *tr, int parent, int unit, const cp_kernel *k);
+/* A compute task running a kernel the tree already holds (index kernel):
+ * repeated layers share their kernels, and each is timed once. */
+int cp_tree_compute_ref(cp_tree *tr, int parent, int unit, int kernel);
 int cp_tree_transfer(cp_tree *tr, int parent, const char *name, int link, double bytes, int msgs);
 
 /* Evaluates the subtree at root on the system; every node's time_ms is set. */
