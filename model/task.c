@@ -51,7 +51,7 @@ int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, i
     }
     int i = tr->n++;
     tr->t[i] = (cp_task){.type = type, .name = name, .unit = unit, .link = -1, .kernel = -1,
-                         .first = -1, .last = -1, .next = -1};
+                         .first = -1, .last = -1, .next = -1, .dep = {-1, -1}};
     if (parent >= 0) {
         cp_task *p = &tr->t[parent];
         if (p->last >= 0)
@@ -95,6 +95,28 @@ int cp_tree_compute_ref(cp_tree *tr, int parent, int unit, int kernel)
     if (i >= 0)
         tr->t[i].kernel = kernel;
     return i;
+}
+
+int cp_tree_fixed(cp_tree *tr, int parent, const char *name, double time_ms)
+{
+    int i = cp_tree_node(tr, parent, CP_TASK_FIXED, name, -1);
+    if (i >= 0)
+        tr->t[i].time_ms = time_ms;
+    return i;
+}
+
+int cp_tree_place(cp_tree *tr, int child, int resource, int after)
+{
+    if (child < 0 || child >= tr->n || resource < 0 || resource >= CP_DAG_RESOURCES || after >= tr->n)
+        return -1;
+    cp_task *t = &tr->t[child];
+    t->resource = resource;
+    if (after >= 0) {
+        if (t->ndeps == CP_MAX_DEPS)
+            return -1;
+        t->dep[t->ndeps++] = after;
+    }
+    return 0;
 }
 
 int cp_tree_transfer(cp_tree *tr, int parent, const char *name, int link, double bytes, int msgs)
@@ -158,6 +180,80 @@ static int compute_leaf(cp_tree *tr, cp_task *t, const cp_system *s, cp_error *e
 
 static int eval_node(cp_tree *tr, int root, const cp_system *s, cp_error *err);
 
+/* List scheduling of a DAG's children with the children's own times as
+ * work: each resource runs its children in order, a child starts when the
+ * resource is free and its dependencies are done, and work on resource 0
+ * advances at (1 - interference) while resource 1 is busy. Time advances
+ * from one completion to the next. */
+static int schedule_dag(cp_tree *tr, int dag, cp_error *err)
+{
+    cp_task *d = &tr->t[dag];
+    int next[CP_DAG_RESOURCES], run[CP_DAG_RESOURCES];
+    double left[CP_DAG_RESOURCES];
+    for (int r = 0; r < CP_DAG_RESOURCES; r++) {
+        run[r] = -1;
+        left[r] = 0;
+        next[r] = -1;
+    }
+    /* the first child on each resource; children are chained in list order */
+    for (int c = d->first; c >= 0; c = tr->t[c].next) {
+        tr->t[c].start_ms = tr->t[c].end_ms = -1;
+        if (next[tr->t[c].resource] < 0)
+            next[tr->t[c].resource] = c;
+    }
+    double now = 0, slow = 1.0 - (d->interference < 0 ? 0 : d->interference > 0.95 ? 0.95 : d->interference);
+    int remaining = d->count;
+    while (remaining > 0) {
+        /* start what can start */
+        for (int r = 0; r < CP_DAG_RESOURCES; r++) {
+            while (run[r] < 0 && next[r] >= 0) {
+                cp_task *c = &tr->t[next[r]];
+                int ready = 1;
+                for (int k = 0; k < c->ndeps; k++)
+                    ready &= tr->t[c->dep[k]].end_ms >= 0;
+                if (!ready)
+                    break;
+                run[r] = next[r];
+                c->start_ms = now;
+                left[r] = c->time_ms;
+                int n = c->next;
+                while (n >= 0 && tr->t[n].resource != r)
+                    n = tr->t[n].next;
+                next[r] = n;
+                if (left[r] <= 0) { /* nothing to do: done at once */
+                    c->end_ms = now;
+                    run[r] = -1;
+                    remaining--;
+                }
+            }
+        }
+        if (remaining == 0)
+            break;
+        double rate[CP_DAG_RESOURCES], step = -1;
+        for (int r = 0; r < CP_DAG_RESOURCES; r++) {
+            rate[r] = r == 0 && run[1] >= 0 ? slow : 1.0;
+            if (run[r] >= 0 && (step < 0 || left[r] / rate[r] < step))
+                step = left[r] / rate[r];
+        }
+        if (step < 0)
+            return cp_fail(err, NULL, NULL, "task '%s': its dependencies form a cycle or wait on a later task",
+                           d->name ? d->name : "?");
+        now += step;
+        for (int r = 0; r < CP_DAG_RESOURCES; r++) {
+            if (run[r] < 0)
+                continue;
+            left[r] -= step * rate[r];
+            if (left[r] <= 1e-12 * (1 + now)) {
+                tr->t[run[r]].end_ms = now;
+                run[r] = -1;
+                remaining--;
+            }
+        }
+    }
+    d->time_ms = now;
+    return 0;
+}
+
 int cp_tree_eval(cp_tree *tr, int root, const cp_system *s, cp_error *err)
 {
     int slots = 16;
@@ -199,6 +295,13 @@ static int eval_node(cp_tree *tr, int root, const cp_system *s, cp_error *err)
         tr->t[root].time_ms = sum;
         return 0;
     }
+    case CP_TASK_FIXED:
+        return 0;
+    case CP_TASK_DAG:
+        for (int c = t->first; c >= 0; c = tr->t[c].next)
+            if (eval_node(tr, c, s, err))
+                return -1;
+        return schedule_dag(tr, root, err);
     case CP_TASK_PAR: { /* Eq. 5-2b, 5-5: by the unit's class rule */
         if (t->unit < 0 || t->unit >= s->n_units)
             return cp_fail(err, NULL, NULL, "parallel task '%s' has no processing unit", t->name ? t->name : "?");

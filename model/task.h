@@ -5,14 +5,24 @@
  * by the rule of the processing unit it runs on (Eq. 5-2, 5-5, and
  * 5-13...5-15); leaves are compute tasks (a kernel on a unit) or transfers
  * (bytes over a link, Eq. 5-10). Evaluating the root gives Eq. 5-8. Nodes
- * live in one growable array and refer to each other by index. */
+ * live in one growable array and refer to each other by index.
+ *
+ * Training on several GPUs overlaps communication with computation, which
+ * a tree of sums and maxima cannot say. A DAG task extends the model: its
+ * children run on resources (streams: 0 computes, 1 communicates, ...) in
+ * the order they are listed, each after the children it depends on, and
+ * computation slows by the DAG's `interference` while communication runs
+ * (communication kernels take SMs). Its time is the schedule's length. */
 #ifndef CP_TASK_H
 #define CP_TASK_H
 
 #include "kernel.h"
 #include "system.h"
 
-typedef enum { CP_TASK_SEQ, CP_TASK_PAR, CP_TASK_COMPUTE, CP_TASK_TRANSFER } cp_task_type;
+typedef enum { CP_TASK_SEQ, CP_TASK_PAR, CP_TASK_COMPUTE, CP_TASK_TRANSFER, CP_TASK_FIXED, CP_TASK_DAG } cp_task_type;
+
+#define CP_DAG_RESOURCES 4
+#define CP_MAX_DEPS 2
 
 typedef struct {
     cp_task_type type;
@@ -25,7 +35,14 @@ typedef struct {
     int msgs;         /* TRANSFER: N_msg */
     int first, last, next; /* children, as indices (-1: none) */
     int count;        /* number of children */
-    double time_ms;   /* filled by cp_tree_eval */
+    double time_ms;   /* filled by cp_tree_eval; FIXED: given */
+    /* as a child of a DAG */
+    int resource;            /* the stream it runs on */
+    int dep[CP_MAX_DEPS];    /* nodes that must finish first */
+    int ndeps;
+    double start_ms, end_ms; /* its place in the schedule, from the DAG's start */
+    /* as a DAG */
+    double interference;     /* resource 0 runs at (1 - interference) while resource 1 is busy */
 } cp_task;
 
 typedef struct {
@@ -53,6 +70,11 @@ int cp_tree_compute(cp_tree *tr, int parent, int unit, const cp_kernel *k);
  * repeated layers share their kernels, and each is timed once. */
 int cp_tree_compute_ref(cp_tree *tr, int parent, int unit, int kernel);
 int cp_tree_transfer(cp_tree *tr, int parent, const char *name, int link, double bytes, int msgs);
+/* A task whose time is already known (taken from another evaluated tree). */
+int cp_tree_fixed(cp_tree *tr, int parent, const char *name, double time_ms);
+/* Places child (of a DAG) on a resource and makes it wait for `after`
+ * (-1: nothing). Returns -1 on a bad index or too many dependencies. */
+int cp_tree_place(cp_tree *tr, int child, int resource, int after);
 
 /* Evaluates the subtree at root on the system; every node's time_ms is set. */
 int cp_tree_eval(cp_tree *tr, int root, const cp_system *s, cp_error *err);

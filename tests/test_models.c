@@ -269,6 +269,42 @@ static void test_task_compute(void **state)
     cp_tree_free(&tr);
 }
 
+/* A DAG worked by hand: A(2) then B(2) on the compute stream, C(3) on the
+ * communication stream after A; compute runs at half speed while C runs.
+ *   0-2 A; at 2 both B and C start; C ends at 5, by then B has done 1.5
+ *   (3 x 0.5) and finishes its last 0.5 alone: 5.5. */
+static void test_dag_schedule(void **state)
+{
+    (void)state;
+    cp_system s = {0};
+    cp_error err;
+    cp_tree tr;
+    cp_tree_init(&tr);
+    int root = cp_tree_node(&tr, -1, CP_TASK_DAG, "dag", -1);
+    tr.t[root].interference = 0.5;
+    int a = cp_tree_fixed(&tr, root, "A", 2.0);
+    int b = cp_tree_fixed(&tr, root, "B", 2.0);
+    int c = cp_tree_fixed(&tr, root, "C", 3.0);
+    assert_int_equal(cp_tree_place(&tr, a, 0, -1), 0);
+    assert_int_equal(cp_tree_place(&tr, b, 0, -1), 0);
+    assert_int_equal(cp_tree_place(&tr, c, 1, a), 0);
+    assert_int_equal(cp_tree_eval(&tr, root, &s, &err), 0);
+    assert_true(fabs(tr.t[root].time_ms - 5.5) < 1e-9);
+    assert_true(fabs(tr.t[c].start_ms - 2.0) < 1e-9 && fabs(tr.t[c].end_ms - 5.0) < 1e-9);
+    assert_true(fabs(tr.t[b].end_ms - 5.5) < 1e-9);
+    /* Without interference the streams just overlap: max(4, 2 + 3) = 5. */
+    tr.t[root].interference = 0;
+    assert_int_equal(cp_tree_eval(&tr, root, &s, &err), 0);
+    assert_true(fabs(tr.t[root].time_ms - 5.0) < 1e-9);
+    /* A dependency on a task that can never run is reported, not looped on. */
+    int d = cp_tree_fixed(&tr, root, "D", 1.0);
+    int e = cp_tree_fixed(&tr, root, "E", 1.0);
+    cp_tree_place(&tr, d, 2, e);
+    cp_tree_place(&tr, e, 2, -1);
+    assert_int_equal(cp_tree_eval(&tr, root, &s, &err), -1);
+    cp_tree_free(&tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,7 +313,7 @@ int main(void)
         cmocka_unit_test(test_queue_latency),      cmocka_unit_test(test_coalescing),
         cmocka_unit_test(test_waves),              cmocka_unit_test(test_transfer),
         cmocka_unit_test(test_flynn_rules),        cmocka_unit_test(test_task_tree),
-        cmocka_unit_test(test_task_compute),
+        cmocka_unit_test(test_task_compute),       cmocka_unit_test(test_dag_schedule),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
