@@ -1,0 +1,346 @@
+/* Cluster descriptions: loading, validation, and the assumed cluster of
+ * `--device X --gpus N`. Format: clusters/FORMAT.md. */
+#include "cluster.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/jsonread.h"
+#include "../util/resources.h"
+
+#define MAX_NODES (1 << 20)
+#define MAX_GPUS_PER_NODE 64
+
+/* A number that must be positive (bandwidths, rates): zero would divide by
+ * zero in every transfer, so it is refused here with a message that says so. */
+static int positive(cp_jctx *c, const cJSON *obj, const char *key, double max, double *out)
+{
+    if (cp_jnum(c, obj, key, true, 0, -HUGE_VAL, max, out))
+        return -1;
+    if (*out <= 0)
+        return cp_jfail(c, key, "must be positive, got %g", *out);
+    return 0;
+}
+
+static int text(cp_jctx *c, const cJSON *obj, const char *key, char *dst, size_t n)
+{
+    const char *s = NULL;
+    if (cp_jstr(c, obj, key, true, &s))
+        return -1;
+    if (strlen(s) >= n)
+        return cp_jfail(c, key, "at most %zu characters, got %zu", n - 1, strlen(s));
+    snprintf(dst, n, "%s", s);
+    return 0;
+}
+
+/* An object member that must be present and be an object. */
+static const cJSON *object(cp_jctx *c, const cJSON *obj, const char *key, int required, int *failed)
+{
+    const cJSON *v = cp_jget(obj, key);
+    *failed = 0;
+    if (!v) {
+        if (required)
+            *failed = cp_jfail(c, key, "missing required field") != 0;
+        return NULL;
+    }
+    if (!cJSON_IsObject(v)) {
+        *failed = cp_jfail(c, key, "must be a JSON object") != 0;
+        return NULL;
+    }
+    return v;
+}
+
+static int parse_link(cp_jctx *c, const cJSON *o, cp_link *l)
+{
+    if (text(c, o, "name", l->name, sizeof l->name) || positive(c, o, "bandwidth_gbs", 1e6, &l->bandwidth_gbs))
+        return -1;
+    return cp_jnum(c, o, "latency_us", true, 0, 0, 1e6, &l->latency_us);
+}
+
+static int parse_intra(cp_jctx *c, const cJSON *root, cp_cluster *cl)
+{
+    static const char *const known[] = {"name", "bandwidth_gbs", "latency_us", "p2p", NULL};
+    int failed;
+    const cJSON *o = object(c, root, "intra_node", 1, &failed);
+    if (failed)
+        return -1;
+    size_t mark = cp_jpush_key(c, "intra_node");
+    bool p2p = true;
+    int rc = cp_jonly(c, o, known) || parse_link(c, o, &cl->intra) || cp_jbool(c, o, "p2p", true, &p2p) ? -1 : 0;
+    cl->intra_p2p = p2p;
+    cp_jpop(c, mark);
+    return rc;
+}
+
+/* The network is needed only to join nodes: required when nodes > 1. */
+static int parse_inter(cp_jctx *c, const cJSON *root, cp_cluster *cl)
+{
+    static const char *const known[] = {"name", "bandwidth_gbs", "latency_us", "nics_per_node", NULL};
+    int failed;
+    const cJSON *o = object(c, root, "inter_node", 0, &failed);
+    if (failed)
+        return -1;
+    if (!o) {
+        if (cl->nodes > 1)
+            return cp_jfail(c, "inter_node", "missing required field (the cluster has %d nodes)", cl->nodes);
+        return 0;
+    }
+    size_t mark = cp_jpush_key(c, "inter_node");
+    long long nics = 0;
+    int rc = cp_jonly(c, o, known) || parse_link(c, o, &cl->inter) ||
+                     cp_jint(c, o, "nics_per_node", true, 0, 1, 64, &nics)
+                 ? -1
+                 : 0;
+    cl->nics_per_node = (int)nics;
+    cp_jpop(c, mark);
+    return rc;
+}
+
+static int parse_host(cp_jctx *c, const cJSON *root, cp_cluster *cl)
+{
+    static const char *const known[] = {"name", "cpu_cores", "cpu_gflops_per_core", "memory_bandwidth_gbs",
+                                        NULL};
+    int failed;
+    const cJSON *o = object(c, root, "host", 1, &failed);
+    if (failed)
+        return -1;
+    size_t mark = cp_jpush_key(c, "host");
+    const char *name = NULL;
+    long long cores = 0;
+    int rc = cp_jonly(c, o, known) || cp_jstr(c, o, "name", false, &name) ||
+                     cp_jint(c, o, "cpu_cores", true, 0, 1, 1 << 16, &cores) ||
+                     positive(c, o, "cpu_gflops_per_core", 1e6, &cl->cpu_gflops_per_core) ||
+                     positive(c, o, "memory_bandwidth_gbs", 1e6, &cl->host_memory_bandwidth_gbs)
+                 ? -1
+                 : 0;
+    cl->cpu_cores = (int)cores;
+    cp_jpop(c, mark);
+    return rc;
+}
+
+/* Built-in ids, for the message about an unknown one. */
+static void device_ids(char *list, size_t n)
+{
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < cp_resource_count && len < n; i++)
+        if (strcmp(cp_resources[i].dir, "devices") == 0)
+            len += (size_t)snprintf(list + len, n - len, "%s%s", len ? ", " : "", cp_resources[i].name);
+}
+
+/* A device id or a path; a relative path is taken from the cluster file's
+ * directory, so a cluster and its own device profiles travel together. The
+ * error is reported at the "device" field, whatever went wrong inside. */
+static int load_device(cp_jctx *c, const char *spec, cp_device *d)
+{
+    cp_error inner;
+    if (!cp_spec_is_path(spec)) {
+        if (!cp_resource_find("devices", spec)) {
+            char list[256];
+            device_ids(list, sizeof list);
+            return cp_jfail(c, "device", "unknown device '%s' (built in: %s; or a path to a .json file)", spec,
+                            list);
+        }
+        if (cp_device_load(spec, d, &inner) == 0)
+            return 0;
+        return cp_jfail(c, "device", "%s", inner.msg);
+    }
+    char path[512];
+    const char *slash = strrchr(c->file, '/');
+    if (spec[0] != '/' && slash)
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - c->file), c->file, spec);
+    else
+        snprintf(path, sizeof path, "%s", spec);
+    if (cp_device_load(path, d, &inner) == 0)
+        return 0;
+    return cp_jfail(c, "device", "%s", inner.msg);
+}
+
+static int parse_group(cp_jctx *c, const cJSON *o, cp_gpu_group *g)
+{
+    static const char *const known[] = {"device", "count", NULL};
+    if (!cJSON_IsObject(o))
+        return cp_jfail(c, NULL, "must be a JSON object {\"device\": ..., \"count\": ...}");
+    const char *spec = NULL;
+    long long count = 0;
+    if (cp_jonly(c, o, known) || cp_jstr(c, o, "device", true, &spec) ||
+        cp_jint(c, o, "count", true, 0, 1, MAX_GPUS_PER_NODE, &count))
+        return -1;
+    g->count = (int)count;
+    return load_device(c, spec, &g->dev);
+}
+
+static int parse_groups(cp_jctx *c, const cJSON *root, cp_cluster *cl)
+{
+    const cJSON *arr = cp_jget(root, "gpus_per_node");
+    if (!arr)
+        return cp_jfail(c, "gpus_per_node", "missing required field");
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
+        return cp_jfail(c, "gpus_per_node", "must be a non-empty array of {\"device\": ..., \"count\": ...}");
+    if (cJSON_GetArraySize(arr) > CP_MAX_GROUPS)
+        return cp_jfail(c, "gpus_per_node", "at most %d GPU groups per node, got %d", CP_MAX_GROUPS,
+                        cJSON_GetArraySize(arr));
+    size_t mark = cp_jpush_key(c, "gpus_per_node");
+    int i = 0, rc = 0;
+    for (const cJSON *o = arr->child; o && !rc; o = o->next, i++) {
+        size_t m = cp_jpush_index(c, i);
+        rc = parse_group(c, o, &cl->groups[i]);
+        cp_jpop(c, m);
+        cl->gpus_per_node += cl->groups[i].count;
+    }
+    cl->n_groups = i;
+    if (!rc && cl->gpus_per_node > MAX_GPUS_PER_NODE)
+        rc = cp_jfail(c, NULL, "at most %d GPUs per node, got %d", MAX_GPUS_PER_NODE, cl->gpus_per_node);
+    cp_jpop(c, mark);
+    return rc;
+}
+
+static int parse_root(cp_jctx *c, const cJSON *root, cp_cluster *cl)
+{
+    static const char *const known[] = {"format", "name", "description", "nodes", "gpus_per_node",
+                                        "intra_node", "inter_node", "host", NULL};
+    const char *format = NULL, *desc = NULL;
+    long long nodes = 0;
+    if (!cJSON_IsObject(root))
+        return cp_jfail(c, NULL, "a cluster description must be a JSON object");
+    if (cp_jstr(c, root, "format", true, &format))
+        return -1;
+    if (strcmp(format, "cnnperf-cluster/1") != 0)
+        return cp_jfail(c, "format", "unsupported format '%s' (expected 'cnnperf-cluster/1')", format);
+    if (cp_jonly(c, root, known) || text(c, root, "name", cl->name, sizeof cl->name) ||
+        cp_jstr(c, root, "description", false, &desc) ||
+        cp_jint(c, root, "nodes", true, 0, 1, MAX_NODES, &nodes))
+        return -1;
+    cl->nodes = (int)nodes;
+    return parse_groups(c, root, cl) || parse_intra(c, root, cl) || parse_inter(c, root, cl) ||
+                   parse_host(c, root, cl)
+               ? -1
+               : 0;
+}
+
+int cp_cluster_parse(const char *text_, size_t len, const char *file, cp_cluster *c, cp_error *err)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->file, sizeof c->file, "%s", file);
+    cJSON *root = cp_json_parse(text_, len, file, err);
+    if (!root)
+        return -1;
+    cp_jctx ctx = {.file = file, .path = "$", .err = err};
+    int rc = parse_root(&ctx, root, c);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int cp_cluster_load(const char *spec, cp_cluster *c, cp_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!cp_spec_is_path(spec)) {
+        const cp_resource *r = cp_resource_find("clusters", spec);
+        if (!r) {
+            char list[512] = "";
+            size_t n = 0;
+            for (size_t i = 0; i < cp_resource_count; i++)
+                if (strcmp(cp_resources[i].dir, "clusters") == 0 && n < sizeof list)
+                    n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", cp_resources[i].name);
+            return cp_fail(err, NULL, NULL, "unknown cluster '%s' (built in: %s; or give a path to a .json file)",
+                           spec, list);
+        }
+        char file[128];
+        snprintf(file, sizeof file, "clusters/%s.json", spec);
+        return cp_cluster_parse(r->text, r->len, file, c, err);
+    }
+    size_t len = 0;
+    char *buf = cp_read_file(spec, &len, err);
+    if (!buf)
+        return -1;
+    int rc = cp_cluster_parse(buf, len, spec, c, err);
+    free(buf);
+    return rc;
+}
+
+/* --- the assumed cluster of --device/--gpus ------------------------------ */
+
+typedef struct {
+    const char *id;
+    const char *link; /* also goes into the cluster's name */
+    double bandwidth_gbs, latency_us;
+} nvlink_gen;
+
+/* Per direction per GPU, through NVSwitch (or the V100 hybrid cube mesh). */
+static const nvlink_gen nvlinks[] = {
+    {"h100", "NVLink 4", 450, 1},
+    {"h200", "NVLink 4", 450, 1},
+    {"a100", "NVLink 3", 300, 1},
+    {"v100", "NVLink 2", 150, 1},
+};
+
+#define NODE_GPUS 8
+#define IB_NDR_GBS 50.0 /* 400 Gb/s per NIC per direction */
+#define IB_NDR_US 3.0
+
+int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (gpus < 1 || gpus > MAX_NODES)
+        return cp_fail(err, NULL, NULL, "--gpus must be in [1, %d], got %d", MAX_NODES, gpus);
+    c->nodes = (gpus + NODE_GPUS - 1) / NODE_GPUS;
+    c->gpus_per_node = (gpus + c->nodes - 1) / c->nodes; /* balanced: 12 GPUs are 2 nodes of 6 */
+    c->groups[0].dev = *d;
+    c->groups[0].count = c->gpus_per_node;
+    c->n_groups = 1;
+
+    const nvlink_gen *nv = NULL;
+    for (size_t i = 0; i < sizeof nvlinks / sizeof nvlinks[0]; i++)
+        if (strcmp(d->id, nvlinks[i].id) == 0)
+            nv = &nvlinks[i];
+    const char *kind = nv ? nv->link : "PCIe";
+    if (nv) {
+        snprintf(c->intra.name, sizeof c->intra.name, "%s (assumed)", nv->link);
+        c->intra.bandwidth_gbs = nv->bandwidth_gbs;
+        c->intra.latency_us = nv->latency_us;
+        c->intra_p2p = 1;
+    } else {
+        /* The device's own host link; GeForce cards have peer-to-peer disabled. */
+        snprintf(c->intra.name, sizeof c->intra.name, "%s (assumed)", d->host_link[0] ? d->host_link : "PCIe");
+        c->intra.bandwidth_gbs = d->host_link_bandwidth_gbs;
+        c->intra.latency_us = d->host_link_latency_us;
+        c->intra_p2p = strstr(d->name, "GeForce") == NULL;
+    }
+    char name[160];
+    if (c->nodes > 1) {
+        snprintf(c->inter.name, sizeof c->inter.name, "InfiniBand NDR 400 Gb/s (assumed)");
+        c->inter.bandwidth_gbs = IB_NDR_GBS;
+        c->inter.latency_us = IB_NDR_US;
+        c->nics_per_node = c->gpus_per_node; /* one NIC per GPU, as in a DGX */
+        snprintf(name, sizeof name, "%d x %s (assumed %d %s nodes, IB NDR)", c->nodes * c->gpus_per_node, d->id,
+                 c->nodes, kind);
+    } else {
+        snprintf(name, sizeof name, "%d x %s (assumed %s node)", gpus, d->id, kind);
+    }
+    snprintf(c->name, sizeof c->name, "%.*s", (int)sizeof c->name - 1, name);
+    c->cpu_cores = 112; /* two 56-core sockets */
+    c->cpu_gflops_per_core = 50;
+    c->host_memory_bandwidth_gbs = 300;
+    snprintf(c->file, sizeof c->file, "(assumed from --device %s --gpus %d)", d->id, gpus);
+    return 0;
+}
+
+int cp_cluster_gpus(const cp_cluster *c)
+{
+    return c->nodes * c->gpus_per_node;
+}
+
+const cp_device *cp_cluster_device(const cp_cluster *c, int g)
+{
+    if (g < 0 || g >= cp_cluster_gpus(c))
+        return NULL;
+    int local = g % c->gpus_per_node;
+    for (int i = 0; i < c->n_groups; i++) {
+        if (local < c->groups[i].count)
+            return &c->groups[i].dev;
+        local -= c->groups[i].count;
+    }
+    return NULL;
+}

@@ -1,0 +1,54 @@
+/* cluster: the machines a distributed training job runs on.
+ *
+ * A cluster is `nodes` identical nodes; each node holds one or more groups
+ * of GPUs (a group is `count` GPUs of one device profile: the dissertation's
+ * own box mixes a GTX 1080 and a GTX 1080 Ti), joined inside the node by the
+ * intra-node link (PCIe or NVLink) and across nodes by `nics_per_node`
+ * network interfaces. The host side (CPU cores, memory bandwidth) matters
+ * for a CPU parameter server. Loaded from a cnnperf-cluster/1 JSON file
+ * (clusters/FORMAT.md) by name (embedded) or path. */
+#ifndef CP_CLUSTER_H
+#define CP_CLUSTER_H
+
+#include "../model/device.h"
+#include "../model/system.h"
+
+#define CP_MAX_GROUPS 4
+
+typedef struct {
+    cp_device dev;
+    int count; /* GPUs of this model in one node */
+} cp_gpu_group;
+
+typedef struct {
+    char name[64];
+    char file[256];
+    int nodes;
+    cp_gpu_group groups[CP_MAX_GROUPS];
+    int n_groups;
+    int gpus_per_node;      /* sum of the groups' counts */
+    cp_link intra;          /* GPU to GPU inside a node: bandwidth per direction per GPU */
+    int intra_p2p;          /* 1: GPUs reach each other directly (NVLink, PCIe P2P); 0: through host memory */
+    cp_link inter;          /* one network interface: bandwidth per direction, latency */
+    int nics_per_node;
+    int cpu_cores;          /* per node */
+    double cpu_gflops_per_core;
+    double host_memory_bandwidth_gbs; /* per node */
+} cp_cluster;
+
+/* spec: embedded name ("dgx-h100-x2") or a path to a JSON file. */
+int cp_cluster_load(const char *spec, cp_cluster *c, cp_error *err);
+int cp_cluster_parse(const char *text, size_t len, const char *file, cp_cluster *c, cp_error *err);
+
+/* A cluster of `gpus` GPUs of one device when the user gave only --device
+ * and --gpus: nodes of up to 8 GPUs joined by NVLink (data-centre parts) or
+ * PCIe (others), several nodes joined by 400 Gb/s InfiniBand, one NIC per
+ * GPU. The name says what was assumed. */
+int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error *err);
+
+int cp_cluster_gpus(const cp_cluster *c); /* nodes x gpus_per_node */
+
+/* The device of GPU number g (0-based, node-major: node g / gpus_per_node). */
+const cp_device *cp_cluster_device(const cp_cluster *c, int g);
+
+#endif

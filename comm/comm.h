@@ -1,0 +1,66 @@
+/* comm: how long exchanging gradients takes, by parameter server or NCCL.
+ *
+ * Every function is a closed form over the cluster's links (Eq. 5-10:
+ * T = V/B + L x N_msg, applied step by step) and costs the same for 2 or
+ * 1,024 GPUs. Times are in milliseconds, sizes in bytes. */
+#ifndef CP_COMM_H
+#define CP_COMM_H
+
+#include "cluster.h"
+
+/* --- NCCL all-reduce ---------------------------------------------------- */
+
+typedef enum { CP_AR_AUTO = -1, CP_AR_RING = 0, CP_AR_TREE, CP_AR_HIERARCHICAL } cp_ar_algo;
+typedef enum { CP_PROTO_LL, CP_PROTO_LL128, CP_PROTO_SIMPLE } cp_proto;
+
+const char *cp_ar_algo_name(cp_ar_algo a);
+const char *cp_proto_name(cp_proto p);
+
+typedef struct {
+    double time_ms;
+    cp_ar_algo algo;
+    cp_proto proto;
+    double algbw_gbs; /* bytes / time, as nccl-tests defines it */
+    double busbw_gbs; /* algbw x 2(n-1)/n */
+    double latency_ms;   /* the latency part of time_ms */
+    double bandwidth_ms; /* the volume part */
+    const char *bottleneck; /* the link that sets the bandwidth term: "intra-node", "network", ... */
+} cp_ar_est;
+
+/* All-reduce of `bytes` over the first `gpus` GPUs of the cluster. With
+ * CP_AR_AUTO the algorithm and protocol are chosen as NCCL's tuner does:
+ * the fastest by this model. One GPU: zero time. Returns -1 on a request
+ * the cluster cannot serve (more GPUs than it has, bytes < 0). */
+int cp_nccl_allreduce(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, cp_ar_est *out,
+                      cp_error *err);
+
+/* --- parameter server --------------------------------------------------- */
+
+typedef struct {
+    int servers;   /* k >= 1 */
+    int on_gpu;    /* 0: CPU servers (dissertation), 1: a GPU server co-located with a worker */
+    int colocated; /* servers run on the workers' nodes (sharded) rather than a separate node */
+} cp_ps_config;
+
+typedef struct {
+    double push_ms;      /* device -> host -> server, including incast at the server's link */
+    double aggregate_ms; /* the server sums the workers' gradients and applies SGD */
+    double pull_ms;      /* server -> workers, parameters */
+    double time_ms;      /* push + aggregate + pull */
+    const char *bottleneck; /* "server link", "server memory", "host link", ... */
+    char why[192];       /* e.g. "PS server link saturated: 8 workers x 102 MB" */
+} cp_ps_est;
+
+/* One PS exchange of `bytes` of gradients (and as many parameter bytes)
+ * by `gpus` workers. Returns -1 for zero servers, more GPUs than the
+ * cluster has, or a server count larger than the GPUs. */
+int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_config *ps, cp_ps_est *out,
+                   cp_error *err);
+
+/* Bytes all GPUs send in all for one all-reduce of `bytes` by algorithm
+ * `algo` (CP_AR_AUTO: the one cp_nccl_allreduce picks), as the model
+ * schedules it: 2(p-1)S for each of them. -1 on a request
+ * cp_nccl_allreduce would refuse. */
+double cp_nccl_volume_bytes(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, cp_error *err);
+
+#endif

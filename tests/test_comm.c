@@ -1,0 +1,567 @@
+/* Transfer models (comm/): closed forms worked by hand on synthetic
+ * clusters, properties over the shipped ones, and the cluster loader's
+ * errors (tests/data/bad/cluster-*.json).
+ *
+ * Protocol constants the hand-worked numbers use (comm/nccl.c): a step
+ * costs (L + h) + chunk / (B f) with LL h = 0, f = 1/2; LL128 h = 1 us,
+ * f = 120/128; Simple h = 5 us, f = 1. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "comm/comm.h"
+#include "util/resources.h"
+
+#define BAD_DIR CNNPERF_SOURCE_DIR "/tests/data/bad"
+#define MB100 1e8
+
+/* --- synthetic clusters --------------------------------------------------- */
+
+static cp_device synth_device(void)
+{
+    cp_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.id, sizeof d.id, "synth");
+    snprintf(d.name, sizeof d.name, "synthetic GPU");
+    d.host_link_bandwidth_gbs = 10;
+    d.host_link_latency_us = 10;
+    d.dram_bandwidth_gbs = 1000;
+    d.dram_efficiency = 1;
+    d.fp32_tflops = 10;
+    return d;
+}
+
+/* nodes x gpn GPUs; intra bw/latency; nics x nic bw/latency (nics 0: none).
+ * Host: 10 cores x 10 GFLOP/s, 100 GB/s. */
+static cp_cluster synth(int nodes, int gpn, double intra_gbs, double intra_us, int p2p, int nics, double nic_gbs,
+                        double nic_us)
+{
+    cp_cluster c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "synthetic %dx%d", nodes, gpn);
+    c.nodes = nodes;
+    c.gpus_per_node = gpn;
+    c.groups[0].dev = synth_device();
+    c.groups[0].count = gpn;
+    c.n_groups = 1;
+    c.intra.bandwidth_gbs = intra_gbs;
+    c.intra.latency_us = intra_us;
+    c.intra_p2p = p2p;
+    c.nics_per_node = nics;
+    c.inter.bandwidth_gbs = nic_gbs;
+    c.inter.latency_us = nic_us;
+    c.cpu_cores = 10;
+    c.cpu_gflops_per_core = 10;
+    c.host_memory_bandwidth_gbs = 100;
+    return c;
+}
+
+static cp_ar_est allreduce(const cp_cluster *c, int p, double bytes, cp_ar_algo a)
+{
+    cp_ar_est e;
+    cp_error err = {{0}};
+    int rc = cp_nccl_allreduce(c, p, bytes, a, &e, &err);
+    if (rc)
+        print_error("%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    return e;
+}
+
+static cp_ps_est ps(const cp_cluster *c, int w, double bytes, int k, int on_gpu, int colocated)
+{
+    cp_ps_config cfg = {.servers = k, .on_gpu = on_gpu, .colocated = colocated};
+    cp_ps_est e;
+    cp_error err = {{0}};
+    int rc = cp_ps_exchange(c, w, bytes, &cfg, &e, &err);
+    if (rc)
+        print_error("%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    return e;
+}
+
+static void near(double a, double b, int line)
+{
+    if (!(fabs(a - b) <= 1e-9 + 1e-9 * fabs(b)))
+        fail_msg("line %d: got %.12g, want %.12g", line, a, b);
+}
+#define NEAR(a, b) near((a), (b), __LINE__)
+
+/* --- NCCL closed forms ---------------------------------------------------- */
+
+/* One node, 100 GB/s, 2 us, 100 MB: Simple, 7 us a step.
+ *   p = 2:  2 steps = 14 us, 1   x 1e8/1e11 s = 1.00 ms -> 1.014 ms
+ *   p = 4:  6 steps = 42 us, 1.5 x 1 ms = 1.50 ms       -> 1.542 ms
+ *   p = 8: 14 steps = 98 us, 1.75 x 1 ms = 1.75 ms      -> 1.848 ms
+ * (LL128 at p = 2: 6 us + 1/0.9375 ms = 1.073 ms, slower.) */
+static void ring_closed_form(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(1, 8, 100, 2, 1, 0, 0, 0);
+    const int p[] = {2, 4, 8};
+    const double want[] = {1.014, 1.542, 1.848}, lat[] = {0.014, 0.042, 0.098};
+    for (int i = 0; i < 3; i++) {
+        cp_ar_est e = allreduce(&c, p[i], MB100, CP_AR_RING);
+        NEAR(e.time_ms, want[i]);
+        NEAR(e.latency_ms, lat[i]);
+        NEAR(e.bandwidth_ms, want[i] - lat[i]);
+        assert_int_equal(e.algo, CP_AR_RING);
+        assert_int_equal(e.proto, CP_PROTO_SIMPLE);
+        assert_string_equal(e.bottleneck, "intra-node");
+    }
+    /* p = 8: algbw = 0.1 GB / 1.848 ms = 54.11 GB/s; busbw = x 1.75 = 94.70 */
+    cp_ar_est e = allreduce(&c, 8, MB100, CP_AR_RING);
+    NEAR(e.algbw_gbs, 0.1 / 1.848e-3);
+    NEAR(e.busbw_gbs, 0.1 / 1.848e-3 * 1.75);
+}
+
+/* 8 bytes over 8 GPUs: LL wins, 14 steps x 2 us = 28 us plus
+ * 1.75 x 8 B / 50 GB/s = 2.8e-7 ms. */
+static void ring_small_message_ll(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(1, 8, 100, 2, 1, 0, 0, 0);
+    cp_ar_est e = allreduce(&c, 8, 8, CP_AR_RING);
+    assert_int_equal(e.proto, CP_PROTO_LL);
+    NEAR(e.time_ms, 0.028 + 2.8e-7);
+}
+
+/* 2 nodes x 4 GPUs: intra 100 GB/s, 2 us; 2 NICs x 25 GB/s, 4 us (the node
+ * sends 50 GB/s). 100 MB over 8 GPUs, Simple:
+ *   ring: 14 x (max(2,4) + 5) = 126 us, 1.75 x 1e8 / 50e9 = 3.5 ms -> 3.626 ms
+ *   tree: 2 x 3 x 7 + 2 x 1 x 9 = 60 us, 2 x 1e8 / 50e9 = 4 ms      -> 4.060 ms
+ *   hierarchical: reduce-scatter + all-gather 2 x 3 x 7 = 42 us, 2 x 0.75 x 1 ms = 1.5 ms;
+ *                 across 2 x 1 x 9 = 18 us, 2 x 0.5 x 1e8 / 50e9 = 2 ms -> 3.560 ms */
+static void multinode_closed_forms(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(2, 4, 100, 2, 1, 2, 25, 4);
+    cp_ar_est r = allreduce(&c, 8, MB100, CP_AR_RING);
+    cp_ar_est t = allreduce(&c, 8, MB100, CP_AR_TREE);
+    cp_ar_est h = allreduce(&c, 8, MB100, CP_AR_HIERARCHICAL);
+    cp_ar_est a = allreduce(&c, 8, MB100, CP_AR_AUTO);
+    NEAR(r.time_ms, 3.626);
+    assert_string_equal(r.bottleneck, "network");
+    NEAR(t.time_ms, 4.060);
+    NEAR(h.time_ms, 3.560);
+    assert_string_equal(h.bottleneck, "network"); /* 2 ms across vs 1.5 ms inside */
+    assert_int_equal(a.algo, CP_AR_HIERARCHICAL);
+    NEAR(a.time_ms, 3.560);
+}
+
+/* No P2P: 2 GPUs, 10 GB/s, 5 us PCIe each. A step crosses the host link
+ * twice: 5 GB/s, 10 us. Ring Simple: 2 x 15 us + 1e8 / 5e9 = 20.03 ms.
+ * With 16 GB/s of host memory (2 GPUs x write + read), 4 GB/s: 25.03 ms. */
+static void no_p2p_staging(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(1, 2, 10, 5, 0, 0, 0, 0);
+    cp_ar_est e = allreduce(&c, 2, MB100, CP_AR_RING);
+    NEAR(e.time_ms, 20.03);
+    assert_string_equal(e.bottleneck, "host link (no P2P)");
+    c.host_memory_bandwidth_gbs = 16;
+    e = allreduce(&c, 2, MB100, CP_AR_RING);
+    NEAR(e.time_ms, 25.03);
+    assert_string_equal(e.bottleneck, "host memory (no P2P)");
+}
+
+static void one_gpu_is_free(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(2, 4, 100, 2, 1, 2, 25, 4);
+    for (int a = CP_AR_AUTO; a <= CP_AR_HIERARCHICAL; a++) {
+        cp_ar_est e = allreduce(&c, 1, MB100, (cp_ar_algo)a);
+        assert_true(e.time_ms == 0 && e.latency_ms == 0 && e.bandwidth_ms == 0);
+        e = allreduce(&c, 8, 0, (cp_ar_algo)a);
+        assert_true(e.time_ms == 0);
+    }
+}
+
+/* --- PS closed forms ------------------------------------------------------ */
+
+/* One CPU server on its own node, workers one per node; every link 10 GB/s
+ * (host link 10 us, NIC 5 us), host memory 100 GB/s, 100 GFLOP/s; 100 MB:
+ *   push = copy to host 10 ms + 10 us, then W x 100 MB into the server's
+ *          NIC: 10 W ms + W x 5 us          = 10.01 + 10.005 W
+ *   aggregate = (W + 2) x 100 MB / 100 GB/s = W + 2  (CPU: 0.25 (W+1) ms)
+ *   pull = push
+ *   total = 22.02 + 21.01 W: 43.03, 64.04, 106.06, 190.1 ms for W = 1, 2, 4, 8 */
+static void ps_incast_linear(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(8, 1, 100, 2, 1, 1, 10, 5);
+    const int w[] = {1, 2, 4, 8};
+    for (int i = 0; i < 4; i++) {
+        cp_ps_est e = ps(&c, w[i], MB100, 1, 0, 0);
+        NEAR(e.push_ms, 10.01 + 10.005 * w[i]);
+        NEAR(e.pull_ms, e.push_ms);
+        NEAR(e.aggregate_ms, w[i] + 2.0);
+        NEAR(e.time_ms, 22.02 + 21.01 * w[i]);
+    }
+    cp_ps_est e = ps(&c, 8, MB100, 1, 0, 0);
+    assert_string_equal(e.bottleneck, "server link");
+    assert_string_equal(e.why, "PS server link saturated: 8 workers x 100 MB");
+    /* two servers halve the incast: 8 x 50 MB = 40 ms + 8 x 5 us */
+    e = ps(&c, 8, MB100, 2, 0, 0);
+    NEAR(e.push_ms, 10.01 + 40.04);
+    assert_string_equal(e.why, "PS server links saturated: 8 workers x 100 MB / 2 servers");
+}
+
+/* One node, 4 GPUs, server on one of them (P2P, 100 GB/s, 2 us): the other
+ * 3 send 100 MB each into it: 3 ms + 3 x 2 us = 3.006 ms; it reads 4
+ * gradients + the weights and writes the weights at 1000 GB/s: 0.6 ms. */
+static void ps_gpu_server(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(1, 4, 100, 2, 1, 0, 0, 0);
+    cp_ps_est e = ps(&c, 4, MB100, 1, 1, 1);
+    NEAR(e.push_ms, 3.006);
+    NEAR(e.aggregate_ms, 0.6);
+    NEAR(e.time_ms, 6.612);
+    assert_string_equal(e.bottleneck, "intra-node");
+}
+
+/* The dissertation's box: 2 GPUs on PCIe x8 (6.3 GB/s, 10 us), CPU server
+ * on the host, 102.2 MB (ResNet-50 fp32 gradients):
+ *   push = 102.2e6 / 6.3e9 = 16.222 ms + 0.01 (host memory 2 x 102.2 MB /
+ *          40 GB/s = 5.11 ms is not the limit)
+ *   aggregate = 4 x 102.2 MB / 40 GB/s = 10.22 ms (CPU: 3 x 25.55 M / 920 GFLOP/s = 0.08 ms) */
+static void ps_dissertation_box(void **state)
+{
+    (void)state;
+    cp_cluster c;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dissertation-1080-1080ti", &c, &err), 0);
+    cp_ps_est e = ps(&c, 2, 102.2e6, 1, 0, 0);
+    NEAR(e.push_ms, 102.2e6 / 6.3e9 * 1e3 + 0.01);
+    NEAR(e.aggregate_ms, 10.22);
+    NEAR(e.time_ms, 2 * e.push_ms + 10.22);
+    assert_string_equal(e.bottleneck, "host link");
+}
+
+static void refusals(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(2, 4, 100, 2, 1, 2, 25, 4);
+    cp_error err;
+    cp_ps_est pe;
+    cp_ar_est ae;
+    cp_ps_config zero = {.servers = 0}, nine = {.servers = 9}, one = {.servers = 1};
+    assert_int_equal(cp_ps_exchange(&c, 8, MB100, &zero, &pe, &err), -1);
+    assert_non_null(strstr(err.msg, "at least one server, got 0"));
+    assert_int_equal(cp_ps_exchange(&c, 8, MB100, &nine, &pe, &err), -1);
+    assert_non_null(strstr(err.msg, "9 servers for 8 workers"));
+    assert_int_equal(cp_ps_exchange(&c, 9, MB100, &one, &pe, &err), -1);
+    assert_non_null(strstr(err.msg, "9 workers: cluster 'synthetic 2x4' has 8 GPUs"));
+    assert_int_equal(cp_ps_exchange(&c, 0, MB100, &one, &pe, &err), -1);
+    assert_int_equal(cp_nccl_allreduce(&c, 16, MB100, CP_AR_AUTO, &ae, &err), -1);
+    assert_non_null(strstr(err.msg, "16 GPUs: cluster 'synthetic 2x4' has 8"));
+    assert_int_equal(cp_nccl_allreduce(&c, 8, -1, CP_AR_AUTO, &ae, &err), -1);
+    assert_non_null(strstr(err.msg, "non-negative"));
+    assert_true(cp_nccl_volume_bytes(&c, 0, MB100, CP_AR_RING, &err) < 0);
+}
+
+/* --- properties ----------------------------------------------------------- */
+
+static const char *const shipped[] = {"dissertation-1080-1080ti", "dgx-h100", "dgx-h100-x2", "h100-x16-nodes",
+                                      "h200-x4"};
+#define N_SHIPPED (sizeof shipped / sizeof shipped[0])
+static const double sizes[] = {8, 4096, 1e6, 25e6, 102.2e6, 2e9};
+#define N_SIZES (sizeof sizes / sizeof sizes[0])
+
+/* Every file in clusters/ is embedded, loads, and is one of the above. */
+static void shipped_clusters_load(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    for (size_t i = 0; i < cp_resource_count; i++) {
+        if (strcmp(cp_resources[i].dir, "clusters") != 0)
+            continue;
+        cp_cluster c;
+        cp_error err = {{0}};
+        if (cp_cluster_load(cp_resources[i].name, &c, &err))
+            fail_msg("%s", err.msg);
+        n++;
+    }
+    assert_int_equal(n, N_SHIPPED);
+    const int gpus[] = {2, 8, 16, 128, 4};
+    for (size_t i = 0; i < N_SHIPPED; i++) {
+        cp_cluster c;
+        cp_error err;
+        assert_int_equal(cp_cluster_load(shipped[i], &c, &err), 0);
+        assert_int_equal(cp_cluster_gpus(&c), gpus[i]);
+    }
+    cp_cluster d;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dissertation-1080-1080ti", &d, &err), 0);
+    assert_string_equal(cp_cluster_device(&d, 0)->id, "gtx1080");
+    assert_string_equal(cp_cluster_device(&d, 1)->id, "gtx1080ti");
+    assert_null(cp_cluster_device(&d, 2));
+    assert_int_equal(d.intra_p2p, 0);
+    /* a path works as well as a name */
+    assert_int_equal(cp_cluster_load(CNNPERF_SOURCE_DIR "/clusters/dgx-h100-x2.json", &d, &err), 0);
+    assert_int_equal(d.nics_per_node, 8);
+    assert_int_equal(cp_cluster_device(&d, 15)->sm_count, 132);
+    assert_int_equal(cp_cluster_load("dgx-h1000", &d, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown cluster 'dgx-h1000' (built in: "));
+}
+
+/* The clusters the property sweeps run over: the shipped ones plus
+ * synthetic ones with and without P2P and with a thin network. */
+static int sweep_clusters(cp_cluster *out)
+{
+    int n = 0;
+    for (size_t i = 0; i < N_SHIPPED; i++) {
+        cp_error err;
+        assert_int_equal(cp_cluster_load(shipped[i], &out[n++], &err), 0);
+    }
+    out[n++] = synth(2, 4, 100, 2, 1, 2, 25, 4);
+    out[n++] = synth(4, 2, 10, 5, 0, 1, 12.5, 3);
+    out[n++] = synth(64, 1, 100, 2, 1, 1, 25, 4);
+    return n;
+}
+
+static double nccl_ms(const cp_cluster *c, int p, double s, cp_ar_algo a)
+{
+    return allreduce(c, p, s, a).time_ms;
+}
+
+static double ps_ms(const cp_cluster *c, int w, double s, int k, int on_gpu, int colocated)
+{
+    return ps(c, w, s, k, on_gpu, colocated).time_ms;
+}
+
+/* Scaling one bandwidth up never makes any prediction slower. */
+static void more_bandwidth_never_slower(void **state)
+{
+    (void)state;
+    cp_cluster base[16];
+    int nc = sweep_clusters(base);
+    const double factor[] = {0.25, 0.5, 1, 2, 4, 16};
+    for (int ci = 0; ci < nc; ci++)
+        for (int which = 0; which < 4; which++)
+            for (size_t si = 0; si < N_SIZES; si++) {
+                int p = cp_cluster_gpus(&base[ci]);
+                double prev[5] = {HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL};
+                for (size_t f = 0; f < sizeof factor / sizeof factor[0]; f++) {
+                    cp_cluster c = base[ci];
+                    double *bw[] = {&c.intra.bandwidth_gbs, &c.inter.bandwidth_gbs, &c.host_memory_bandwidth_gbs,
+                                    &c.groups[0].dev.host_link_bandwidth_gbs};
+                    *bw[which] *= factor[f];
+                    double t[5];
+                    for (int a = CP_AR_AUTO; a <= CP_AR_HIERARCHICAL; a++)
+                        t[a + 1] = nccl_ms(&c, p, sizes[si], (cp_ar_algo)a);
+                    t[4] = ps_ms(&c, p, sizes[si], 1, 0, 0) + ps_ms(&c, p, sizes[si], p > 1 ? 2 : 1, 0, 1) +
+                           ps_ms(&c, p, sizes[si], 1, 1, 1);
+                    for (int k = 0; k < 5; k++) {
+                        if (t[k] > prev[k] * (1 + 1e-12))
+                            fail_msg("%s: bandwidth %d x %g made model %d slower at %g B: %g -> %g ms",
+                                     c.name, which, factor[f], k, sizes[si], prev[k], t[k]);
+                        prev[k] = t[k];
+                    }
+                }
+            }
+}
+
+/* Volume: 2(p-1)S for every algorithm, never shrinking as GPUs are added. */
+static void more_gpus_never_less_volume(void **state)
+{
+    (void)state;
+    cp_cluster cs[16];
+    int nc = sweep_clusters(cs);
+    cp_error err;
+    for (int ci = 0; ci < nc; ci++)
+        for (int a = CP_AR_AUTO; a <= CP_AR_HIERARCHICAL; a++)
+            for (size_t si = 0; si < N_SIZES; si++) {
+                double prev = -1;
+                for (int p = 1; p <= cp_cluster_gpus(&cs[ci]); p++) {
+                    double v = cp_nccl_volume_bytes(&cs[ci], p, sizes[si], (cp_ar_algo)a, &err);
+                    assert_true(v >= prev);
+                    NEAR(v, 2.0 * (p - 1) * sizes[si]);
+                    prev = v;
+                }
+            }
+}
+
+static void auto_never_slower(void **state)
+{
+    (void)state;
+    cp_cluster cs[16];
+    int nc = sweep_clusters(cs);
+    for (int ci = 0; ci < nc; ci++)
+        for (int p = 1; p <= cp_cluster_gpus(&cs[ci]); p++)
+            for (size_t si = 0; si < N_SIZES; si++) {
+                double best = nccl_ms(&cs[ci], p, sizes[si], CP_AR_AUTO);
+                for (int a = CP_AR_RING; a <= CP_AR_HIERARCHICAL; a++)
+                    assert_true(best <= nccl_ms(&cs[ci], p, sizes[si], (cp_ar_algo)a));
+            }
+}
+
+/* Large messages leave the protocol latencies behind: the ring's busbw
+ * approaches the bottleneck link, 450 GB/s in a DGX H100. */
+static void busbw_approaches_link(void **state)
+{
+    (void)state;
+    cp_cluster c;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dgx-h100", &c, &err), 0);
+    cp_ar_est e = allreduce(&c, 8, 8e9, CP_AR_AUTO);
+    assert_true(e.busbw_gbs > 0.99 * 450 && e.busbw_gbs <= 450);
+    /* and two DGX nodes: 8 NICs x 50 GB/s = 400 GB/s per node */
+    assert_int_equal(cp_cluster_load("dgx-h100-x2", &c, &err), 0);
+    e = allreduce(&c, 16, 8e9, CP_AR_RING);
+    assert_true(e.busbw_gbs > 0.99 * 400 && e.busbw_gbs <= 400);
+    assert_string_equal(e.bottleneck, "network");
+}
+
+/* --- the assumed cluster of --device/--gpus ------------------------------- */
+
+static void homogeneous(void **state)
+{
+    (void)state;
+    cp_device d;
+    cp_cluster c;
+    cp_error err;
+    assert_int_equal(cp_device_load("h100", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 8, &err), 0);
+    assert_string_equal(c.name, "8 x h100 (assumed NVLink 4 node)");
+    assert_int_equal(c.nodes, 1);
+    NEAR(c.intra.bandwidth_gbs, 450);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 16, &err), 0);
+    assert_int_equal(c.nodes, 2);
+    assert_int_equal(c.gpus_per_node, 8);
+    assert_int_equal(c.nics_per_node, 8);
+    NEAR(c.inter.bandwidth_gbs, 50);
+    assert_non_null(strstr(c.name, "assumed"));
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 12, &err), 0); /* 2 nodes of 6 */
+    assert_int_equal(c.gpus_per_node, 6);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 1024, &err), 0);
+    assert_int_equal(cp_cluster_gpus(&c), 1024);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 0, &err), -1);
+
+    assert_int_equal(cp_device_load("gtx1080ti", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 4, &err), 0);
+    assert_int_equal(c.intra_p2p, 0);
+    NEAR(c.intra.bandwidth_gbs, d.host_link_bandwidth_gbs);
+    assert_string_equal(c.name, "4 x gtx1080ti (assumed PCIe node)");
+    assert_int_equal(cp_device_load("a100", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 8, &err), 0);
+    NEAR(c.intra.bandwidth_gbs, 300);
+    assert_int_equal(cp_device_load("v100", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 8, &err), 0);
+    NEAR(c.intra.bandwidth_gbs, 150);
+}
+
+/* Predicting for 1,024 GPUs is a closed form: no slower than for 2. */
+static void cost_independent_of_gpus(void **state)
+{
+    (void)state;
+    cp_device d;
+    cp_cluster c;
+    cp_error err;
+    assert_int_equal(cp_device_load("h100", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 1024, &err), 0);
+    cp_ar_est e = allreduce(&c, 1024, 102.2e6, CP_AR_AUTO);
+    assert_true(e.time_ms > 0 && isfinite(e.time_ms));
+    cp_ps_est p = ps(&c, 1024, 102.2e6, 16, 0, 1);
+    assert_true(p.time_ms > 0 && isfinite(p.time_ms));
+}
+
+/* --- bad cluster files ---------------------------------------------------- */
+
+typedef struct {
+    const char *file, *path, *msg;
+} bad_case;
+
+static const bad_case bad[] = {
+    {"cluster-malformed-truncated.json", "$", "malformed JSON"},
+    {"cluster-malformed-trailing-comma.json", "$", "malformed JSON near line 9"},
+    {"cluster-not-object.json", "$", "must be a JSON object"},
+    {"cluster-format-wrong.json", "$.format", "unsupported format 'cnnperf-cluster/2'"},
+    {"cluster-top-field-unknown.json", "$.switches", "unknown field"},
+    {"cluster-field-unknown.json", "$.intra_node.bandwith_gbs", "unknown field"},
+    {"cluster-nodes-missing.json", "$.nodes", "missing required field"},
+    {"cluster-nodes-string.json", "$.nodes", "must be an integer"},
+    {"cluster-gpus-empty.json", "$.gpus_per_node", "non-empty array"},
+    {"cluster-count-zero.json", "$.gpus_per_node[0].count", "must be a positive integer"},
+    {"cluster-device-unknown.json", "$.gpus_per_node[1].device", "unknown device 'gtx1070' (built in: "},
+    {"cluster-device-path-missing.json", "$.gpus_per_node[0].device", "no-such-dir/gpu.json: cannot open"},
+    {"cluster-intra-bandwidth-zero.json", "$.intra_node.bandwidth_gbs", "must be positive, got 0"},
+    {"cluster-inter-bandwidth-negative.json", "$.inter_node.bandwidth_gbs", "must be positive, got -50"},
+    {"cluster-inter-latency-negative.json", "$.inter_node.latency_us", "got -3"},
+    {"cluster-nics-zero.json", "$.inter_node.nics_per_node", "must be a positive integer"},
+    {"cluster-inter-missing.json", "$.inter_node", "missing required field (the cluster has 2 nodes)"},
+    {"cluster-p2p-string.json", "$.intra_node.p2p", "must be true or false"},
+    {"cluster-host-missing.json", "$.host", "missing required field"},
+    {"cluster-host-memory-value-string.json", "$.host.memory_bandwidth_gbs.value", "must be a number"},
+};
+#define N_BAD (sizeof bad / sizeof bad[0])
+
+static void bad_cluster_files(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N_BAD; i++) {
+        char file[512], prefix[700];
+        snprintf(file, sizeof file, "%s/%s", BAD_DIR, bad[i].file);
+        snprintf(prefix, sizeof prefix, "%s: %s: ", file, bad[i].path);
+        cp_cluster c;
+        cp_error err = {{0}};
+        if (cp_cluster_load(file, &c, &err) != -1)
+            fail_msg("%s: accepted", bad[i].file);
+        if (strncmp(err.msg, prefix, strlen(prefix)) != 0 || !strstr(err.msg + strlen(prefix), bad[i].msg) ||
+            strchr(err.msg, '\n'))
+            fail_msg("%s:\n  got  '%s'\n  want '%s...%s...'", bad[i].file, err.msg, prefix, bad[i].msg);
+    }
+}
+
+/* Every cluster-*.json under tests/data/bad/ is in the table above. */
+static void bad_cluster_files_all_listed(void **state)
+{
+    (void)state;
+    DIR *dir = opendir(BAD_DIR);
+    assert_non_null(dir);
+    size_t seen = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (strncmp(e->d_name, "cluster-", 8) != 0)
+            continue;
+        int listed = 0;
+        for (size_t i = 0; i < N_BAD && !listed; i++)
+            listed = strcmp(bad[i].file, e->d_name) == 0;
+        if (!listed)
+            fail_msg("%s is not in test_comm.c's table", e->d_name);
+        seen++;
+    }
+    closedir(dir);
+    assert_int_equal(seen, N_BAD);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ring_closed_form),
+        cmocka_unit_test(ring_small_message_ll),
+        cmocka_unit_test(multinode_closed_forms),
+        cmocka_unit_test(no_p2p_staging),
+        cmocka_unit_test(one_gpu_is_free),
+        cmocka_unit_test(ps_incast_linear),
+        cmocka_unit_test(ps_gpu_server),
+        cmocka_unit_test(ps_dissertation_box),
+        cmocka_unit_test(refusals),
+        cmocka_unit_test(shipped_clusters_load),
+        cmocka_unit_test(more_bandwidth_never_slower),
+        cmocka_unit_test(more_gpus_never_less_volume),
+        cmocka_unit_test(auto_never_slower),
+        cmocka_unit_test(busbw_approaches_link),
+        cmocka_unit_test(homogeneous),
+        cmocka_unit_test(cost_independent_of_gpus),
+        cmocka_unit_test(bad_cluster_files),
+        cmocka_unit_test(bad_cluster_files_all_listed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
