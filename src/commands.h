@@ -1,4 +1,16 @@
+/* The cnnperf commands other than the one-GPU predict in main.c. Each takes
+ * (argc, argv) with argv[0] the command's name and returns the exit status. */
 #ifndef CP_COMMANDS_H
 #define CP_COMMANDS_H
+
+#include "../model/distributed.h"
+#include "options.h"
+
 int cp_cmd_kernel(int argc, char **argv);
+int cp_cmd_choose(int argc, char **argv);
+int cp_cmd_sweep(int argc, char **argv);
+
+/* Multi-GPU prediction for `cnnperf predict` with --gpus > 1 or --cluster. */
+int cp_cmd_predict_distributed(const cp_options *o);
+
 #endif

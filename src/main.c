@@ -1,5 +1,5 @@
-/* cnnperf: predict how long one training iteration of a CNN takes on a GPU,
- * which layers dominate, and why.
+/* cnnperf: predict how long one training iteration of a CNN takes on a GPU
+ * or a cluster, which layers dominate, and why.
  *
  * Exit status: 0 success, 2 bad input or usage (one line on stderr naming
  * the file and JSON path), 1 an internal or output error. */
@@ -12,172 +12,120 @@
 #include "../util/resources.h"
 #include "commands.h"
 #include "report.h"
+#include "trace.h"
 
-#define EXIT_BAD_INPUT 2
-
-static const char usage[] =
-    "usage: cnnperf <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  predict   per-layer and iteration time of one training iteration on one GPU\n"
-    "  layers    shapes, parameters and FLOPs of every layer of a network\n"
-    "  kernel    block-size advisor: time of a CUDA kernel for every block size\n"
-    "  networks  list the built-in networks\n"
-    "  devices   list the built-in device profiles\n"
-    "\n"
-    "predict / layers options:\n"
-    "  --network NAME|FILE     built-in network or a cnnperf-network/1 JSON file (default resnet50)\n"
-    "  --device ID|FILE        built-in device or a cnnperf-device/1 JSON file (default h100)\n"
-    "  --batch N               images per iteration (default 64; layers: 1)\n"
-    "  --precision P           fp32, tf32, fp16 or bf16 (default fp32)\n"
-    "  --format F              table, json or csv (default table)\n"
-    "  --explain               print the task tree with every kernel's queue-model terms\n"
-    "  --layer NAME            with --explain: only this layer's passes\n"
-    "  -o, --output FILE       write the result to FILE (atomically) instead of standard output\n";
-
-typedef struct {
-    const char *network, *device, *precision, *format, *layer, *output;
-    int batch;
-    int explain;
-} options;
-
-static int bad(const char *fmt, const char *a)
-{
-    fprintf(stderr, "cnnperf: ");
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
-    return EXIT_BAD_INPUT;
-}
-
-static int parse_batch(const char *s, int *out)
-{
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < 1 || v > 1 << 20)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
-static int parse_options(int argc, char **argv, options *o)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = NULL;
-        if (strcmp(a, "--network") == 0)
-            slot = &o->network;
-        else if (strcmp(a, "--device") == 0)
-            slot = &o->device;
-        else if (strcmp(a, "--precision") == 0)
-            slot = &o->precision;
-        else if (strcmp(a, "--format") == 0)
-            slot = &o->format;
-        else if (strcmp(a, "--layer") == 0)
-            slot = &o->layer;
-        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
-            slot = &o->output;
-        else if (strcmp(a, "--explain") == 0) {
-            o->explain = 1;
-            continue;
-        } else if (strcmp(a, "--batch") == 0) {
-            if (i + 1 >= argc)
-                return bad("--batch needs a value", NULL);
-            if (parse_batch(argv[++i], &o->batch))
-                return bad("--batch: expected a positive integer, got '%s'", argv[i]);
-            continue;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
-            exit(0);
-        } else {
-            return bad("unknown option '%s' (see cnnperf --help)", a);
-        }
-        if (i + 1 >= argc)
-            return bad("%s needs a value", a);
-        *slot = argv[++i];
-    }
-    return 0;
-}
-
-static int finish(cp_atomic_file *out, int write_failed)
+/* Writes through fn to path atomically; returns the exit status. */
+static int write_result(const char *path, int (*fn)(FILE *, const void *, int), const void *what, int arg)
 {
     cp_error err;
-    if (write_failed) {
-        cp_atomic_abort(out);
-        fprintf(stderr, "cnnperf: write error on output\n");
+    cp_atomic_file out;
+    if (cp_atomic_open(&out, path, &err))
+        return cp_bad("%s", err.msg);
+    if (fn(out.f, what, arg)) {
+        cp_atomic_abort(&out);
+        fprintf(stderr, "cnnperf: write error on %s\n", path ? path : "standard output");
         return 1;
     }
-    if (cp_atomic_commit(out, &err)) {
+    if (cp_atomic_commit(&out, &err)) {
         fprintf(stderr, "cnnperf: %s\n", err.msg);
         return 1;
     }
     return 0;
 }
 
+static int put_prediction(FILE *f, const void *p, int fmt)
+{
+    return cp_report_prediction(f, p, (cp_format)fmt);
+}
+static int put_trace(FILE *f, const void *p, int unused)
+{
+    (void)unused;
+    return cp_trace_single(f, p);
+}
+static const char *explain_layer;
+static int put_explain(FILE *f, const void *p, int unused)
+{
+    (void)unused;
+    return cp_report_explain(f, p, explain_layer);
+}
+typedef struct {
+    const cp_network *net;
+    int batch;
+} layers_job;
+
+static int put_layers(FILE *f, const void *job, int fmt)
+{
+    const layers_job *j = job;
+    return cp_report_layers(f, j->net, j->batch, (cp_format)fmt);
+}
+
 static int cmd_predict(int argc, char **argv)
 {
-    options o = {"resnet50", "h100", "fp32", "table", NULL, NULL, 64, 0};
-    int rc = parse_options(argc, argv, &o);
+    cp_options o = {0};
+    int rc = cp_options_parse(argc, argv, &o);
     if (rc)
         return rc;
-    cp_precision prec;
-    cp_format fmt;
-    if (cp_precision_parse(o.precision, &prec))
-        return bad("--precision: expected fp32, tf32, fp16 or bf16, got '%s'", o.precision);
-    if (cp_format_parse(o.format, &fmt))
-        return bad("--format: expected table, json or csv, got '%s'", o.format);
+    if (o.cluster || (o.gpus && strcmp(o.gpus, "1") != 0))
+        return cp_cmd_predict_distributed(&o);
+    cp_precision prec = CP_PREC_FP32;
+    cp_format fmt = CP_FMT_TABLE;
+    long batch = o.batch ? cp_parse_count(o.batch, 1 << 20) : 64;
+    if (batch < 0)
+        return cp_bad("--batch: expected a positive integer, got '%s'", o.batch);
+    if (o.gpus && cp_parse_count(o.gpus, 1 << 20) < 0)
+        return cp_bad("--gpus: expected a positive integer, got '%s'", o.gpus);
+    if (o.precision && cp_precision_parse(o.precision, &prec))
+        return cp_bad("--precision: expected fp32, tf32, fp16 or bf16, got '%s'", o.precision);
+    if (o.format && cp_format_parse(o.format, &fmt))
+        return cp_bad("--format: expected table, json or csv, got '%s'", o.format);
     if (o.layer && !o.explain)
-        return bad("--layer %s only makes sense with --explain", o.layer);
+        return cp_bad("--layer %s only makes sense with --explain", o.layer);
 
     cp_error err;
     cp_device dev;
     cp_network net;
-    if (cp_device_load(o.device, &dev, &err))
-        return bad("%s", err.msg);
-    if (cp_network_load(o.network, &net, &err))
-        return bad("%s", err.msg);
+    if (cp_device_load(o.device ? o.device : "h100", &dev, &err))
+        return cp_bad("%s", err.msg);
+    if (cp_network_load(o.network ? o.network : "resnet50", &net, &err))
+        return cp_bad("%s", err.msg);
     if (o.layer && cp_network_find(&net, o.layer) < 0) {
         cp_network_free(&net);
-        return bad("--layer: no layer named '%s' (see cnnperf layers)", o.layer);
+        return cp_bad("--layer: no layer named '%s' (see cnnperf layers)", o.layer);
     }
     cp_prediction p = {0};
-    if (cp_predict(&net, &dev, o.batch, prec, &p, &err)) {
-        cp_prediction_free(&p);
-        cp_network_free(&net);
-        return bad("%s", err.msg);
+    if (cp_predict(&net, &dev, (int)batch, prec, &p, &err)) {
+        rc = cp_bad("%s", err.msg);
+    } else {
+        explain_layer = o.layer;
+        rc = o.explain ? write_result(o.output, put_explain, &p, 0) : write_result(o.output, put_prediction, &p, fmt);
+        if (!rc && o.trace)
+            rc = write_result(o.trace, put_trace, &p, 0);
     }
-    cp_atomic_file out;
-    if (cp_atomic_open(&out, o.output, &err)) {
-        cp_prediction_free(&p);
-        cp_network_free(&net);
-        return bad("%s", err.msg);
-    }
-    int failed = o.explain ? cp_report_explain(out.f, &p, o.layer) : cp_report_prediction(out.f, &p, fmt);
     cp_prediction_free(&p);
     cp_network_free(&net);
-    return finish(&out, failed);
+    return rc;
 }
 
 static int cmd_layers(int argc, char **argv)
 {
-    options o = {"resnet50", "h100", "fp32", "table", NULL, NULL, 1, 0};
-    int rc = parse_options(argc, argv, &o);
+    cp_options o = {0};
+    int rc = cp_options_parse(argc, argv, &o);
     if (rc)
         return rc;
-    cp_format fmt;
-    if (cp_format_parse(o.format, &fmt))
-        return bad("--format: expected table, json or csv, got '%s'", o.format);
+    cp_format fmt = CP_FMT_TABLE;
+    long batch = o.batch ? cp_parse_count(o.batch, 1 << 20) : 1;
+    if (batch < 0)
+        return cp_bad("--batch: expected a positive integer, got '%s'", o.batch);
+    if (o.format && cp_format_parse(o.format, &fmt))
+        return cp_bad("--format: expected table, json or csv, got '%s'", o.format);
     cp_error err;
     cp_network net;
-    if (cp_network_load(o.network, &net, &err))
-        return bad("%s", err.msg);
-    cp_atomic_file out;
-    if (cp_atomic_open(&out, o.output, &err)) {
-        cp_network_free(&net);
-        return bad("%s", err.msg);
-    }
-    int failed = cp_report_layers(out.f, &net, o.batch, fmt);
+    if (cp_network_load(o.network ? o.network : "resnet50", &net, &err))
+        return cp_bad("%s", err.msg);
+    layers_job job = {&net, (int)batch};
+    rc = write_result(o.output, put_layers, &job, fmt);
     cp_network_free(&net);
-    return finish(&out, failed);
+    return rc;
 }
 
 static int cmd_list(const char *dir)
@@ -193,11 +141,16 @@ static int cmd_list(const char *dir)
                 printf("%-16s %4d layers %12lld params  %s\n", r->name, n.n_layers, n.params, n.source);
                 cp_network_free(&n);
             }
-        } else {
+        } else if (dir[0] == 'd') {
             cp_device d;
             if (cp_device_parse(r->text, r->len, r->name, &d, &err) == 0)
                 printf("%-12s %-32s %4d SMs  %7.1f TFLOP/s fp32  %7.1f fp16 tensor  %6.0f GB/s\n", r->name, d.name,
                        d.sm_count, d.fp32_tflops, d.tensor_tflops[CP_PREC_FP16], d.dram_bandwidth_gbs);
+        } else {
+            cp_cluster c;
+            if (cp_cluster_parse(r->text, r->len, r->name, &c, &err) == 0)
+                printf("%-28s %3d node%s x %2d GPUs  intra %-28s inter %s\n", r->name, c.nodes, c.nodes == 1 ? " " : "s",
+                       c.gpus_per_node, c.intra.name, c.nodes > 1 ? c.inter.name : "-");
         }
     }
     return 0;
@@ -214,17 +167,19 @@ int main(int argc, char **argv)
         return cmd_layers(argc - 1, argv + 1);
     if (strcmp(cmd, "kernel") == 0)
         return cp_cmd_kernel(argc - 1, argv + 1);
-    if (strcmp(cmd, "networks") == 0)
-        return cmd_list("networks");
-    if (strcmp(cmd, "devices") == 0)
-        return cmd_list("devices");
+    if (strcmp(cmd, "choose") == 0)
+        return cp_cmd_choose(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return cp_cmd_sweep(argc - 1, argv + 1);
+    if (strcmp(cmd, "networks") == 0 || strcmp(cmd, "devices") == 0 || strcmp(cmd, "clusters") == 0)
+        return cmd_list(cmd);
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage, stdout);
+        fputs(cp_usage, stdout);
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("cnnperf 0.1.0\n");
+        printf("cnnperf 0.2.0\n");
         return 0;
     }
-    return bad("unknown command '%s' (see cnnperf --help)", cmd);
+    return cp_bad("unknown command '%s' (see cnnperf --help)", cmd);
 }

@@ -118,7 +118,7 @@ static cell layer_cell(const row *r, int col, char *buf, size_t n, int scaled)
 
 typedef cell (*cell_fn)(const row *r, int col, char *buf, size_t n, int scaled);
 
-static void csv_text(FILE *f, const char *s)
+void cp_csv_text(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\n")) {
         fputs(s, f);
@@ -150,7 +150,7 @@ static void print_rows(FILE *f, const column *cols, int ncols, cell_fn get, row 
                 fputc(fmt == CP_FMT_CSV ? ',' : ' ', f);
             if (cols[c].type == COL_TEXT) {
                 if (fmt == CP_FMT_CSV)
-                    csv_text(f, v.s);
+                    cp_csv_text(f, v.s);
                 else
                     fprintf(f, "%*s", cols[c].width, v.s);
             } else if (fmt == CP_FMT_CSV) {
@@ -203,64 +203,135 @@ static int cmp_desc(const void *a, const void *b)
     return (x[0] < y[0]) - (x[0] > y[0]);
 }
 
-int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt)
+/* The top-level fields both reports share; gpus and the exchange fields are
+ * the distributed report's to add. */
+static cJSON *result_json(const cp_prediction *p, double iteration_ms, double images_per_s, double loading_ms,
+                          double forward_ms, double backward_ms, double update_ms)
 {
     row r = {p->net, p, p->batch, 0};
     int ncols = (int)(sizeof pred_cols / sizeof pred_cols[0]);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "schema", "cnnperf-result/1");
+    cJSON_AddStringToObject(o, "source", "prediction");
+    cJSON_AddStringToObject(o, "network", p->net->name);
+    cJSON_AddStringToObject(o, "device", p->dev->id);
+    cJSON_AddStringToObject(o, "device_name", p->dev->name);
+    cJSON_AddNumberToObject(o, "batch", p->batch);
+    cJSON_AddStringToObject(o, "precision", cp_precision_name(p->prec));
+    cJSON_AddNumberToObject(o, "iteration_ms", iteration_ms);
+    cJSON_AddNumberToObject(o, "images_per_s", images_per_s);
+    cJSON_AddNumberToObject(o, "flops", p->flops);
+    cJSON *ph = cJSON_AddObjectToObject(o, "phases");
+    cJSON_AddNumberToObject(ph, "loading_ms", loading_ms);
+    cJSON_AddNumberToObject(ph, "forward_ms", forward_ms);
+    cJSON_AddNumberToObject(ph, "backward_ms", backward_ms);
+    cJSON_AddNumberToObject(ph, "update_ms", update_ms);
+    cJSON_AddItemToObject(o, "layers", rows_json(pred_cols, ncols, pred_cell, &r, p->net->n_layers));
+    return o;
+}
+
+/* The per-layer table and the layers that dominate. */
+static void layer_table(FILE *f, const cp_prediction *p)
+{
+    row r = {p->net, p, p->batch, 0};
+    print_rows(f, pred_cols, (int)(sizeof pred_cols / sizeof pred_cols[0]), pred_cell, &r, p->net->n_layers,
+               CP_FMT_TABLE);
+    int n = p->net->n_layers;
+    double (*order)[2] = malloc((size_t)n * sizeof *order);
+    if (!order)
+        return;
+    for (int i = 0; i < n; i++) {
+        order[i][0] = sum4(p->layers[i].ms);
+        order[i][1] = i;
+    }
+    qsort(order, (size_t)n, sizeof *order, cmp_desc);
+    double compute = p->forward_ms + p->backward_ms + p->update_ms;
+    fprintf(f, "\nlayers that dominate (share of forward + backward + update):\n");
+    for (int k = 0; k < n && k < 5; k++) {
+        int i = (int)order[k][1];
+        fprintf(f, "  %-28s %-9s %9.3f ms  %5.1f%%  %s-bound\n", p->net->layers[i].name,
+                p->net->layers[i].kind->name, order[k][0], compute > 0 ? 100 * order[k][0] / compute : 0,
+                cp_bound_name(p->layers[i].bound));
+    }
+    free(order);
+}
+
+int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt)
+{
     if (fmt == CP_FMT_JSON) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "schema", "cnnperf-result/1");
-        cJSON_AddStringToObject(o, "source", "prediction");
-        cJSON_AddStringToObject(o, "network", p->net->name);
-        cJSON_AddStringToObject(o, "device", p->dev->id);
-        cJSON_AddStringToObject(o, "device_name", p->dev->name);
-        cJSON_AddNumberToObject(o, "batch", p->batch);
-        cJSON_AddStringToObject(o, "precision", cp_precision_name(p->prec));
+        cJSON *o = result_json(p, p->iteration_ms, p->images_per_s, p->loading_ms, p->forward_ms, p->backward_ms,
+                               p->update_ms);
         cJSON_AddNumberToObject(o, "gpus", 1);
-        cJSON_AddNumberToObject(o, "iteration_ms", p->iteration_ms);
-        cJSON_AddNumberToObject(o, "images_per_s", p->images_per_s);
-        cJSON_AddNumberToObject(o, "flops", p->flops);
-        cJSON *ph = cJSON_AddObjectToObject(o, "phases");
-        cJSON_AddNumberToObject(ph, "loading_ms", p->loading_ms);
-        cJSON_AddNumberToObject(ph, "forward_ms", p->forward_ms);
-        cJSON_AddNumberToObject(ph, "backward_ms", p->backward_ms);
-        cJSON_AddNumberToObject(ph, "update_ms", p->update_ms);
-        cJSON_AddItemToObject(o, "layers", rows_json(pred_cols, ncols, pred_cell, &r, p->net->n_layers));
         return write_json(f, o);
     }
     if (fmt == CP_FMT_CSV) {
-        print_rows(f, pred_cols, ncols, pred_cell, &r, p->net->n_layers, fmt);
+        row r = {p->net, p, p->batch, 0};
+        print_rows(f, pred_cols, (int)(sizeof pred_cols / sizeof pred_cols[0]), pred_cell, &r, p->net->n_layers, fmt);
         return ferror(f) ? -1 : 0;
     }
     fprintf(f, "cnnperf predict: %s on %s, batch %d, %s\n\n", p->net->name, p->dev->name, p->batch,
             cp_precision_name(p->prec));
-    print_rows(f, pred_cols, ncols, pred_cell, &r, p->net->n_layers, fmt);
-
-    /* Which layers dominate. */
-    int n = p->net->n_layers;
-    double (*order)[2] = malloc((size_t)n * sizeof *order);
-    if (order) {
-        for (int i = 0; i < n; i++) {
-            order[i][0] = sum4(p->layers[i].ms);
-            order[i][1] = i;
-        }
-        qsort(order, (size_t)n, sizeof *order, cmp_desc);
-        double compute = p->forward_ms + p->backward_ms + p->update_ms;
-        fprintf(f, "\nlayers that dominate (share of forward + backward + update):\n");
-        for (int k = 0; k < n && k < 5; k++) {
-            int i = (int)order[k][1];
-            fprintf(f, "  %-28s %-9s %9.3f ms  %5.1f%%  %s-bound\n", p->net->layers[i].name,
-                    p->net->layers[i].kind->name, order[k][0], compute > 0 ? 100 * order[k][0] / compute : 0,
-                    cp_bound_name(p->layers[i].bound));
-        }
-        free(order);
-    }
+    layer_table(f, p);
     fprintf(f, "\niteration (Eq. 6-4): t_total = t_loading + t_forward + t_backward + t_update\n");
     fprintf(f, "  %.3f ms = %.3f + %.3f + %.3f + %.3f ms\n", p->iteration_ms, p->loading_ms, p->forward_ms,
             p->backward_ms, p->update_ms);
     fprintf(f, "  %.1f images/s, %.1f TFLOP/s achieved of %.1f peak (%s)\n", p->images_per_s,
             p->flops / (p->iteration_ms * 1e-3) / 1e12, cp_device_peak_flops(p->dev, p->prec) / 1e12,
             cp_precision_name(p->prec));
+    return ferror(f) ? -1 : 0;
+}
+
+int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
+{
+    const cp_prediction *s = d->group[d->slowest];
+    if (fmt == CP_FMT_CSV) {
+        row r = {s->net, s, s->batch, 0};
+        print_rows(f, pred_cols, (int)(sizeof pred_cols / sizeof pred_cols[0]), pred_cell, &r, s->net->n_layers, fmt);
+        return ferror(f) ? -1 : 0;
+    }
+    if (fmt == CP_FMT_JSON) {
+        /* phases.backward_ms is backward with the overlapped exchange, so
+         * the phases still add up to iteration_ms */
+        cJSON *o = result_json(s, d->iteration_ms, d->images_per_s, d->loading_ms, d->forward_ms, d->backward_ms,
+                               d->update_ms);
+        cJSON_AddNumberToObject(o, "gpus", d->cfg.gpus);
+        cJSON_AddStringToObject(o, "cluster", d->cluster->name);
+        cJSON_AddStringToObject(o, "comm", cp_comm_name(d->comm));
+        cJSON_AddBoolToObject(o, "overlap", d->cfg.overlap != 0);
+        cJSON_AddNumberToObject(o, "exchange_ms", d->exchange_ms);
+        cJSON_AddNumberToObject(o, "exposed_exchange_ms", d->exposed_exchange_ms);
+        cJSON_AddNumberToObject(o, "gradient_bytes", d->grad_bytes);
+        cJSON_AddNumberToObject(o, "buckets", d->buckets);
+        cJSON_AddNumberToObject(o, "scaling_efficiency", d->scaling_efficiency);
+        cJSON_AddStringToObject(o, "slowest_device", d->group_dev[d->slowest]->id);
+        cJSON_AddStringToObject(o, "dominant", d->dominant);
+        return write_json(f, o);
+    }
+    fprintf(f, "cnnperf predict: %s on %d GPU%s of %s, batch %d per GPU, %s, exchange %s%s\n\n", s->net->name,
+            d->cfg.gpus, d->cfg.gpus == 1 ? "" : "s", d->cluster->name, s->batch, cp_precision_name(s->prec),
+            cp_comm_name(d->comm), d->cfg.overlap ? " overlapped with backward" : " after backward");
+    fprintf(f, "per-layer times of one %s (the slowest GPU)\n", s->dev->name);
+    layer_table(f, s);
+    fprintf(f, "\nGPU groups (every step waits for the slowest, Eq. 5-15):\n");
+    for (int g = 0; g < d->n_groups; g++)
+        fprintf(f, "  %3d x %-32s single-GPU iteration %9.3f ms%s\n", d->group_gpus[g], d->group_dev[g]->name,
+                d->group[g]->iteration_ms, g == d->slowest && d->n_groups > 1 ? "  <- bounds the step" : "");
+    if (d->cfg.gpus > 1 && d->comm != CP_COMM_NONE) {
+        fprintf(f, "\ngradient exchange: %.1f MB in %d bucket%s, %.3f ms on its own, %.3f ms not hidden by backward\n",
+                d->grad_bytes / 1e6, d->buckets, d->buckets == 1 ? "" : "s", d->exchange_ms, d->exposed_exchange_ms);
+        fprintf(f, "  %s\n", d->dominant);
+        if (d->comm == CP_COMM_PS)
+            fprintf(f, "  whole model: push %.3f ms, aggregate %.3f ms, pull %.3f ms\n", d->ps.push_ms,
+                    d->ps.aggregate_ms, d->ps.pull_ms);
+        else
+            fprintf(f, "  whole model in one all-reduce: %.3f ms (latency %.3f, volume %.3f), algbw %.1f GB/s\n",
+                    d->ar.time_ms, d->ar.latency_ms, d->ar.bandwidth_ms, d->ar.algbw_gbs);
+    }
+    fprintf(f, "\niteration: t_total = t_loading + t_forward + t_backward+exchange + t_update\n");
+    fprintf(f, "  %.3f ms = %.3f + %.3f + %.3f + %.3f ms\n", d->iteration_ms, d->loading_ms, d->forward_ms,
+            d->backward_ms, d->update_ms);
+    fprintf(f, "  %.1f images/s, scaling efficiency %.1f%% of %d x one %s\n", d->images_per_s,
+            100 * d->scaling_efficiency, d->cfg.gpus, s->dev->name);
     return ferror(f) ? -1 : 0;
 }
 

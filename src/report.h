@@ -8,15 +8,19 @@
 
 #include <stdio.h>
 
-#include "../model/predict.h"
+#include "../model/distributed.h"
 
 typedef enum { CP_FMT_TABLE, CP_FMT_JSON, CP_FMT_CSV } cp_format;
 
 int cp_format_parse(const char *s, cp_format *f); /* 0 ok, -1 unknown */
+/* s as one CSV field, quoted when it holds a comma, quote or newline. */
+void cp_csv_text(FILE *f, const char *s);
 
 /* Each returns 0, or -1 on a write error (the caller reports it). */
 int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt);
 int cp_report_layers(FILE *f, const cp_network *n, int batch, cp_format fmt);
+/* A multi-GPU prediction: the slowest GPU's layers, the groups, the exchange. */
+int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt);
 /* The task tree with every node's time; kernels with their queue-model
  * counts, occupancy, regime and cycles. only_layer (or NULL) restricts the
  * listing to one layer's passes. */

@@ -6,14 +6,17 @@
  *      the path of the cnnperf binary is given as the first argument;
  *   3. how many convolution layers, over all shipped networks, devices and
  *      precisions at batch 32 and 64, have a backward time outside 1x...3x
- *      of their forward time. */
+ *      of their forward time;
+ *   4. a sweep of 100,000 multi-GPU configurations of ResNet-50 (GPU counts,
+ *      batch sizes, precisions, exchange modes), on one core;
+ *   5. predicting a 1,024-GPU cluster against a 2-GPU one. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "model/predict.h"
+#include "model/distributed.h"
 #include "util/resources.h"
 
 static double now_us(void)
@@ -84,6 +87,63 @@ int main(int argc, char **argv)
         }
         printf("cnnperf predict end to end (via system(), shell start included): median %.2f ms over %d runs (target < 20 ms)\n",
                median(e, E2E) / 1e3, E2E);
+    }
+
+    /* A 100,000-configuration sweep. */
+    {
+        cp_network r50;
+        cp_device h100;
+        cp_cluster cl;
+        if (cp_network_load("resnet50", &r50, &err) || cp_device_load("h100", &h100, &err) ||
+            cp_cluster_homogeneous(&cl, &h100, 1024, &err)) {
+            fprintf(stderr, "cnnperf-bench: %s\n", err.msg);
+            return 2;
+        }
+        cp_single_cache cache = {0};
+        cp_dist_prediction dp = {0};
+        cp_dist_config cfg = {.gpus = 1, .batch = 64, .prec = CP_PREC_FP32, .comm = CP_COMM_NCCL,
+                              .algo = CP_AR_AUTO, .ps = {1, 0, 0}, .overlap = 1, .bucket_mb = 25};
+        long configs = 0;
+        double t0 = now_us();
+        /* in the order `cnnperf sweep` visits a grid */
+        for (int pr = 0; pr < 4; pr++)
+            for (int b = 1; b <= 50; b++)
+                for (int c = 0; c < 2; c++)
+                    for (int g = 1; g <= 250; g++) {
+                        cfg.gpus = g;
+                        cfg.batch = 8 * b;
+                        cfg.comm = c ? CP_COMM_PS : CP_COMM_NCCL;
+                        cfg.prec = (cp_precision)pr;
+                        if (cp_predict_distributed(&r50, &cl, &cfg, &cache, &dp, &err)) {
+                            fprintf(stderr, "cnnperf-bench: %s\n", err.msg);
+                            return 2;
+                        }
+                        configs++;
+                    }
+        double sweep_s = (now_us() - t0) / 1e6;
+        printf("sweep of %ld ResNet-50 configurations (1..250 H100s x 50 batch sizes x nccl/ps x 4 precisions): %.2f s "
+               "(target < 10 s)\n",
+               configs, sweep_s);
+        /* one GPU count against another, single predictions already cached */
+        double t2[RUNS], t1024[RUNS];
+        cfg.batch = 64;
+        cfg.prec = CP_PREC_FP32;
+        cfg.comm = CP_COMM_NCCL;
+        for (int i = 0; i < RUNS; i++) {
+            cfg.gpus = 2;
+            double a = now_us();
+            cp_predict_distributed(&r50, &cl, &cfg, &cache, &dp, &err);
+            t2[i] = now_us() - a;
+            cfg.gpus = 1024;
+            a = now_us();
+            cp_predict_distributed(&r50, &cl, &cfg, &cache, &dp, &err);
+            t1024[i] = now_us() - a;
+        }
+        printf("multi-GPU prediction (ResNet-50, NCCL, single-GPU part cached): 2 GPUs %.1f us, 1,024 GPUs %.1f us\n",
+               median(t2, RUNS), median(t1024, RUNS));
+        cp_dist_prediction_free(&dp);
+        cp_single_cache_free(&cache);
+        cp_network_free(&r50);
     }
 
     /* Conv backward / forward ratios. */

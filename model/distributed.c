@@ -1,0 +1,266 @@
+#include "distributed.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const comm_names[] = {"none", "nccl", "ps", "auto"};
+
+const char *cp_comm_name(cp_comm_mode m)
+{
+    return m >= CP_COMM_NONE && m <= CP_COMM_AUTO ? comm_names[m] : "?";
+}
+
+int cp_comm_parse(const char *s, cp_comm_mode *m)
+{
+    for (int i = 0; i <= CP_COMM_AUTO; i++)
+        if (strcmp(s, comm_names[i]) == 0) {
+            *m = (cp_comm_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+void cp_single_cache_free(cp_single_cache *c)
+{
+    for (int i = 0; i < c->n; i++)
+        cp_prediction_free(&c->e[i].p);
+    c->n = c->next = 0;
+}
+
+static const cp_prediction *single(cp_single_cache *c, const cp_network *net, const cp_device *d, int batch,
+                                   cp_precision prec, cp_error *err)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->e[i].net == net && c->e[i].batch == batch && c->e[i].prec == prec &&
+            strcmp(c->e[i].device, d->id) == 0 && c->e[i].p.dev == d)
+            return &c->e[i].p;
+    int i = c->n < CP_SINGLE_CACHE ? c->n++ : c->next++ % CP_SINGLE_CACHE;
+    snprintf(c->e[i].device, sizeof c->e[i].device, "%s", d->id);
+    c->e[i].batch = batch;
+    c->e[i].prec = prec;
+    c->e[i].net = net;
+    if (cp_predict(net, d, batch, prec, &c->e[i].p, err)) {
+        c->e[i].net = NULL; /* never matches */
+        return NULL;
+    }
+    return &c->e[i].p;
+}
+
+/* One PAR node over the GPU groups, each child the group's time. */
+static int per_group(cp_dist_prediction *p, int parent, const char *name, double (*time_of)(const cp_prediction *, int),
+                     int arg)
+{
+    int node = cp_tree_node(&p->tree, parent, CP_TASK_PAR, name, 0);
+    for (int g = 0; node >= 0 && g < p->n_groups; g++)
+        if (cp_tree_fixed(&p->tree, node, p->group_dev[g]->id, time_of(p->group[g], arg)) < 0)
+            return -1;
+    return node;
+}
+
+static double loading_of(const cp_prediction *q, int arg)
+{
+    (void)arg;
+    return q->loading_ms;
+}
+static double forward_of(const cp_prediction *q, int arg)
+{
+    (void)arg;
+    return q->forward_ms;
+}
+static double update_of(const cp_prediction *q, int arg)
+{
+    (void)arg;
+    return q->update_ms;
+}
+static double backward_of_layer(const cp_prediction *q, int i)
+{
+    return q->layers[i].ms[CP_PASS_BWD_DATA] + q->layers[i].ms[CP_PASS_BWD_WEIGHT];
+}
+static double zero_of(const cp_prediction *q, int arg)
+{
+    (void)q, (void)arg;
+    return 0;
+}
+
+/* The exchange of one bucket of `bytes` gradients on the communication
+ * stream, after node `after`; for PS only the push (aggregate and pull
+ * follow once all buckets are in). Returns the node or -1. */
+static int exchange_bucket(cp_dist_prediction *p, int dag, int after, double bytes, cp_error *err)
+{
+    double ms;
+    if (p->comm == CP_COMM_NCCL) {
+        cp_ar_est e;
+        if (cp_nccl_allreduce(p->cluster, p->cfg.gpus, bytes, p->cfg.algo, &e, err))
+            return -1;
+        ms = e.time_ms;
+    } else {
+        cp_ps_est e;
+        if (cp_ps_exchange(p->cluster, p->cfg.gpus, bytes, &p->cfg.ps, &e, err))
+            return -1;
+        ms = e.push_ms;
+    }
+    int node = cp_tree_fixed(&p->tree, dag, p->comm == CP_COMM_NCCL ? "all-reduce" : "push to PS", ms);
+    if (node < 0 || cp_tree_place(&p->tree, node, 1, after))
+        return cp_fail(err, NULL, NULL, "out of memory");
+    p->buckets++;
+    return node;
+}
+
+static int build(cp_dist_prediction *p, cp_error *err)
+{
+    cp_tree *tr = &p->tree;
+    const cp_network *net = p->net;
+    int exchanging = p->comm != CP_COMM_NONE && p->cfg.gpus > 1;
+    int root = p->root = cp_tree_node(tr, -1, CP_TASK_SEQ, "iteration", -1);
+    p->phase[0] = per_group(p, root, "loading", loading_of, 0);
+    p->phase[1] = per_group(p, root, "forward", forward_of, 0);
+    int dag = p->phase[2] = cp_tree_node(tr, root, CP_TASK_DAG, exchanging ? "backward + exchange" : "backward", -1);
+    if (p->phase[0] < 0 || p->phase[1] < 0 || dag < 0)
+        return cp_fail(err, NULL, NULL, "out of memory");
+    /* Communication kernels hold SMs (NCCL: one block per channel, ~16
+     * channels) while they run; a PS exchange is copy-engine DMA and only
+     * competes for memory bandwidth. */
+    const cp_device *slow_dev = p->group_dev[p->slowest];
+    tr->t[dag].interference = p->comm == CP_COMM_NCCL ? fmin(0.5, 16.0 / slow_dev->sm_count) : 0.03;
+
+    double bucket = p->cfg.bucket_mb * 1e6, acc = 0;
+    int last_compute = -1, last_comm = -1;
+    for (int i = net->n_layers - 1; i >= 0; i--) {
+        double longest = 0;
+        for (int g = 0; g < p->n_groups; g++)
+            longest = fmax(longest, backward_of_layer(p->group[g], i));
+        if (longest <= 0 && net->layers[i].params == 0)
+            continue;
+        /* Eq. 5-15: every GPU's step waits for the slowest */
+        int node = cp_tree_node(tr, dag, CP_TASK_PAR, net->layers[i].name, 0);
+        for (int g = 0; node >= 0 && g < p->n_groups; g++)
+            if (cp_tree_fixed(tr, node, p->group_dev[g]->id, backward_of_layer(p->group[g], i)) < 0)
+                node = -1;
+        if (node < 0 || cp_tree_place(tr, node, 0, -1))
+            return cp_fail(err, NULL, NULL, "out of memory");
+        last_compute = node;
+        acc += 4.0 * (double)net->layers[i].params; /* fp32 gradients, as frameworks keep them */
+        if (exchanging && p->cfg.overlap && acc >= bucket) {
+            if ((last_comm = exchange_bucket(p, dag, node, acc, err)) < 0)
+                return -1;
+            acc = 0;
+        }
+    }
+    if (exchanging && acc > 0 && (last_comm = exchange_bucket(p, dag, last_compute, acc, err)) < 0)
+        return -1;
+    if (exchanging && p->comm == CP_COMM_PS) {
+        /* the server sums and updates once every worker has pushed, then
+         * the workers pull the parameters */
+        int agg = cp_tree_fixed(tr, dag, "PS aggregate + SGD", p->ps.aggregate_ms);
+        int pull = cp_tree_fixed(tr, dag, "pull from PS", p->ps.pull_ms);
+        if (agg < 0 || pull < 0 || cp_tree_place(tr, agg, 2, last_comm) || cp_tree_place(tr, pull, 1, agg))
+            return cp_fail(err, NULL, NULL, "out of memory");
+    }
+    /* The workers apply SGD themselves, except under a PS, which did. */
+    p->phase[3] = per_group(p, root, exchanging && p->comm == CP_COMM_PS ? "update (on the PS)" : "update",
+                            exchanging && p->comm == CP_COMM_PS ? zero_of : update_of, 0);
+    if (p->phase[3] < 0)
+        return cp_fail(err, NULL, NULL, "out of memory");
+    return 0;
+}
+
+static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_dist_config *cfg, cp_comm_mode mode,
+                        cp_single_cache *cache, cp_dist_prediction *p, cp_error *err)
+{
+    cp_tree tree = p->tree;
+    memset(p, 0, sizeof *p);
+    p->tree = tree;
+    p->tree.n = p->tree.nk = 0;
+    p->cfg = *cfg;
+    p->net = net;
+    p->cluster = cl;
+    p->comm = mode;
+
+    /* The GPU models in use and how many of each: full nodes, then the
+     * first GPUs of a last partial node (counted per group, not per GPU,
+     * so 1,024 GPUs cost no more than 2). */
+    int full = cfg->gpus / cl->gpus_per_node, rest = cfg->gpus % cl->gpus_per_node;
+    for (int i = 0, offset = 0; i < cl->n_groups; offset += cl->groups[i].count, i++) {
+        int in_rest = rest - offset;
+        int n = full * cl->groups[i].count +
+                (in_rest <= 0 ? 0 : in_rest < cl->groups[i].count ? in_rest : cl->groups[i].count);
+        if (n > 0) {
+            p->group_dev[p->n_groups] = &cl->groups[i].dev;
+            p->group_gpus[p->n_groups++] = n;
+        }
+    }
+    for (int k = 0; k < p->n_groups; k++) {
+        if (!(p->group[k] = single(cache, net, p->group_dev[k], cfg->batch, cfg->prec, err)))
+            return -1;
+        const cp_prediction *q = p->group[k], *s = p->group[p->slowest];
+        if (q->forward_ms + q->backward_ms > s->forward_ms + s->backward_ms)
+            p->slowest = k;
+    }
+    p->grad_bytes = 4.0 * (double)net->params;
+    if (mode == CP_COMM_NCCL && cp_nccl_allreduce(cl, cfg->gpus, p->grad_bytes, cfg->algo, &p->ar, err))
+        return -1;
+    if (mode == CP_COMM_PS && cp_ps_exchange(cl, cfg->gpus, p->grad_bytes, &cfg->ps, &p->ps, err))
+        return -1;
+
+    memset(&p->sys, 0, sizeof p->sys);
+    p->sys.cls = CP_HETEROGENEOUS;
+    if (cp_system_add_unit(&p->sys, "GPUs of the cluster", CP_MIMD, NULL, 1.0, cfg->gpus, err) < 0)
+        return -1;
+    if (build(p, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err))
+        return -1;
+
+    const cp_task *t = p->tree.t;
+    const cp_prediction *s = p->group[p->slowest];
+    p->loading_ms = t[p->phase[0]].time_ms;
+    p->forward_ms = t[p->phase[1]].time_ms;
+    p->backward_ms = t[p->phase[2]].time_ms;
+    p->update_ms = t[p->phase[3]].time_ms;
+    p->iteration_ms = t[p->root].time_ms;
+    p->compute_backward_ms = s->backward_ms;
+    for (int c = t[p->phase[2]].first; c >= 0; c = t[c].next)
+        if (t[c].resource != 0)
+            p->exchange_ms += t[c].time_ms;
+    p->exposed_exchange_ms = fmax(0, p->backward_ms - p->compute_backward_ms);
+    p->images_per_s = (double)cfg->batch * cfg->gpus / (p->iteration_ms * 1e-3);
+    p->scaling_efficiency = p->images_per_s / (cfg->gpus * s->images_per_s);
+    if (cfg->gpus < 2 || mode == CP_COMM_NONE)
+        snprintf(p->dominant, sizeof p->dominant, "no gradient exchange");
+    else if (mode == CP_COMM_NCCL)
+        snprintf(p->dominant, sizeof p->dominant, "NCCL %s/%s all-reduce of %.0f MB, limited by the %s (bus bandwidth %.0f GB/s)",
+                 cp_ar_algo_name(p->ar.algo), cp_proto_name(p->ar.proto), p->grad_bytes / 1e6,
+                 p->ar.bottleneck ? p->ar.bottleneck : "link", p->ar.busbw_gbs);
+    else
+        snprintf(p->dominant, sizeof p->dominant, "%s", p->ps.why);
+    return 0;
+}
+
+int cp_predict_distributed(const cp_network *net, const cp_cluster *cl, const cp_dist_config *cfg,
+                           cp_single_cache *cache, cp_dist_prediction *p, cp_error *err)
+{
+    if (cfg->gpus < 1)
+        return cp_fail(err, NULL, "gpus", "must be at least 1, got %d", cfg->gpus);
+    if (cfg->gpus > cp_cluster_gpus(cl))
+        return cp_fail(err, cl->file[0] ? cl->file : NULL, NULL, "%d GPUs requested but cluster '%s' has %d",
+                       cfg->gpus, cl->name, cp_cluster_gpus(cl));
+    if (cfg->batch < 1)
+        return cp_fail(err, NULL, "batch", "must be a positive integer, got %d", cfg->batch);
+    if (!(cfg->bucket_mb > 0))
+        return cp_fail(err, NULL, "bucket-mb", "must be positive, got %g", cfg->bucket_mb);
+    if (cfg->comm != CP_COMM_AUTO)
+        return predict_mode(net, cl, cfg, cfg->comm, cache, p, err);
+    /* AUTO: both, keep the faster */
+    if (predict_mode(net, cl, cfg, CP_COMM_PS, cache, p, err))
+        return -1;
+    double ps = p->iteration_ms;
+    if (predict_mode(net, cl, cfg, CP_COMM_NCCL, cache, p, err))
+        return -1;
+    if (ps < p->iteration_ms)
+        return predict_mode(net, cl, cfg, CP_COMM_PS, cache, p, err);
+    return 0;
+}
+
+void cp_dist_prediction_free(cp_dist_prediction *p)
+{
+    cp_tree_free(&p->tree);
+}

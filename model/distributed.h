@@ -1,0 +1,83 @@
+/* distributed: one data-parallel training iteration on a cluster.
+ *
+ * Every GPU runs the single-GPU iteration of predict.c on its share of the
+ * data (--batch is per GPU); gradients are exchanged by NCCL all-reduce or a
+ * parameter server (comm/). The iteration is a task tree whose loading,
+ * forward and update phases take the slowest GPU group (MIMD, Eq. 5-15) and
+ * whose backward phase is a DAG task: per-layer backward on the compute
+ * stream, gradient buckets exchanged on the communication stream as soon as
+ * the backward pass has produced them, computation slowed while
+ * communication kernels hold SMs. With overlap off the exchange follows
+ * backward, as in the dissertation's t_update. */
+#ifndef CP_DISTRIBUTED_H
+#define CP_DISTRIBUTED_H
+
+#include "../comm/comm.h"
+#include "predict.h"
+
+typedef enum { CP_COMM_NONE, CP_COMM_NCCL, CP_COMM_PS, CP_COMM_AUTO } cp_comm_mode;
+
+const char *cp_comm_name(cp_comm_mode m);
+int cp_comm_parse(const char *s, cp_comm_mode *m);
+
+typedef struct {
+    int gpus;          /* GPUs used: the first `gpus` of the cluster, node by node */
+    int batch;         /* images per GPU */
+    cp_precision prec;
+    cp_comm_mode comm; /* AUTO: the faster of NCCL and PS */
+    cp_ar_algo algo;   /* NCCL algorithm, CP_AR_AUTO to let the model pick */
+    cp_ps_config ps;
+    int overlap;       /* exchange buckets during backward */
+    double bucket_mb;  /* gradient bucket size (PyTorch DDP: 25 MB) */
+} cp_dist_config;
+
+/* Single-GPU predictions by (device, batch, precision): a sweep or a
+ * cluster of one GPU model predicts each only once. Zero-initialise. */
+#define CP_SINGLE_CACHE 64
+typedef struct {
+    struct {
+        char device[32];
+        int batch;
+        cp_precision prec;
+        const cp_network *net;
+        cp_prediction p;
+    } e[CP_SINGLE_CACHE];
+    int n, next;
+} cp_single_cache;
+
+void cp_single_cache_free(cp_single_cache *c);
+
+typedef struct {
+    cp_dist_config cfg;
+    const cp_network *net;
+    const cp_cluster *cluster;
+    cp_comm_mode comm; /* as resolved from AUTO */
+
+    int n_groups;                          /* distinct GPU models in use */
+    const cp_device *group_dev[CP_MAX_GROUPS];
+    int group_gpus[CP_MAX_GROUPS];
+    const cp_prediction *group[CP_MAX_GROUPS]; /* owned by the cache */
+    int slowest;                           /* the group that bounds every step */
+
+    cp_system sys;
+    cp_tree tree;
+    int root, phase[4]; /* loading, forward, backward + exchange (DAG), update */
+
+    double loading_ms, forward_ms, backward_ms, update_ms, iteration_ms;
+    double compute_backward_ms; /* backward alone, slowest group */
+    double exchange_ms;         /* the exchange's own time, as if nothing overlapped */
+    double exposed_exchange_ms; /* what the exchange adds to the iteration */
+    double grad_bytes;
+    int buckets;
+    double images_per_s, scaling_efficiency;
+    cp_ar_est ar; /* whole-gradient all-reduce (NCCL) */
+    cp_ps_est ps; /* whole-gradient exchange (PS) */
+    char dominant[256]; /* what sets the exchange time, in words */
+} cp_dist_prediction;
+
+/* p must be zeroed before first use; later calls reuse its buffers. */
+int cp_predict_distributed(const cp_network *net, const cp_cluster *cl, const cp_dist_config *cfg,
+                           cp_single_cache *cache, cp_dist_prediction *p, cp_error *err);
+void cp_dist_prediction_free(cp_dist_prediction *p);
+
+#endif

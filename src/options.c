@@ -1,0 +1,98 @@
+#include "options.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cp_usage[] =
+    "usage: cnnperf <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  predict   time of one training iteration, per layer and per phase, on one GPU or a cluster\n"
+    "  choose    parameter server or NCCL all-reduce for a network on a cluster, by how much and why\n"
+    "  sweep     predict a grid of GPU counts, batch sizes, exchange modes and precisions (CSV or JSON)\n"
+    "  layers    shapes, parameters and FLOPs of every layer of a network\n"
+    "  kernel    block-size advisor: time of a CUDA kernel for every block size\n"
+    "  networks  list the built-in networks\n"
+    "  devices   list the built-in device profiles\n"
+    "  clusters  list the built-in clusters\n"
+    "\n"
+    "options:\n"
+    "  --network NAME|FILE     built-in network or a cnnperf-network/1 JSON file (default resnet50)\n"
+    "  --device ID|FILE        built-in device or a cnnperf-device/1 JSON file (default h100)\n"
+    "  --batch N               images per iteration per GPU (default 64; layers: 1)\n"
+    "  --precision P           fp32, tf32, fp16 or bf16 (default fp32)\n"
+    "  --gpus N                data-parallel GPUs (default 1; with --device a cluster of that GPU is assumed)\n"
+    "  --cluster NAME|FILE     built-in cluster or a cnnperf-cluster/1 JSON file (default: all its GPUs)\n"
+    "  --comm MODE             nccl, ps, none or auto (default auto: the faster)\n"
+    "  --nccl-algo A           ring, tree, hierarchical or auto (default auto)\n"
+    "  --ps-servers K          parameter servers, sharded (default 1)\n"
+    "  --ps-on cpu|gpu         where the parameter servers run (default cpu, as in the dissertation)\n"
+    "  --overlap on|off        exchange gradient buckets during backward (default on)\n"
+    "  --bucket-mb M           gradient bucket size (default 25, as PyTorch DDP)\n"
+    "  --format F              table, json or csv (default table)\n"
+    "  --explain               print the task tree with every kernel's queue-model terms\n"
+    "  --layer NAME            with --explain: only this layer's passes\n"
+    "  --trace FILE            write the predicted iteration as Chrome trace-event JSON (Perfetto)\n"
+    "  -o, --output FILE       write the result to FILE (atomically) instead of standard output\n"
+    "sweep takes comma-separated lists for --gpus, --batch, --comm and --precision.\n";
+
+int cp_bad(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cnnperf: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+long cp_parse_count(const char *s, long max)
+{
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < 1 || v > max)
+        return -1;
+    return v;
+}
+
+int cp_options_parse(int argc, char **argv, cp_options *o)
+{
+    static const struct {
+        const char *flag;
+        size_t offset;
+    } valued[] = {
+        {"--network", offsetof(cp_options, network)},     {"--device", offsetof(cp_options, device)},
+        {"--cluster", offsetof(cp_options, cluster)},     {"--precision", offsetof(cp_options, precision)},
+        {"--format", offsetof(cp_options, format)},       {"--layer", offsetof(cp_options, layer)},
+        {"-o", offsetof(cp_options, output)},             {"--output", offsetof(cp_options, output)},
+        {"--trace", offsetof(cp_options, trace)},         {"--batch", offsetof(cp_options, batch)},
+        {"--gpus", offsetof(cp_options, gpus)},           {"--comm", offsetof(cp_options, comm)},
+        {"--nccl-algo", offsetof(cp_options, nccl_algo)}, {"--overlap", offsetof(cp_options, overlap)},
+        {"--bucket-mb", offsetof(cp_options, bucket_mb)}, {"--ps-servers", offsetof(cp_options, ps_servers)},
+        {"--ps-on", offsetof(cp_options, ps_on)},
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--explain") == 0) {
+            o->explain = 1;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(cp_usage, stdout);
+            exit(0);
+        }
+        size_t k = 0, n = sizeof valued / sizeof valued[0];
+        while (k < n && strcmp(a, valued[k].flag) != 0)
+            k++;
+        if (k == n)
+            return cp_bad("unknown option '%s' (see cnnperf --help)", a);
+        if (i + 1 >= argc)
+            return cp_bad("%s needs a value", a);
+        *(const char **)((char *)o + valued[k].offset) = argv[++i];
+    }
+    return 0;
+}

@@ -1,0 +1,255 @@
+/* Multi-GPU iterations: the exchange, the overlap, the slowest GPU, and the
+ * requests that must be refused. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/distributed.h"
+#include "src/trace.h"
+
+static cp_network r50, vgg, googlenet;
+static cp_single_cache cache;
+
+static int setup(void **state)
+{
+    (void)state;
+    cp_error err;
+    if (cp_network_load("resnet50", &r50, &err) || cp_network_load("vgg16", &vgg, &err) ||
+        cp_network_load("googlenet", &googlenet, &err))
+        fail_msg("%s", err.msg);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    cp_single_cache_free(&cache);
+    cp_network_free(&r50);
+    cp_network_free(&vgg);
+    cp_network_free(&googlenet);
+    return 0;
+}
+
+static cp_dist_config config(int gpus, cp_comm_mode comm, int overlap)
+{
+    return (cp_dist_config){.gpus = gpus, .batch = 32, .prec = CP_PREC_FP32, .comm = comm, .algo = CP_AR_AUTO,
+                            .ps = {1, 0, 0}, .overlap = overlap, .bucket_mb = 25};
+}
+
+static double iteration(const cp_network *n, const cp_cluster *cl, cp_dist_config cfg)
+{
+    cp_dist_prediction p = {0};
+    cp_error err;
+    if (cp_predict_distributed(n, cl, &cfg, &cache, &p, &err))
+        fail_msg("%s", err.msg);
+    double t = p.iteration_ms;
+    double sum = p.loading_ms + p.forward_ms + p.backward_ms + p.update_ms;
+    assert_true(fabs(sum - t) <= 1e-9 * t); /* the phases add up */
+    assert_true(p.backward_ms >= p.compute_backward_ms - 1e-9);
+    cp_dist_prediction_free(&p);
+    return t;
+}
+
+/* One GPU exchanges nothing and costs what the single-GPU prediction does. */
+static void test_one_gpu(void **state)
+{
+    (void)state;
+    cp_device d;
+    cp_cluster cl;
+    cp_error err;
+    assert_int_equal(cp_device_load("h100", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&cl, &d, 1, &err), 0);
+    cp_prediction single = {0};
+    assert_int_equal(cp_predict(&r50, &d, 32, CP_PREC_FP32, &single, &err), 0);
+    for (int c = CP_COMM_NONE; c <= CP_COMM_AUTO; c++) {
+        cp_dist_prediction p = {0};
+        cp_dist_config cfg = config(1, (cp_comm_mode)c, 1);
+        assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), 0);
+        assert_true(p.exchange_ms == 0 && p.exposed_exchange_ms == 0);
+        assert_true(fabs(p.iteration_ms - single.iteration_ms) < 1e-9 * single.iteration_ms);
+        cp_dist_prediction_free(&p);
+    }
+    cp_prediction_free(&single);
+}
+
+/* Overlap never predicts a longer iteration than exchanging after backward,
+ * on every shipped cluster, for both modes. */
+static void test_overlap_never_longer(void **state)
+{
+    (void)state;
+    static const char *const clusters[] = {"dissertation-1080-1080ti", "dgx-h100", "dgx-h100-x2", "h100-x16-nodes",
+                                           "h200-x4"};
+    const cp_network *nets[] = {&r50, &vgg, &googlenet};
+    for (size_t i = 0; i < sizeof clusters / sizeof clusters[0]; i++) {
+        cp_cluster cl;
+        cp_error err;
+        if (cp_cluster_load(clusters[i], &cl, &err))
+            fail_msg("%s", err.msg);
+        for (size_t n = 0; n < 3; n++)
+            for (int c = CP_COMM_NCCL; c <= CP_COMM_PS; c++) {
+                int gpus = cp_cluster_gpus(&cl);
+                double on = iteration(nets[n], &cl, config(gpus, (cp_comm_mode)c, 1));
+                double off = iteration(nets[n], &cl, config(gpus, (cp_comm_mode)c, 0));
+                if (on > off * (1 + 1e-12))
+                    fail_msg("%s on %s, %s: overlapped %g ms > serial %g ms", nets[n]->name, clusters[i],
+                             cp_comm_name((cp_comm_mode)c), on, off);
+            }
+    }
+}
+
+/* The dissertation's box: every step waits for the GTX 1080. */
+static void test_heterogeneous(void **state)
+{
+    (void)state;
+    cp_cluster cl;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dissertation-1080-1080ti", &cl, &err), 0);
+    cp_dist_prediction p = {0};
+    cp_dist_config cfg = config(2, CP_COMM_NCCL, 0);
+    assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), 0);
+    assert_int_equal(p.n_groups, 2);
+    assert_string_equal(p.group_dev[p.slowest]->id, "gtx1080");
+    for (int g = 0; g < 2; g++) {
+        const cp_prediction *q = p.group[g];
+        assert_true(p.iteration_ms >= q->forward_ms + q->backward_ms);
+    }
+    /* with overlap off, the iteration is compute of the slowest plus the exchange */
+    const cp_prediction *s = p.group[p.slowest];
+    double expect = s->loading_ms + s->forward_ms + s->backward_ms + p.exchange_ms + s->update_ms;
+    assert_true(fabs(p.iteration_ms - expect) < 1e-9 * expect);
+    cp_dist_prediction_free(&p);
+}
+
+/* AUTO picks the faster mode. */
+static void test_auto(void **state)
+{
+    (void)state;
+    cp_cluster cl;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dgx-h100-x2", &cl, &err), 0);
+    double nccl = iteration(&vgg, &cl, config(16, CP_COMM_NCCL, 1));
+    double ps = iteration(&vgg, &cl, config(16, CP_COMM_PS, 1));
+    double best = iteration(&vgg, &cl, config(16, CP_COMM_AUTO, 1));
+    assert_true(best == fmin(nccl, ps));
+}
+
+/* More bandwidth never predicts a longer iteration. */
+static void test_bandwidth_monotonic(void **state)
+{
+    (void)state;
+    cp_cluster cl;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dgx-h100-x2", &cl, &err), 0);
+    for (int c = CP_COMM_NCCL; c <= CP_COMM_PS; c++) {
+        double prev = INFINITY;
+        for (double scale = 0.125; scale <= 8; scale *= 2) {
+            cp_cluster faster = cl;
+            faster.intra.bandwidth_gbs *= scale;
+            faster.inter.bandwidth_gbs *= scale;
+            double t = iteration(&vgg, &faster, config(16, (cp_comm_mode)c, 1));
+            assert_true(t <= prev * (1 + 1e-12));
+            prev = t;
+        }
+    }
+}
+
+/* A 1,024-GPU prediction is the same work as a 2-GPU one: two groups at most. */
+static void test_large(void **state)
+{
+    (void)state;
+    cp_device d;
+    cp_cluster cl;
+    cp_error err;
+    assert_int_equal(cp_device_load("h100", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&cl, &d, 1024, &err), 0);
+    cp_dist_prediction p = {0};
+    cp_dist_config cfg = config(1024, CP_COMM_NCCL, 1);
+    assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), 0);
+    assert_int_equal(p.n_groups, 1);
+    assert_int_equal(p.group_gpus[0], 1024);
+    assert_true(p.scaling_efficiency > 0 && p.scaling_efficiency <= 1);
+    cp_dist_prediction_free(&p);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    cp_cluster cl;
+    cp_error err;
+    cp_dist_prediction p = {0};
+    assert_int_equal(cp_cluster_load("dgx-h100", &cl, &err), 0);
+    cp_dist_config cfg = config(9, CP_COMM_NCCL, 1);
+    assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "9 GPUs requested"));
+    cfg = config(4, CP_COMM_PS, 1);
+    cfg.ps.servers = 0;
+    assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), -1);
+    cfg = config(4, CP_COMM_PS, 1);
+    cfg.ps.servers = 5;
+    assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), -1);
+    cfg = config(4, CP_COMM_NCCL, 1);
+    cfg.bucket_mb = 0;
+    assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), -1);
+    cp_dist_prediction_free(&p);
+}
+
+/* The trace is valid Chrome trace-event JSON with the exchange on its own
+ * stream, overlapping the backward slices. */
+static void test_trace(void **state)
+{
+    (void)state;
+    cp_cluster cl;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dgx-h100", &cl, &err), 0);
+    cp_dist_prediction p = {0};
+    cp_dist_config cfg = config(8, CP_COMM_NCCL, 1);
+    assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), 0);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(cp_trace_distributed(f, &p), 0);
+    long len = ftell(f);
+    rewind(f);
+    char *text = malloc((size_t)len + 1);
+    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    text[len] = 0;
+    fclose(f);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    const cJSON *ev = cJSON_GetObjectItem(root, "traceEvents");
+    int slices = 0, exchange = 0;
+    double last_end = 0;
+    for (const cJSON *e = ev ? ev->child : NULL; e; e = e->next) {
+        const char *ph = cJSON_GetObjectItem(e, "ph")->valuestring;
+        if (strcmp(ph, "X") != 0)
+            continue;
+        slices++;
+        double ts = cJSON_GetObjectItem(e, "ts")->valuedouble, dur = cJSON_GetObjectItem(e, "dur")->valuedouble;
+        assert_true(ts >= 0 && dur >= 0);
+        exchange += strcmp(cJSON_GetObjectItem(e, "cat")->valuestring, "exchange") == 0;
+        last_end = fmax(last_end, ts + dur);
+    }
+    assert_true(slices > 100);
+    assert_int_equal(exchange, p.buckets);
+    assert_true(fabs(last_end / 1e3 - p.iteration_ms) < 1e-6 * p.iteration_ms);
+    cJSON_Delete(root);
+    cp_dist_prediction_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_gpu),    cmocka_unit_test(test_overlap_never_longer),
+        cmocka_unit_test(test_heterogeneous), cmocka_unit_test(test_auto),
+        cmocka_unit_test(test_bandwidth_monotonic), cmocka_unit_test(test_large),
+        cmocka_unit_test(test_refusals),   cmocka_unit_test(test_trace),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
