@@ -37,6 +37,7 @@ static const tile simt_tiles[] = {
     {64, 64, 32, 64, 64, 128, 2},
     {64, 32, 32, 32, 64, 72, 2},
     {128, 16, 128, 16, 32, 128, 2}, /* thin N: few output channels */
+    {64, 16, 64, 16, 32, 72, 2},
     {32, 64, 32, 64, 32, 128, 2},   /* thin M: weight gradients of narrow layers */
     {32, 32, 32, 32, 32, 72, 2},
 };
@@ -168,7 +169,7 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
      * ends the search. */
     enum { MAX_CAND = 3 * CP_GEMM_MAX_TILES };
     /* the most slices: each keeps at least a minimum share of the reduction */
-    double min_slice = g->splitk_ok ? 128 : 256, s_max = 1;
+    double min_slice = g->splitk_ok ? 64 : 128, s_max = 1;
     while (s_max < 1024 && 2 * s_max * min_slice <= g->K)
         s_max *= 2;
     double clock_ms = d->cycles_per_ms;

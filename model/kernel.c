@@ -170,9 +170,12 @@ cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name,
 cp_kernel cp_direct_conv_kernel(const cp_device *d, cp_precision p, const char *name, double outputs,
                                 double macs_per_out, double bytes_in, double bytes_out)
 {
-    cp_kernel k = cp_stream_kernel(d, p, name, outputs * STREAM_VEC, bytes_in, bytes_out, 2.0 * outputs * macs_per_out);
-    /* One output per thread; the window comes from shared memory, one
-     * operand load per multiply-add. */
+    /* A thread computes enough outputs for a few dozen multiply-adds (a
+     * strided depthwise backward has only ~2 per output); the window comes
+     * from shared memory, one operand load per multiply-add. */
+    double per_thread = cp_cdiv(32.0, dmax(macs_per_out, 1.0));
+    cp_kernel k = cp_stream_kernel(d, p, name, outputs / per_thread * STREAM_VEC, bytes_in, bytes_out,
+                                   2.0 * outputs * macs_per_out);
     double per_block = outputs / (double)k.blocks;
     k.L = per_block * macs_per_out / d->warp_size;
     k.M = k.L;
