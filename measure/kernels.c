@@ -1,0 +1,119 @@
+#include "kernels.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Conversions are written in PTX and bit operations so that the source needs
+ * no header (NVRTC then needs no include path on the GPU machine). */
+static const char source[] =
+    "typedef unsigned short u16;\n"
+    "__device__ __forceinline__ float ld_f32(const float *p, long long i) { return p[i]; }\n"
+    "__device__ __forceinline__ float ld_f16(const u16 *p, long long i) {\n"
+    "    float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(p[i])); return f; }\n"
+    "__device__ __forceinline__ float ld_bf16(const u16 *p, long long i) {\n"
+    "    return __uint_as_float(((unsigned)p[i]) << 16); }\n"
+    "__device__ __forceinline__ void st_f32(float *p, long long i, float x) { p[i] = x; }\n"
+    "__device__ __forceinline__ void st_f16(u16 *p, long long i, float x) {\n"
+    "    u16 h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(x)); p[i] = h; }\n"
+    "__device__ __forceinline__ void st_bf16(u16 *p, long long i, float x) {\n" /* round to nearest even */
+    "    unsigned u = __float_as_uint(x);\n"
+    "    u = (u & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : u + 0x7fffu + ((u >> 16) & 1u);\n"
+    "    p[i] = (u16)(u >> 16); }\n"
+    "#define GRID_STRIDE(i, n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (n);"
+    " i += (long long)gridDim.x * blockDim.x)\n"
+    /* torch.optim.SGD with momentum (dampening 0): v = mu v + g; w -= lr v. */
+    "extern \"C\" __global__ void sgd_f32(float *w, float *v, const float *g, float *wl, long long n,"
+    " float lr, float mu) {\n"
+    "    GRID_STRIDE(i, n) { float vi = mu * v[i] + g[i]; v[i] = vi; w[i] -= lr * vi; } }\n"
+    "#define SGD_LOW(T) extern \"C\" __global__ void sgd_##T(float *w, float *v, const u16 *g, u16 *wl,"
+    " long long n, float lr, float mu) { \\\n"
+    "    GRID_STRIDE(i, n) { float vi = mu * v[i] + ld_##T(g, i); float wi = w[i] - lr * vi;"
+    " v[i] = vi; w[i] = wi; st_##T(wl, i, wi); } }\n"
+    "SGD_LOW(f16)\n"
+    "SGD_LOW(bf16)\n"
+    "#define XENT(T, S) extern \"C\" __global__ void xent_##T(const S *p, const int *label, S *dx,"
+    " float *loss, int batch, int classes) { \\\n"
+    "    long long n = (long long)batch * classes; \\\n"
+    "    GRID_STRIDE(i, n) { int b = (int)(i / classes), c = (int)(i % classes); float pi = ld_##T(p, i); \\\n"
+    "        int hit = c == label[b]; st_##T(dx, i, (pi - (hit ? 1.0f : 0.0f)) / (float)batch); \\\n"
+    "        if (hit) loss[b] = -logf(fmaxf(pi, 1e-30f)); } }\n"
+    "XENT(f32, float)\n"
+    "XENT(f16, u16)\n"
+    "XENT(bf16, u16)\n";
+
+static const char *const type_names[CM_DTYPE_COUNT] = {"f32", "f16", "bf16"};
+
+char *cm_kernels_compile(int major, int minor, size_t *size)
+{
+    nvrtcProgram prog;
+    nvrtcCheck(nvrtcCreateProgram(&prog, source, "cnnperf_measure_kernels.cu", 0, NULL, NULL));
+    char arch[64];
+    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
+    const char *opts[] = {arch};
+    nvrtcResult r = nvrtcCompileProgram(prog, 1, opts);
+    if (r != NVRTC_SUCCESS) {
+        size_t n = 0;
+        nvrtcGetProgramLogSize(prog, &n);
+        char *log = cm_xcalloc(n + 1, 1);
+        nvrtcGetProgramLog(prog, log);
+        fprintf(stderr, "cnnperf-measure: NVRTC could not compile the SGD/loss kernels for sm_%d%d: %s\n%s\n", major,
+                minor, nvrtcGetErrorString(r), log);
+        free(log);
+        exit(CM_EXIT_RUNTIME);
+    }
+    nvrtcCheck(nvrtcGetCUBINSize(prog, size));
+    char *cubin = cm_xcalloc(*size, 1);
+    nvrtcCheck(nvrtcGetCUBIN(prog, cubin));
+    nvrtcCheck(nvrtcDestroyProgram(&prog));
+    return cubin;
+}
+
+void cm_kernels_load(cm_kernels *k)
+{
+    int dev, major, minor, sms;
+    cudaCheck(cudaGetDevice(&dev));
+    cudaCheck(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    cudaCheck(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    size_t size = 0;
+    char *cubin = cm_kernels_compile(major, minor, &size);
+    cudaCheck(cudaLibraryLoadData(&k->lib, cubin, NULL, NULL, 0, NULL, NULL, 0));
+    free(cubin);
+    for (int t = 0; t < CM_DTYPE_COUNT; t++) {
+        char name[32];
+        snprintf(name, sizeof name, "sgd_%s", type_names[t]);
+        cudaCheck(cudaLibraryGetKernel(&k->sgd[t], k->lib, name));
+        snprintf(name, sizeof name, "xent_%s", type_names[t]);
+        cudaCheck(cudaLibraryGetKernel(&k->xent[t], k->lib, name));
+    }
+    /* Grid-stride loops: enough blocks to fill every SM several times over. */
+    k->max_blocks = 16 * sms;
+}
+
+static dim3 grid_for(const cm_kernels *k, long long n)
+{
+    long long blocks = (n + 255) / 256;
+    if (blocks > k->max_blocks)
+        blocks = k->max_blocks;
+    if (blocks < 1)
+        blocks = 1;
+    dim3 g = {(unsigned)blocks, 1, 1};
+    return g;
+}
+
+void cm_sgd(const cm_kernels *k, cm_dtype gtype, float *w, float *v, const void *g, void *wlow, long long n,
+            float lr, float momentum, cudaStream_t s)
+{
+    void *args[] = {&w, &v, &g, &wlow, &n, &lr, &momentum};
+    dim3 block = {256, 1, 1};
+    /* A cudaKernel_t is launched through the runtime by passing it as the function. */
+    cudaCheck(cudaLaunchKernel((const void *)k->sgd[gtype], grid_for(k, n), block, args, 0, s));
+}
+
+void cm_xent_backward(const cm_kernels *k, cm_dtype t, const void *p, const int *labels, void *dx, float *loss,
+                      int batch, int classes, cudaStream_t s)
+{
+    void *args[] = {&p, &labels, &dx, &loss, &batch, &classes};
+    dim3 block = {256, 1, 1};
+    cudaCheck(cudaLaunchKernel((const void *)k->xent[t], grid_for(k, (long long)batch * classes), block, args, 0, s));
+}

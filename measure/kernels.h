@@ -1,0 +1,43 @@
+/* kernels: the few GPU kernels no library provides, compiled at start-up
+ * with NVRTC for the GPU at hand (so the build needs no nvcc).
+ *
+ * - SGD with momentum over one layer's parameters, as torch.optim.SGD does
+ *   it, on fp32 master weights; with 16-bit training the same kernel reads
+ *   the 16-bit gradient and refreshes the 16-bit weight copy (the predictor's
+ *   sgd_momentum kernel, layers/registry.c).
+ * - The backward of softmax with cross-entropy: dx = (p - onehot) / batch,
+ *   and the per-sample loss for --check-loss. */
+#ifndef CM_KERNELS_H
+#define CM_KERNELS_H
+
+#include <stddef.h>
+
+#include "check.h"
+
+typedef enum { CM_F32, CM_F16, CM_BF16, CM_DTYPE_COUNT } cm_dtype;
+
+typedef struct {
+    cudaLibrary_t lib;
+    cudaKernel_t sgd[CM_DTYPE_COUNT];  /* by gradient type */
+    cudaKernel_t xent[CM_DTYPE_COUNT]; /* by activation type */
+    int max_blocks;
+} cm_kernels;
+
+/* Compiles the kernels to a cubin for compute capability major.minor
+ * (caller frees). Exits with a message and NVRTC's log on failure. */
+char *cm_kernels_compile(int major, int minor, size_t *size);
+
+/* Compiles for the current device and loads the kernels. */
+void cm_kernels_load(cm_kernels *k);
+
+/* w, v: fp32 master weights and momentum; g: the gradient (gtype); wlow: the
+ * 16-bit weight copy to refresh (NULL when gtype is CM_F32). */
+void cm_sgd(const cm_kernels *k, cm_dtype gtype, float *w, float *v, const void *g, void *wlow, long long n,
+            float lr, float momentum, cudaStream_t s);
+
+/* p: softmax probabilities (batch x classes, type t); dx written with the
+ * same type; loss[batch] gets -log p[label]. */
+void cm_xent_backward(const cm_kernels *k, cm_dtype t, const void *p, const int *labels, void *dx, float *loss,
+                      int batch, int classes, cudaStream_t s);
+
+#endif

@@ -1,0 +1,194 @@
+#include "provenance.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef CNNPERF_HAVE_NCCL
+#include <nccl.h>
+#endif
+#ifdef CNNPERF_HAVE_MPI
+#include <mpi.h>
+#endif
+
+void cm_device_id(const char *gpu_name, char *id, size_t size)
+{
+    /* Compare without case and spaces: "NVIDIA GeForce GTX 1080 Ti" -> gtx1080ti. */
+    char flat[256];
+    size_t k = 0;
+    for (const char *p = gpu_name; *p && k + 1 < sizeof flat; p++)
+        if (!isspace((unsigned char)*p))
+            flat[k++] = (char)tolower((unsigned char)*p);
+    flat[k] = 0;
+    /* Longer ids first (gtx1080ti before gtx1080); GH200 is a different machine. */
+    static const char *const ids[] = {"h200", "h100", "a100", "v100", "gtx1080ti", "gtx1080"};
+    if (!strstr(flat, "gh200"))
+        for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+            if (strstr(flat, ids[i])) {
+                snprintf(id, size, "%s", ids[i]);
+                return;
+            }
+    snprintf(id, size, "%s", gpu_name);
+}
+
+/* "580.159.04" from the kernel module's banner; the CUDA driver API version
+ * is reported separately. */
+static void driver_version(char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f)
+        return;
+    char line[512];
+    if (fgets(line, sizeof line, f)) {
+        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n"))
+            if (isdigit((unsigned char)tok[0]) && strchr(tok, '.')) {
+                snprintf(out, size, "%s", tok);
+                break;
+            }
+    }
+    fclose(f);
+}
+
+static void git_commit(char *out, size_t size)
+{
+    const char *env = getenv("CNNPERF_GIT_COMMIT");
+    if (env && *env) {
+        snprintf(out, size, "%s", env);
+        return;
+    }
+    snprintf(out, size, "unknown");
+    FILE *p = popen("git rev-parse HEAD 2>/dev/null", "r");
+    if (!p)
+        return;
+    char line[128];
+    if (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0])
+            snprintf(out, size, "%s", line);
+    }
+    pclose(p);
+}
+
+/* The command line as a shell would take it back. */
+static char *command_line(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++)
+        len += 4 * strlen(argv[i]) + 3;
+    char *s = cm_xcalloc(len, 1), *p = s;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@") ==
+                               strlen(a);
+        if (i)
+            *p++ = ' ';
+        if (plain) {
+            p += sprintf(p, "%s", a);
+            continue;
+        }
+        *p++ = '\'';
+        for (; *a; a++) {
+            if (*a == '\'')
+                p += sprintf(p, "'\\''");
+            else
+                *p++ = *a;
+        }
+        *p++ = '\'';
+    }
+    *p = 0;
+    return s;
+}
+
+static void add_version(cJSON *o, const char *key, int major, int minor, int patch)
+{
+    char v[48];
+    if (patch >= 0)
+        snprintf(v, sizeof v, "%d.%d.%d", major, minor, patch);
+    else
+        snprintf(v, sizeof v, "%d.%d", major, minor);
+    cJSON_AddStringToObject(o, key, v);
+}
+
+cJSON *cm_provenance(const cm_net *n, const cm_run_info *run)
+{
+    const cm_gpu *g = n->gpu;
+    cJSON *o = cJSON_CreateObject();
+    char *cmd = command_line(run->argc, run->argv);
+    cJSON_AddStringToObject(o, "command", cmd);
+    free(cmd);
+
+    char buf[256];
+    cJSON_AddStringToObject(o, "gpu_name", g->name);
+    snprintf(buf, sizeof buf, "%d.%d", g->cc_major, g->cc_minor);
+    cJSON_AddStringToObject(o, "gpu_compute_capability", buf);
+    cJSON_AddNumberToObject(o, "gpu_sm_count", g->sm_count);
+    cJSON_AddNumberToObject(o, "gpu_memory_gib", g->memory_gb);
+    driver_version(buf, sizeof buf);
+    cJSON_AddStringToObject(o, "driver_version", buf);
+
+    int v = 0;
+    if (cudaDriverGetVersion(&v) == cudaSuccess)
+        add_version(o, "cuda_driver_api", v / 1000, (v % 1000) / 10, -1);
+    if (cudaRuntimeGetVersion(&v) == cudaSuccess)
+        add_version(o, "cuda_runtime", v / 1000, (v % 1000) / 10, -1);
+    size_t dnn = cudnnGetVersion(); /* 9.x: major*10000 + minor*100 + patch */
+    add_version(o, "cudnn", (int)(dnn / 10000), (int)(dnn % 10000 / 100), (int)(dnn % 100));
+    int ma = 0, mi = 0, pa = 0;
+    if (cublasGetProperty(MAJOR_VERSION, &ma) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(MINOR_VERSION, &mi) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(PATCH_LEVEL, &pa) == CUBLAS_STATUS_SUCCESS)
+        add_version(o, "cublas", ma, mi, pa);
+    if (nvrtcVersion(&ma, &mi) == NVRTC_SUCCESS)
+        add_version(o, "nvrtc", ma, mi, -1);
+#ifdef CNNPERF_HAVE_NCCL
+    if (ncclGetVersion(&v) == ncclSuccess) {
+        /* NCCL 2.9 and later: major*10000 + minor*100 + patch; before: *1000. */
+        if (v >= 20900)
+            add_version(o, "nccl", v / 10000, v % 10000 / 100, v % 100);
+        else
+            add_version(o, "nccl", v / 1000, v % 1000 / 100, v % 100);
+    }
+#endif
+#ifdef CNNPERF_HAVE_MPI
+    {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        if (MPI_Get_library_version(lib, &len) == MPI_SUCCESS) { /* allowed before MPI_Init */
+            lib[strcspn(lib, "\r\n,")] = 0;
+            cJSON_AddStringToObject(o, "mpi", lib);
+        }
+    }
+#endif
+
+    if (gethostname(buf, sizeof buf) != 0)
+        snprintf(buf, sizeof buf, "unknown");
+    buf[sizeof buf - 1] = 0;
+    cJSON_AddStringToObject(o, "hostname", buf);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cJSON_AddStringToObject(o, "date_utc", buf);
+    git_commit(buf, sizeof buf);
+    cJSON_AddStringToObject(o, "git_commit", buf);
+
+    cJSON_AddNumberToObject(o, "warmup_iterations", run->warmup);
+    cJSON_AddNumberToObject(o, "timed_iterations", run->iters);
+    cJSON_AddNumberToObject(o, "workspace_limit_mib", run->workspace_mb);
+    cJSON_AddNumberToObject(o, "workspace_used_mib", (double)g->workspace_size / 1048576.0);
+    cJSON_AddNumberToObject(o, "setup_s", run->setup_s);
+    cJSON_AddNumberToObject(o, "sgd_lr", n->lr);
+    cJSON_AddNumberToObject(o, "sgd_momentum", n->momentum);
+    cJSON_AddStringToObject(o, "timing",
+                            "CUDA events around every layer pass and phase on one stream; per-layer and phase "
+                            "values are medians over the timed iterations, so they need not add up exactly");
+    cJSON *algos = cJSON_AddObjectToObject(o, "conv_algorithms");
+    for (int i = 0; i < n->n; i++)
+        if (n->layers[i].note[0])
+            cJSON_AddStringToObject(algos, n->layers[i].l->name, n->layers[i].note);
+    return o;
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# measure/run_device.sh: on a GPU machine, from the repository root: build
+# cnnperf and cnnperf-measure in build-gpu/, run the test suite, measure the
+# validation configurations of issue 4 and predict the same ones.
+#
+#   CNNPERF_GIT_COMMIT=$(git rev-parse HEAD) bash measure/run_device.sh
+#
+# The machine has CUDA, cuDNN, NCCL, MPI and CMake but no cJSON or cmocka
+# and no network: both come unpacked from Debian packages in .carry/
+# (.carry/cjson, .carry/testdeps, with pkgconf in case pkg-config is
+# missing), copied to build-gpu/deps and pointed at their new place.
+#
+# Writes into $OUT (default ./measure-out): run.log, everything printed,
+# and measurements.tgz, the result JSONs (measure-*.json from
+# cnnperf-measure, predict-*.json from cnnperf predict) and the summary.
+# Exit status: 0 when everything ran, 1 when any step failed (the others
+# still run).
+set -u
+ROOT=$PWD
+OUT=${OUT:-$ROOT/measure-out}
+BUILD=$ROOT/build-gpu
+RES=$BUILD/results
+mkdir -p "$OUT"
+START=$(date +%s)
+
+DEADLINE=${DEADLINE:-480} # seconds after which no new measurement starts (the device call stops at 600)
+
+say() { printf '[run_device %4ds] %s\n' "$(($(date +%s) - START))" "$*"; }
+fail() { say "FAILED: $*"; } # the log is grepped for these at the end
+bundle() { tar czf "$OUT/measurements.tgz" -C "$BUILD" results 2>/dev/null; }
+
+# Networks, batch sizes and precisions of issue 4's first runs; the last two
+# lines only check that tf32 and bf16 run at all.
+CONFIGS="
+lenet5 64 fp32
+lenet5 64 fp16
+alexnet 128 fp32
+alexnet 128 fp16
+vgg16 32 fp32
+vgg16 32 fp16
+resnet50 32 fp32
+resnet50 32 fp16
+resnet50 64 fp32
+resnet50 64 fp16
+googlenet 64 fp32
+resnet50 32 tf32 smoke
+resnet50 32 bf16 smoke
+"
+
+main() {
+    say "machine"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi"
+    nvcc --version 2>/dev/null | tail -2
+    cmake --version | head -1
+    cc --version | head -1
+    ls /usr/include/cudnn*.h /usr/include/x86_64-linux-gnu/cudnn*.h 2>/dev/null | head -4
+    export CNNPERF_GIT_COMMIT=${CNNPERF_GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+    say "git commit: $CNNPERF_GIT_COMMIT"
+
+    # Carried cJSON, cmocka and pkgconf, their paths rewritten from /usr.
+    DEPS=$BUILD/deps
+    rm -rf "$DEPS" && mkdir -p "$DEPS" "$RES" || { fail "mkdir $DEPS"; return; }
+    if [ ! -d .carry/cjson/usr ]; then
+        fail ".carry/cjson is missing: name .carry in the device call's carry list"
+        return
+    fi
+    cp -a .carry/cjson/. "$DEPS"/
+    [ -d .carry/testdeps ] && cp -a .carry/testdeps/. "$DEPS"/
+    P=$DEPS/usr
+    find "$P/lib" \( -name '*.pc' -o -name '*.cmake' \) -print0 |
+        xargs -0 sed -i -e "s#=/usr#=$P#g" -e "s#-L/usr#-L$P#g" -e "s#-I/usr#-I$P#g" -e "s#\"/usr#\"$P#g"
+    LIBDIR=$P/lib/x86_64-linux-gnu
+    export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export PKG_CONFIG_PATH=$LIBDIR/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    PKG_ARG=()
+    if ! command -v pkg-config >/dev/null; then
+        say "no pkg-config here: using the carried pkgconf"
+        PKG_ARG=(-DPKG_CONFIG_EXECUTABLE="$P/bin/pkgconf")
+    fi
+
+    say "configure (cJSON from $P)"
+    CONF=(-S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$P" "${PKG_ARG[@]}")
+    if ! cmake "${CONF[@]}"; then
+        fail "configure with tests; trying without the test suite"
+        cmake "${CONF[@]}" -DCNNPERF_TESTS=OFF || { fail "configure"; return; }
+    fi
+    grep -E '^(cJSON_DIR|CMOCKA_LIBDIR|CNNPERF_CUDNN_INCLUDE_DIR|CNNPERF_CUDNN_LIBRARY|CNNPERF_NCCL_LIBRARY):' \
+        "$BUILD/CMakeCache.txt"
+    say "build"
+    if ! cmake --build "$BUILD" -j "$(nproc)"; then
+        # A newer compiler may warn where the development machine's did not:
+        # a launcher puts -Wno-error after the project's -Werror.
+        fail "build with -Werror; retrying with warnings not fatal"
+        printf '#!/bin/sh\nexec "$@" -Wno-error\n' >"$DEPS/no-werror" && chmod +x "$DEPS/no-werror"
+        cmake "${CONF[@]}" -DCMAKE_C_COMPILER_LAUNCHER="$DEPS/no-werror" >/dev/null &&
+            cmake --build "$BUILD" -j "$(nproc)" || { fail "build"; return; }
+    fi
+    MEASURE=$BUILD/measure/cnnperf-measure
+    PREDICT=$BUILD/cnnperf
+    [ -x "$MEASURE" ] || { fail "cnnperf-measure was not built (see the configure lines above)"; return; }
+
+    say "ctest"
+    if [ -f "$BUILD/CTestTestfile.cmake" ]; then
+        # The whole output goes into the bundle; here its end, the failures and the loss curve.
+        if (cd "$BUILD" && ctest -j 8 --timeout 300 --output-on-failure >"$RES/ctest.log" 2>&1); then
+            tail -6 "$RES/ctest.log"
+        else
+            fail "ctest"
+            grep -E -B2 -A25 '\*\*\*(Failed|Timeout|Exception)' "$RES/ctest.log" | head -150
+            tail -20 "$RES/ctest.log"
+        fi
+        (cd "$BUILD" && ctest -R measure_loss_falls -V --timeout 300 2>&1 | grep -E 'cnnperf-measure|Test #') || true
+    fi
+
+    case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
+    *h200*) DEV=h200 ;;
+    *) DEV=h100 ;;
+    esac
+    echo "$CONFIGS" | while read -r net batch prec extra; do
+        [ -n "$net" ] || continue
+        tag=$net-b$batch-$prec
+        if [ $(($(date +%s) - START)) -gt "$DEADLINE" ]; then
+            fail "measure $tag skipped: past the ${DEADLINE} s budget"
+            continue
+        fi
+        iters=(--warmup 5 --iters 20)
+        [ "${extra:-}" = smoke ] && iters=(--warmup 2 --iters 5)
+        say "measure $tag"
+        if ! timeout 240 "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" "${iters[@]}" \
+            -o "$RES/measure-$tag.json" </dev/null; then
+            fail "measure $tag; once more, synchronising after every pass, with cuDNN's error log"
+            CNNPERF_MEASURE_SYNC=1 CUDNN_LOGLEVEL_DBG=1 CUDNN_LOGDEST_DBG=stderr timeout 120 "$MEASURE" \
+                --network "$net" --batch "$batch" --precision "$prec" --warmup 0 --iters 1 \
+                -o "$RES/debug-$tag.json" </dev/null 2>&1 | tail -40
+        fi
+        "$PREDICT" predict --network "$net" --device "$DEV" --batch "$batch" --precision "$prec" --format json \
+            -o "$RES/predict-$tag.json" </dev/null || fail "predict $tag"
+        bundle # after every configuration: a run cut off at the device's limit still returns its results
+    done
+
+    say "summary (measured vs predicted, $DEV)"
+    python3 - "$RES" <<'EOF' | tee "$RES/summary.txt" || fail "summary"
+import json, os, sys
+res = sys.argv[1]
+print(f"{'configuration':28} {'measured ms':>12} {'p10':>9} {'p90':>9} {'predicted ms':>13} {'pred/meas':>9}  "
+      f"fwd/bwd/upd measured | predicted")
+for f in sorted(os.listdir(res)):
+    if not f.startswith("measure-"):
+        continue
+    m = json.load(open(os.path.join(res, f)))
+    p_path = os.path.join(res, "predict-" + f[len("measure-"):])
+    p = json.load(open(p_path)) if os.path.exists(p_path) else None
+    tag = f[len("measure-"):-len(".json")]
+    pm = p["iteration_ms"] if p else float("nan")
+    ph = lambda r: "/".join(f"{r['phases'][k]:.2f}" for k in ("forward_ms", "backward_ms", "update_ms"))
+    print(f"{tag:28} {m['iteration_ms']:12.3f} {m['iteration_p10_ms']:9.3f} {m['iteration_p90_ms']:9.3f} "
+          f"{pm:13.3f} {pm / m['iteration_ms']:9.2f}  {ph(m)} | {ph(p) if p else '-'}")
+EOF
+}
+
+main 2>&1 | tee "$OUT/run.log"
+status=${PIPESTATUS[0]}
+grep -q 'FAILED:' "$OUT/run.log" && status=1
+bundle || echo "[run_device] no results to bundle"
+echo "[run_device] done in $(($(date +%s) - START)) s, status $status; $OUT: $(ls "$OUT" | tr '\n' ' ')"
+exit "$status"

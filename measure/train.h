@@ -1,0 +1,157 @@
+/* train: real training iterations of a cnnperf network on one GPU, timed
+ * the way the predictor reports them (model/predict.c, Eq. 6-4):
+ *
+ *   loading   the synthetic batch and its labels copied from pinned host memory
+ *   forward   every layer in the network file's (topological) order
+ *   backward  every layer in reverse order: backward-data (skipped where no
+ *             upstream layer has parameters), then backward-weight
+ *   update    SGD with momentum on every layer's parameters
+ *
+ * Gradients that meet where a tensor feeds several layers are summed as
+ * they arrive, and that time is the producer's backward-data, as in the
+ * predictor. Every layer pass and phase is bracketed by CUDA events. */
+#ifndef CM_TRAIN_H
+#define CM_TRAIN_H
+
+#include <stdbool.h>
+
+#include "../networks/network.h"
+#include "kernels.h"
+
+/* The GPU, its library handles and what the precision means for them. */
+typedef struct {
+    int device;
+    char name[256];
+    int cc_major, cc_minor, sm_count;
+    double memory_gb;
+    cudaStream_t stream;
+    cudnnHandle_t dnn;
+    cublasHandle_t blas;
+    cm_kernels kern;
+
+    cp_precision prec;
+    cm_dtype dtype;                   /* activations, weights, gradients */
+    cudnnDataType_t dnn_type;
+    cudaDataType_t blas_type;
+    cublasComputeType_t blas_compute; /* fp32 accumulation in every precision */
+    cudnnMathType_t math;             /* what convolutions may use: FMA only for fp32 */
+    size_t elt;                       /* bytes of one element of dtype */
+    int batch;
+
+    size_t workspace_limit;           /* --workspace-mb */
+    void *workspace;                  /* shared by all convolutions */
+    size_t workspace_size;
+} cm_gpu;
+
+struct cm_kind;
+
+typedef struct cm_layer {
+    const cp_layer *l;
+    const struct cm_kind *kind;
+    int index;
+    bool wants_grad; /* has parameters, or a layer upstream has */
+    bool loss;       /* the softmax at the end: softmax cross-entropy */
+
+    cudnnTensorDescriptor_t x_desc[CP_MAX_INPUTS], y_desc;
+    void *y;         /* output; flatten: its input's memory */
+    size_t y_bytes;
+    void *dy_own;    /* this layer's own gradient buffer, NULL where gradients only arrive by reference */
+    void *grad;      /* the gradient of y this iteration: NULL until a consumer delivers one */
+
+    /* Parameters, [weights | bias], in ptype (the activation type, fp32 for
+     * batch norm); fp32 master copy and momentum for SGD. */
+    long long n_params, n_weights;
+    cm_dtype ptype;
+    void *w, *g;
+    float *w32, *v32;
+
+    /* What each kind needs (gpu_layers.c). */
+    cudnnFilterDescriptor_t w_desc;
+    cudnnTensorDescriptor_t b_desc, view_desc;
+    cudnnConvolutionDescriptor_t conv[3]; /* forward, backward-data, backward-filter */
+    int algo[3];
+    size_t algo_ws[3];
+    cudnnPoolingDescriptor_t pool;
+    cudnnActivationDescriptor_t act;
+    cudnnLRNDescriptor_t lrn;
+    cudnnDropoutDescriptor_t drop;
+    void *drop_states, *drop_reserve;
+    size_t drop_reserve_size;
+    cudnnOpTensorDescriptor_t op;
+    float *bn_stats; /* running mean, running variance, saved mean, saved inverse std: 4 x C */
+    char note[160];  /* chosen algorithms, for the provenance */
+} cm_layer;
+
+/* CUDA events of one iteration; interval k (from event k to k+1) belongs to
+ * owner[k] (layer * CP_PASS_COUNT + pass, or -1) and phase[k]. */
+typedef struct {
+    cudaEvent_t *ev;
+    int *owner;
+    signed char *phase;
+    int n, cap;
+} cm_timeline;
+
+enum { CM_PHASE_LOADING, CM_PHASE_FORWARD, CM_PHASE_BACKWARD, CM_PHASE_UPDATE, CM_PHASE_COUNT };
+
+typedef struct {
+    cm_gpu *gpu;
+    const cp_network *net;
+    cm_layer *layers;
+    int n;
+
+    cudnnTensorDescriptor_t in_desc;
+    void *input, *input_host; /* the synthetic batch; host copy pinned */
+    size_t input_bytes;
+    int *labels, *labels_host;
+    float *loss;              /* per sample, written by the loss layer's backward */
+    int classes;
+    void *scratch;            /* a gradient that must be added to one already there */
+    size_t scratch_bytes;
+    float lr, momentum;
+
+    cm_timeline tl;
+    int phase, cur_layer, cur_pass;
+    bool sync_each_pass; /* CNNPERF_MEASURE_SYNC=1: find the layer an asynchronous error comes from */
+} cm_net;
+
+/* Handles, stream, NVRTC kernels and the precision's types for device dev. */
+void cm_gpu_init(cm_gpu *g, int dev, cp_precision prec, int batch, size_t workspace_limit);
+
+/* Allocates and initialises everything, chooses convolution algorithms.
+ * Exits with a message (naming the layer) when something does not fit. */
+void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net);
+
+/* Enqueues one training iteration with its events. */
+void cm_iteration(cm_net *n);
+/* Waits for the iteration and reads its times: layer_ms has n x CP_PASS_COUNT entries. */
+void cm_collect(cm_net *n, double *iteration_ms, double phase_ms[CM_PHASE_COUNT], double *layer_ms);
+/* Mean loss of the last iteration (the network must end in softmax). */
+double cm_loss(cm_net *n);
+
+/* --- for the layer kinds ------------------------------------------------- */
+
+/* Device memory, zeroed; out of memory names cm_where. */
+void *cm_alloc(size_t bytes);
+/* The layer feeding input j, NULL for the network input. */
+cm_layer *cm_producer(cm_net *n, const cm_layer *L, int j);
+const void *cm_input(const cm_net *n, const cm_layer *L, int j);
+/* The gradient of L's output in this iteration. */
+const void *cm_dy(const cm_layer *L);
+/* Where L writes the gradient of its input j (NULL: that input needs none);
+ * after writing, cm_grad_done hands it over. */
+void *cm_grad_dst(cm_net *n, cm_layer *L, int j);
+void cm_grad_done(cm_net *n, cm_layer *L, int j, void *dst);
+/* Input j's gradient is src unchanged (add, flatten): no copy. */
+void cm_grad_pass(cm_net *n, cm_layer *L, int j, const void *src);
+/* Parameters of n_weights (He-uniform for fan_in) then n_bias (zero), in ptype. */
+void cm_params(cm_net *n, cm_layer *L, long long n_weights, long long n_bias, cm_dtype ptype, long long fan_in);
+/* Batch norm: scale 1, shift 0, fp32. */
+void cm_params_bn(cm_net *n, cm_layer *L, int channels);
+
+size_t cm_dtype_size(cm_dtype t);
+/* An NCHW tensor of the GPU's activation type. */
+cudnnTensorDescriptor_t cm_tensor(const cm_gpu *g, int n, int c, int h, int w);
+/* One line "cnnperf-measure: at 'layer': message", then exit status 1. */
+void cm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#endif
