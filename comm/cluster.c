@@ -233,31 +233,15 @@ int cp_cluster_parse(const char *text_, size_t len, const char *file, cp_cluster
     return rc;
 }
 
+static int parse_cluster(const char *text, size_t len, const char *file, void *c, cp_error *err)
+{
+    return cp_cluster_parse(text, len, file, c, err);
+}
+
 int cp_cluster_load(const char *spec, cp_cluster *c, cp_error *err)
 {
     memset(c, 0, sizeof *c);
-    if (!cp_spec_is_path(spec)) {
-        const cp_resource *r = cp_resource_find("clusters", spec);
-        if (!r) {
-            char list[512] = "";
-            size_t n = 0;
-            for (size_t i = 0; i < cp_resource_count; i++)
-                if (strcmp(cp_resources[i].dir, "clusters") == 0 && n < sizeof list)
-                    n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", cp_resources[i].name);
-            return cp_fail(err, NULL, NULL, "unknown cluster '%s' (built in: %s; or give a path to a .json file)",
-                           spec, list);
-        }
-        char file[128];
-        snprintf(file, sizeof file, "clusters/%s.json", spec);
-        return cp_cluster_parse(r->text, r->len, file, c, err);
-    }
-    size_t len = 0;
-    char *buf = cp_read_file(spec, &len, err);
-    if (!buf)
-        return -1;
-    int rc = cp_cluster_parse(buf, len, spec, c, err);
-    free(buf);
-    return rc;
+    return cp_resource_load("clusters", "cluster", spec, parse_cluster, c, err);
 }
 
 /* --- the assumed cluster of --device/--gpus ------------------------------ */

@@ -1,13 +1,6 @@
 /* ReLU and ReLU6: one element-wise kernel forward, one backward. */
 #include "layer.h"
 
-static int infer(cp_layer *l, cp_jctx *c)
-{
-    (void)c;
-    l->out = l->in[0];
-    return 0;
-}
-
 static double flops(const cp_layer *l, cp_pass pass, int batch)
 {
     return pass == CP_PASS_FWD || pass == CP_PASS_BWD_DATA ? batch * cp_shape_elems(l->out) : 0;
@@ -27,5 +20,5 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     return 1;
 }
 
-const cp_layer_kind cp_relu_kind = {"relu", NULL, 1, 1, false, NULL, infer, flops, kernels};
-const cp_layer_kind cp_relu6_kind = {"relu6", NULL, 1, 1, false, NULL, infer, flops, kernels};
+const cp_layer_kind cp_relu_kind = {"relu", NULL, 1, 1, false, NULL, cp_infer_same, flops, kernels};
+const cp_layer_kind cp_relu6_kind = {"relu6", NULL, 1, 1, false, NULL, cp_infer_same, flops, kernels};

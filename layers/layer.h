@@ -81,6 +81,8 @@ const cp_layer_kind *cp_layer_kind_find(const char *name);
 const char *cp_layer_kind_list(void);
 
 /* Helpers shared by the kinds. */
+/* Shape inference of the element-wise kinds: the output is the input. */
+int cp_infer_same(cp_layer *l, cp_jctx *c);
 int cp_out_size(int in, int k, int stride, int pad, int dilation, bool ceil_mode);
 double cp_act_bytes(const cp_exec *x, cp_shape s); /* one activation tensor for the batch */
 double cp_param_bytes(const cp_layer *l);          /* fp32 master weights */

@@ -13,13 +13,6 @@ static int parse(cp_layer *l, const cJSON *o, cp_jctx *c)
     return 0;
 }
 
-static int infer(cp_layer *l, cp_jctx *c)
-{
-    (void)c;
-    l->out = l->in[0];
-    return 0;
-}
-
 static double flops(const cp_layer *l, cp_pass pass, int batch)
 {
     double n = batch * cp_shape_elems(l->out);
@@ -43,4 +36,4 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     return 1;
 }
 
-const cp_layer_kind cp_lrn_kind = {"lrn", fields, 1, 1, false, parse, infer, flops, kernels};
+const cp_layer_kind cp_lrn_kind = {"lrn", fields, 1, 1, false, parse, cp_infer_same, flops, kernels};

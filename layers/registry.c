@@ -40,6 +40,13 @@ const char *cp_pass_name(cp_pass p)
     return p < CP_PASS_COUNT ? names[p] : "?";
 }
 
+int cp_infer_same(cp_layer *l, cp_jctx *c)
+{
+    (void)c;
+    l->out = l->in[0];
+    return 0;
+}
+
 int cp_out_size(int in, int k, int stride, int pad, int dilation, bool ceil_mode)
 {
     long span = (long)in + 2L * pad - (long)dilation * (k - 1) - 1;

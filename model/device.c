@@ -164,30 +164,15 @@ done:
     return rc;
 }
 
+static int parse_device(const char *text, size_t len, const char *file, void *d, cp_error *err)
+{
+    return cp_device_parse(text, len, file, d, err);
+}
+
 int cp_device_load(const char *spec, cp_device *d, cp_error *err)
 {
-    if (!cp_spec_is_path(spec)) {
-        const cp_resource *r = cp_resource_find("devices", spec);
-        if (!r) {
-            char list[256] = "";
-            size_t n = 0;
-            for (size_t i = 0; i < cp_resource_count; i++)
-                if (strcmp(cp_resources[i].dir, "devices") == 0 && n < sizeof list)
-                    n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", cp_resources[i].name);
-            return cp_fail(err, NULL, NULL, "unknown device '%s' (built in: %s; or give a path to a .json file)",
-                           spec, list);
-        }
-        char file[128];
-        snprintf(file, sizeof file, "devices/%s.json", spec);
-        return cp_device_parse(r->text, r->len, file, d, err);
-    }
-    size_t len = 0;
-    char *text = cp_read_file(spec, &len, err);
-    if (!text)
-        return -1;
-    int rc = cp_device_parse(text, len, spec, d, err);
-    free(text);
-    return rc;
+    memset(d, 0, sizeof *d);
+    return cp_resource_load("devices", "device", spec, parse_device, d, err);
 }
 
 double cp_device_peak_flops(const cp_device *d, cp_precision p)

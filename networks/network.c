@@ -486,34 +486,15 @@ done:
     return rc;
 }
 
+static int parse_network(const char *text, size_t len, const char *file, void *n, cp_error *err)
+{
+    return cp_network_parse(text, len, file, n, err);
+}
+
 int cp_network_load(const char *spec, cp_network *n, cp_error *err)
 {
-    if (!cp_spec_is_path(spec)) {
-        const cp_resource *r = cp_resource_find("networks", spec);
-        if (!r) {
-            char list[512] = "";
-            size_t len = 0;
-            for (size_t i = 0; i < cp_resource_count; i++)
-                if (strcmp(cp_resources[i].dir, "networks") == 0 && len < sizeof list)
-                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
-                                            cp_resources[i].name);
-            memset(n, 0, sizeof *n);
-            return cp_fail(err, NULL, NULL, "unknown network '%s' (built in: %s; or give a path to a .json file)",
-                           spec, list);
-        }
-        char file[128];
-        snprintf(file, sizeof file, "networks/%s.json", spec);
-        return cp_network_parse(r->text, r->len, file, n, err);
-    }
-    size_t len = 0;
-    char *text = cp_read_file(spec, &len, err);
-    if (!text) {
-        memset(n, 0, sizeof *n);
-        return -1;
-    }
-    int rc = cp_network_parse(text, len, spec, n, err);
-    free(text);
-    return rc;
+    memset(n, 0, sizeof *n);
+    return cp_resource_load("networks", "network", spec, parse_network, n, err);
 }
 
 void cp_network_free(cp_network *n)

@@ -123,24 +123,6 @@ static int put_dist_trace(FILE *f, const void *d, int unused)
     return cp_trace_distributed(f, d);
 }
 
-static int write_to(const char *path, int (*fn)(FILE *, const void *, int), const void *what, int arg)
-{
-    cp_error err;
-    cp_atomic_file out;
-    if (cp_atomic_open(&out, path, &err))
-        return cp_bad("%s", err.msg);
-    if (fn(out.f, what, arg)) {
-        cp_atomic_abort(&out);
-        fprintf(stderr, "cnnperf: write error on %s\n", path ? path : "standard output");
-        return 1;
-    }
-    if (cp_atomic_commit(&out, &err)) {
-        fprintf(stderr, "cnnperf: %s\n", err.msg);
-        return 1;
-    }
-    return 0;
-}
-
 int cp_cmd_predict_distributed(const cp_options *o)
 {
     if (o->explain)
@@ -155,9 +137,9 @@ int cp_cmd_predict_distributed(const cp_options *o)
     if (cp_predict_distributed(&s.net, &s.cl, &s.cfg, &cache, &p, &err)) {
         rc = cp_bad("%s", err.msg);
     } else {
-        rc = write_to(o->output, put_dist, &p, s.fmt);
+        rc = cp_write_result(o->output, put_dist, &p, s.fmt);
         if (!rc && o->trace)
-            rc = write_to(o->trace, put_dist_trace, &p, 0);
+            rc = cp_write_result(o->trace, put_dist_trace, &p, 0);
     }
     cp_dist_prediction_free(&p);
     cp_single_cache_free(&cache);

@@ -14,25 +14,6 @@
 #include "report.h"
 #include "trace.h"
 
-/* Writes through fn to path atomically; returns the exit status. */
-static int write_result(const char *path, int (*fn)(FILE *, const void *, int), const void *what, int arg)
-{
-    cp_error err;
-    cp_atomic_file out;
-    if (cp_atomic_open(&out, path, &err))
-        return cp_bad("%s", err.msg);
-    if (fn(out.f, what, arg)) {
-        cp_atomic_abort(&out);
-        fprintf(stderr, "cnnperf: write error on %s\n", path ? path : "standard output");
-        return 1;
-    }
-    if (cp_atomic_commit(&out, &err)) {
-        fprintf(stderr, "cnnperf: %s\n", err.msg);
-        return 1;
-    }
-    return 0;
-}
-
 static int put_prediction(FILE *f, const void *p, int fmt)
 {
     return cp_report_prediction(f, p, (cp_format)fmt);
@@ -97,9 +78,9 @@ static int cmd_predict(int argc, char **argv)
         rc = cp_bad("%s", err.msg);
     } else {
         explain_layer = o.layer;
-        rc = o.explain ? write_result(o.output, put_explain, &p, 0) : write_result(o.output, put_prediction, &p, fmt);
+        rc = o.explain ? cp_write_result(o.output, put_explain, &p, 0) : cp_write_result(o.output, put_prediction, &p, fmt);
         if (!rc && o.trace)
-            rc = write_result(o.trace, put_trace, &p, 0);
+            rc = cp_write_result(o.trace, put_trace, &p, 0);
     }
     cp_prediction_free(&p);
     cp_network_free(&net);
@@ -123,7 +104,7 @@ static int cmd_layers(int argc, char **argv)
     if (cp_network_load(o.network ? o.network : "resnet50", &net, &err))
         return cp_bad("%s", err.msg);
     layers_job job = {&net, (int)batch};
-    rc = write_result(o.output, put_layers, &job, fmt);
+    rc = cp_write_result(o.output, put_layers, &job, fmt);
     cp_network_free(&net);
     return rc;
 }

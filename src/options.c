@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "../util/atomic_file.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -95,4 +97,13 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
         *(const char **)((char *)o + valued[k].offset) = argv[++i];
     }
     return 0;
+}
+
+int cp_write_result(const char *path, int (*fn)(FILE *, const void *, int), const void *what, int arg)
+{
+    cp_error err;
+    int rc = cp_atomic_write(path, fn, what, arg, &err);
+    if (rc)
+        fprintf(stderr, "cnnperf: %s\n", err.msg);
+    return rc == 0 ? 0 : rc == -1 ? 2 : 1;
 }

@@ -22,6 +22,12 @@ int cp_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A positive integer no larger than max; -1 if s is not one. */
 long cp_parse_count(const char *s, long max);
 
+/* Writes through fn (see cp_atomic_write) to path, or standard output for
+ * NULL; returns the exit status: 0, 2 when path cannot be created, 1 when
+ * writing failed. */
+#include <stdio.h>
+int cp_write_result(const char *path, int (*fn)(FILE *, const void *, int), const void *what, int arg);
+
 extern const char cp_usage[];
 
 #endif

@@ -51,3 +51,17 @@ void cp_atomic_abort(cp_atomic_file *a)
     }
     a->f = NULL;
 }
+
+int cp_atomic_write(const char *path, int (*fn)(FILE *, const void *, int), const void *what, int arg,
+                    cp_error *err)
+{
+    cp_atomic_file a;
+    if (cp_atomic_open(&a, path, err))
+        return -1;
+    if (fn(a.f, what, arg)) {
+        cp_atomic_abort(&a);
+        cp_fail(err, path && strcmp(path, "-") ? path : "<stdout>", NULL, "write error");
+        return -2;
+    }
+    return cp_atomic_commit(&a, err) ? -2 : 0;
+}

@@ -20,4 +20,10 @@ int cp_atomic_open(cp_atomic_file *a, const char *path, cp_error *err);
 int cp_atomic_commit(cp_atomic_file *a, cp_error *err);
 void cp_atomic_abort(cp_atomic_file *a);
 
+/* The whole round: open, fn(f, what, arg) (0, or -1 on a write error),
+ * commit. Returns 0; -1 when path cannot be opened; -2 when writing or
+ * renaming failed (the earlier file, if any, is untouched). err says why. */
+int cp_atomic_write(const char *path, int (*fn)(FILE *, const void *, int), const void *what, int arg,
+                    cp_error *err);
+
 #endif
