@@ -157,6 +157,12 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
         for (size_t i = 0; i < n_tiles && i < CP_GEMM_MAX_TILES; i++) {
             build_tile(&tt->k[i], d, p, &tiles[i], tensor, hopper, NULL);
             tt->fits[i] = cp_block_cost_of(&tt->k[i], d, &tt->cost[i], NULL) == 0;
+            if (tt->fits[i]) {
+                int a = tt->cost[i].occ.blocks_per_sm;
+                tt->per_wave[i] = (double)a * d->sm_count;
+                tt->round_ms[i] = cp_round_cycles(&tt->cost[i], a) / d->cycles_per_ms;
+                tt->floor_ms[i] = cp_round_cycles(&tt->cost[i], 1) / d->cycles_per_ms;
+            }
         }
         tt->ready = 1;
     }
@@ -172,38 +178,40 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
     double min_slice = g->splitk_ok ? 64 : 128, s_max = 1;
     while (s_max < 1024 && 2 * s_max * min_slice <= g->K)
         s_max *= 2;
-    double clock_ms = d->cycles_per_ms;
     double lb[MAX_CAND], split[MAX_CAND];
-    int tile_of[MAX_CAND], order[MAX_CAND], n_cand = 0;
+    double dram_per_ms = d->dram_bytes_per_cycle * d->cycles_per_ms;
+    int tile_of[MAX_CAND], n_cand = 0;
     for (size_t i = 0; i < n_tiles && i < CP_GEMM_MAX_TILES; i++) {
         if (!tt->fits[i])
             continue; /* this tile does not fit the device */
         const cp_kernel *t = &tt->k[i];
-        double per_wave = (double)tt->cost[i].occ.blocks_per_sm * d->sm_count;
-        double c_b = cp_round_cycles(&tt->cost[i], tt->cost[i].occ.blocks_per_sm);
         double tiles_n = cdiv(g->M, t->tile_m) * cdiv(g->N, t->tile_n) * g->count;
         double s_fill = 1;
-        while (s_fill * tiles_n < per_wave && s_fill < s_max)
+        while (s_fill * tiles_n < tt->per_wave[i] && s_fill < s_max)
             s_fill *= 2;
         double tries[3] = {1, s_fill, dmin(2 * s_fill, s_max)};
         for (int j = 0; j < 3; j++) {
             if (j > 0 && tries[j] == tries[j - 1])
                 continue;
             double iters = dmax(1, cdiv(cdiv(g->K, tries[j]), t->tile_k));
-            int c = n_cand++;
-            lb[c] = tiles_n * tries[j] / per_wave * iters * c_b / clock_ms + fixed_ms;
-            split[c] = tries[j];
-            tile_of[c] = (int)i;
-            int at = c;
-            while (at > 0 && lb[order[at - 1]] > lb[c]) {
-                order[at] = order[at - 1];
-                at--;
-            }
-            order[at] = c;
+            double dram = g->unique_bytes + (tries[j] > 1 ? (tries[j] + 1) * g->M * g->N * g->count * 4.0 : 0);
+            double sm = dmax(tiles_n * tries[j] / tt->per_wave[i], 1.0) * iters *
+                        (tiles_n * tries[j] >= tt->per_wave[i] ? tt->round_ms[i] : tt->floor_ms[i]);
+            lb[n_cand] = dmax(sm, dram / dram_per_ms) + fixed_ms;
+            split[n_cand] = tries[j];
+            tile_of[n_cand++] = (int)i;
         }
     }
-    for (int o = 0; o < n_cand && lb[order[o]] < best; o++) {
-        int c = order[o], i = tile_of[c];
+    /* the lowest remaining bound next, until it cannot beat the best */
+    for (;;) {
+        int c = -1;
+        for (int j = 0; j < n_cand; j++)
+            if (lb[j] < best && (c < 0 || lb[j] < lb[c]))
+                c = j;
+        if (c < 0)
+            break;
+        int i = tile_of[c];
+        lb[c] = INFINITY; /* tried */
         cp_kernel k = tt->k[i];
         cp_kernel_eval e;
         k.name = what;

@@ -118,6 +118,9 @@ typedef struct {
     cp_kernel k[CP_GEMM_MAX_TILES];
     cp_block_cost cost[CP_GEMM_MAX_TILES];
     int fits[CP_GEMM_MAX_TILES];
+    double per_wave[CP_GEMM_MAX_TILES]; /* blocks in one full wave */
+    double round_ms[CP_GEMM_MAX_TILES]; /* C_b of a full wave, in ms */
+    double floor_ms[CP_GEMM_MAX_TILES]; /* the least one iteration of any round takes, in ms */
 } cp_gemm_tiles;
 
 /* Chooses, like cudnnFind / cuBLAS heuristics, the fastest tile
