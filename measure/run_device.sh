@@ -15,7 +15,21 @@
 # cnnperf-measure, predict-*.json from cnnperf predict) and the summary.
 # Exit status: 0 when everything ran, 1 when any step failed (the others
 # still run).
+#
+# MODE=multi (a machine with 2 GPUs, e.g. 2 x H200): instead of the
+# single-GPU configurations, one MPI rank per GPU (mpirun -np 2):
+# ResNet-50 b64 fp32 with NCCL, overlap on and off; VGG-16 b32 fp32 with
+# NCCL; ResNet-50 through a parameter server (2 GPU workers + 1 CPU server
+# rank, -np 3); ResNet-50 with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 (NCCL's
+# network transport between the two GPUs: two nodes emulated on one host);
+# quick --check-loss runs with NCCL and PS; a rank made to hang and one
+# made to exit, each of which must end the whole job non-zero within 30 s;
+# and `cnnperf predict --gpus 2` for each measured configuration.
+# NCCL_NVLS_ENABLE=0 throughout.
+#
+#   MODE=multi CNNPERF_GIT_COMMIT=$(git rev-parse HEAD) bash measure/run_device.sh
 set -u
+MODE=${MODE:-single}
 ROOT=$PWD
 OUT=${OUT:-$ROOT/measure-out}
 BUILD=$ROOT/build-gpu
@@ -47,8 +61,8 @@ resnet50 32 tf32 smoke
 resnet50 32 bf16 smoke
 "
 
-main() {
-    say "machine"
+setup() {
+    say "machine (MODE=$MODE)"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi"
     nvcc --version 2>/dev/null | tail -2
     cmake --version | head -1
@@ -110,8 +124,12 @@ main() {
             tail -20 "$RES/ctest.log"
         fi
         (cd "$BUILD" && ctest -R measure_loss_falls -V --timeout 300 2>&1 | grep -E 'cnnperf-measure|Test #') || true
+        (cd "$BUILD" && ctest -R ps_mpi -V --timeout 120 2>&1 | grep -E '^[0-9]+: test_ps_mpi: [0-9]+ workers') || true
     fi
+    return 0
+}
 
+single() {
     case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
     *h200*) DEV=h200 ;;
     *) DEV=h100 ;;
@@ -156,6 +174,133 @@ for f in sorted(os.listdir(res)):
     print(f"{tag:28} {m['iteration_ms']:12.3f} {m['iteration_p10_ms']:9.3f} {m['iteration_p90_ms']:9.3f} "
           f"{pm:13.3f} {pm / m['iteration_ms']:9.2f}  {ph(m)} | {ph(p) if p else '-'}")
 EOF
+}
+
+# --- MODE=multi -------------------------------------------------------------
+
+# mpirun_measure TAG NP "PREDICT ARGS" -- MEASURE ARGS...: one multi-rank
+# measurement (its stderr, with NCCL's INFO lines, kept in the bundle) and
+# the prediction of the same configuration.
+mpirun_measure() {
+    local tag=$1 np=$2 pargs=$3
+    shift 4
+    if [ $(($(date +%s) - START)) -gt "$DEADLINE" ]; then
+        fail "measure $tag skipped: past the ${DEADLINE} s budget"
+        return
+    fi
+    say "measure $tag: mpirun -np $np cnnperf-measure $*"
+    if timeout 200 "${MPIRUN[@]}" -np "$np" "$MEASURE" "$@" --warmup 5 --iters 20 \
+        -o "$RES/measure-$tag.json" </dev/null 2>"$RES/measure-$tag.log"; then
+        grep -E '^cnnperf-measure: (set up|[0-9]+ warm-up|nccl|ps) ' "$RES/measure-$tag.log"
+    else
+        fail "measure $tag"
+        grep -v -E 'NCCL INFO' "$RES/measure-$tag.log" | tail -30
+    fi
+    # which NCCL transport carried the all-reduce (P2P, SHM, NET/Socket, NET/IB)
+    grep -E 'NCCL INFO Channel 00/.* via ' "$RES/measure-$tag.log" | head -2
+    # shellcheck disable=SC2086
+    "$PREDICT" predict $pargs --format json -o "$RES/predict-$tag.json" </dev/null || fail "predict $tag"
+    bundle
+}
+
+# fault KIND: a rank made to hang or exit in iteration 3 (CNNPERF_MEASURE_FAULT)
+# must end every rank, non-zero, within 30 s (of --timeout-s 10 for a hang).
+fault() {
+    local kind=$1 t0 rc took
+    say "a rank that ${kind}s in iteration 3 (CNNPERF_MEASURE_FAULT=$kind:1:3, --timeout-s 10)"
+    t0=$(date +%s)
+    CNNPERF_MEASURE_FAULT=$kind:1:3 timeout 90 "${MPIRUN[@]}" -np 2 "$MEASURE" --network resnet50 --batch 32 \
+        --comm nccl --warmup 0 --iters 10 --timeout-s 10 -o "$RES/fault-$kind.json" </dev/null \
+        >"$RES/fault-$kind.log" 2>&1
+    rc=$?
+    took=$(($(date +%s) - t0))
+    grep -E 'as asked|no progress|aborting|NCCL error|ncclComm' "$RES/fault-$kind.log" | grep -v 'NCCL INFO' | head -5
+    say "$kind: exit status $rc after $took s"
+    if [ "$rc" = 0 ] || [ "$rc" = 124 ] || [ "$took" -gt 40 ]; then
+        fail "a rank that ${kind}s did not end the job non-zero within 30 s (status $rc after $took s)"
+    fi
+    [ -e "$RES/fault-$kind.json" ] && fail "fault-$kind.json was written by a failed run"
+}
+
+multi() {
+    local ngpu P
+    ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+    [ "$ngpu" -ge 2 ] || { fail "MODE=multi needs 2 GPUs, this machine has $ngpu"; return; }
+    case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
+    *h200*) DEV=h200 ;;
+    *) DEV=h100 ;;
+    esac
+    command -v mpirun >/dev/null || { fail "no mpirun on this machine"; return; }
+    ldd "$MEASURE" | grep -q -E 'libmpi|libmpich' || { fail "cnnperf-measure was built without MPI"; return; }
+    ldd "$MEASURE" | grep -q libnccl || fail "cnnperf-measure was built without NCCL: the nccl runs will fail"
+    mpirun --version 2>&1 | head -1
+    grep -E '^(MPI_C_LIBRARIES|MPIEXEC_EXECUTABLE|CNNPERF_NCCL_LIBRARY):' "$BUILD/CMakeCache.txt"
+    nvidia-smi topo -m 2>/dev/null | head -4
+    MPIRUN=(mpirun)
+    # Open MPI: as root, and unbound (the PS server's threads need more than one core)
+    mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
+    export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
+    P="--device $DEV --gpus 2"
+
+    mpirun_measure multi-resnet50-b64-fp32-nccl-overlap 2 \
+        "--network resnet50 --batch 64 --precision fp32 $P --comm nccl --overlap on" -- \
+        --network resnet50 --batch 64 --precision fp32 --comm nccl --overlap on
+    mpirun_measure multi-resnet50-b64-fp32-nccl-nooverlap 2 \
+        "--network resnet50 --batch 64 --precision fp32 $P --comm nccl --overlap off" -- \
+        --network resnet50 --batch 64 --precision fp32 --comm nccl --overlap off
+    mpirun_measure multi-vgg16-b32-fp32-nccl-overlap 2 \
+        "--network vgg16 --batch 32 --precision fp32 $P --comm nccl --overlap on" -- \
+        --network vgg16 --batch 32 --precision fp32 --comm nccl --overlap on
+    mpirun_measure multi-resnet50-b64-fp32-ps1 3 \
+        "--network resnet50 --batch 64 --precision fp32 $P --comm ps --ps-servers 1 --ps-on cpu --overlap on" -- \
+        --network resnet50 --batch 64 --precision fp32 --comm ps --ps-servers 1 --overlap on
+    # Two nodes emulated on one host: NCCL's network transport (the data say so:
+    # nccl_network_emulation, provenance.exchange.note); the prediction is for one node.
+    NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 mpirun_measure multi-resnet50-b64-fp32-nccl-netemu 2 \
+        "--network resnet50 --batch 64 --precision fp32 $P --comm nccl --overlap on" -- \
+        --network resnet50 --batch 64 --precision fp32 --comm nccl --overlap on
+
+    say "training through the exchange: the loss falls (nccl, then ps)"
+    timeout 120 "${MPIRUN[@]}" -np 2 "$MEASURE" --network lenet5 --batch 16 --check-loss 30 --comm nccl \
+        </dev/null >"$RES/check-loss-nccl.log" 2>&1 || fail "check-loss with nccl"
+    grep -E '^cnnperf-measure: (loss|.*skipped|.*rank [0-9])' "$RES/check-loss-nccl.log" | head -5
+    timeout 120 "${MPIRUN[@]}" -np 3 "$MEASURE" --network lenet5 --batch 16 --check-loss 30 --comm ps \
+        </dev/null >"$RES/check-loss-ps.log" 2>&1 || fail "check-loss with ps"
+    grep -E '^cnnperf-measure: (loss|.*skipped|.*rank [0-9])' "$RES/check-loss-ps.log" | head -5
+
+    fault hang
+    fault exit
+    bundle
+
+    say "summary (2 GPUs, measured vs predicted, $DEV)"
+    python3 - "$RES" <<'EOF' | tee "$RES/summary-multi.txt" || fail "summary"
+import json, os, sys
+res = sys.argv[1]
+print(f"{'configuration':40} {'meas ms':>8} {'compute':>8} {'exch':>7} {'exposed':>8} {'pred ms':>8} "
+      f"{'pred exch':>9} {'pred exp':>8}  identical  note")
+for f in sorted(os.listdir(res)):
+    if not (f.startswith("measure-multi-") and f.endswith(".json")):
+        continue
+    m = json.load(open(os.path.join(res, f)))
+    tag = f[len("measure-"):-len(".json")]
+    p_path = os.path.join(res, "predict-" + tag + ".json")
+    p = json.load(open(p_path)) if os.path.exists(p_path) else {}
+    g = lambda d, k: d.get(k, float("nan"))
+    note = "2 nodes emulated (NCCL net transport); prediction: one node" if m.get("nccl_network_emulation") else ""
+    print(f"{tag:40} {m['iteration_ms']:8.2f} {g(m, 'compute_only_ms'):8.2f} {g(m, 'exchange_ms'):7.2f} "
+          f"{g(m, 'exposed_exchange_ms'):8.2f} {g(p, 'iteration_ms'):8.2f} {g(p, 'exchange_ms'):9.2f} "
+          f"{g(p, 'exposed_exchange_ms'):8.2f}  {str(m.get('parameters_identical')):9}  {note}")
+EOF
+}
+
+main() {
+    setup || return
+    [ -x "${MEASURE:-}" ] || return
+    if [ "$MODE" = multi ]; then
+        multi
+    else
+        single
+    fi
 }
 
 main 2>&1 | tee "$OUT/run.log"

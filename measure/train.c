@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exchange.h"
 #include "gpu_layers.h"
 
 /* Input values, weights and the dropout seeds come from fixed seeds, so two
@@ -326,6 +327,72 @@ void cm_params_bn(cm_net *n, cm_layer *L, int channels)
     free(host);
 }
 
+/* Moves every layer's parameters, master copy, momentum and gradients into
+ * one flat buffer per type (cm_flat), in reverse layer order, so that a
+ * gradient bucket is one contiguous range and a checksum or a parameter
+ * server sees one array. Before the algorithm search, which runs on the
+ * final pointers. */
+static void flatten_params(cm_net *n)
+{
+    long long off[CM_DTYPE_COUNT] = {0};
+    for (int i = n->n - 1; i >= 0; i--) {
+        cm_layer *L = &n->layers[i];
+        if (L->n_params == 0)
+            continue;
+        L->flat_off = off[L->ptype];
+        off[L->ptype] += (L->n_params + CM_FLAT_ALIGN - 1) / CM_FLAT_ALIGN * CM_FLAT_ALIGN;
+    }
+    for (int t = 0; t < CM_DTYPE_COUNT; t++) {
+        cm_flat *f = &n->flat[t];
+        f->count = off[t];
+        if (!f->count)
+            continue;
+        cm_where = "flat parameter buffers";
+        size_t e = cm_dtype_size((cm_dtype)t);
+        f->w32 = cm_alloc((size_t)f->count * sizeof(float));
+        f->v32 = cm_alloc((size_t)f->count * sizeof(float));
+        f->g = cm_alloc((size_t)f->count * e);
+        f->w = t == CM_F32 ? (void *)f->w32 : cm_alloc((size_t)f->count * e);
+    }
+    for (int i = 0; i < n->n; i++) {
+        cm_layer *L = &n->layers[i];
+        if (L->n_params == 0)
+            continue;
+        cm_where = L->l->name;
+        cm_flat *f = &n->flat[L->ptype];
+        size_t np = (size_t)L->n_params, e = cm_dtype_size(L->ptype), o = (size_t)L->flat_off;
+        cudaCheck(cudaMemcpy(f->w32 + o, L->w32, np * sizeof(float), cudaMemcpyDeviceToDevice));
+        if (L->ptype != CM_F32) {
+            cudaCheck(cudaMemcpy((char *)f->w + o * e, L->w, np * e, cudaMemcpyDeviceToDevice));
+            cudaCheck(cudaFree(L->w));
+        }
+        cudaCheck(cudaFree(L->w32));
+        cudaCheck(cudaFree(L->v32));
+        cudaCheck(cudaFree(L->g));
+        L->w32 = f->w32 + o;
+        L->v32 = f->v32 + o;
+        L->g = (char *)f->g + o * e;
+        L->w = L->ptype == CM_F32 ? (void *)L->w32 : (void *)((char *)f->w + o * e);
+    }
+}
+
+uint64_t cm_params_checksum(const cm_net *n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int t = 0; t < CM_DTYPE_COUNT; t++) {
+        const cm_flat *f = &n->flat[t];
+        if (!f->count)
+            continue;
+        size_t bytes = (size_t)f->count * sizeof(float);
+        unsigned char *host = cm_xcalloc(bytes, 1);
+        cudaCheck(cudaMemcpy(host, f->w32, bytes, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < bytes; i++)
+            h = (h ^ host[i]) * 0x100000001b3ull;
+        free(host);
+    }
+    return h;
+}
+
 /* --- building the network -------------------------------------------------- */
 
 static void seed_gradient(cm_gpu *g, cm_layer *L)
@@ -345,6 +412,7 @@ void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net)
     n->n = net->n_layers;
     n->lr = 0.01f;
     n->momentum = 0.9f;
+    n->lr_scale = 1.0f;
     n->layers = cm_xcalloc((size_t)n->n, sizeof *n->layers);
     const char *sync = getenv("CNNPERF_MEASURE_SYNC");
     n->sync_each_pass = sync && *sync && strcmp(sync, "0") != 0;
@@ -359,7 +427,7 @@ void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net)
     n->input = cm_alloc(n->input_bytes);
     cudaCheck(cudaMallocHost(&n->input_host, n->input_bytes));
     float *tmp = cm_xcalloc(in_elems, sizeof *tmp);
-    uint64_t s = CM_SEED;
+    uint64_t s = CM_SEED + 1000003u * (uint64_t)g->rank; /* weights are the same on every rank, data is not */
     for (size_t i = 0; i < in_elems; i++)
         tmp[i] = rng_uniform(&s, 1.0f);
     if (g->dtype == CM_F32)
@@ -408,6 +476,7 @@ void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net)
         L->y = L->kind->aliases_input ? (void *)cm_input(n, L, 0) : cm_alloc(L->y_bytes);
         L->kind->setup(n, L);
     }
+    flatten_params(n);
     for (int i = 0; i < n->n; i++) {
         cm_layer *L = &n->layers[i];
         const cp_layer *l = L->l;
@@ -488,6 +557,8 @@ void cm_iteration(cm_net *n)
 {
     cm_gpu *g = n->gpu;
     n->tl.n = 0;
+    if (n->ex)
+        cm_exchange_iteration_begin(n->ex);
 
     n->phase = CM_PHASE_LOADING;
     mark(n, -1, 0);
@@ -520,18 +591,25 @@ void cm_iteration(cm_net *n)
             begin(n, L, CP_PASS_BWD_WEIGHT);
             L->kind->backward_weight(n, L);
         }
+        if (n->ex) /* layer i's gradients are complete: a bucket may go */
+            cm_exchange_layer_done(n->ex, i);
+    }
+    if (n->ex) { /* the rest of the exchange; the stream waits for it within the backward phase */
+        cm_exchange_backward_done(n->ex);
+        cm_where = "end of backward";
     }
 
     n->phase = CM_PHASE_UPDATE;
     mark(n, -1, 0);
-    for (int i = 0; i < n->n; i++) {
-        cm_layer *L = &n->layers[i];
-        if (L->n_params == 0)
-            continue;
-        begin(n, L, CP_PASS_UPDATE);
-        cm_sgd(&g->kern, L->ptype, L->w32, L->v32, L->g, L->ptype == CM_F32 ? NULL : L->w, L->n_params, n->lr,
-               n->momentum, g->stream);
-    }
+    if (!(n->ex && cm_exchange_update(n->ex)))
+        for (int i = 0; i < n->n; i++) {
+            cm_layer *L = &n->layers[i];
+            if (L->n_params == 0)
+                continue;
+            begin(n, L, CP_PASS_UPDATE);
+            cm_sgd(&g->kern, L->ptype, L->w32, L->v32, L->g, L->ptype == CM_F32 ? NULL : L->w, L->n_params,
+                   n->lr * n->lr_scale, n->momentum, g->stream);
+        }
     mark(n, -1, 0); /* the end */
     cm_where = "end of iteration";
 }
@@ -540,7 +618,10 @@ void cm_collect(cm_net *n, double *iteration_ms, double phase_ms[CM_PHASE_COUNT]
 {
     cm_timeline *t = &n->tl;
     cm_where = "waiting for the iteration";
-    cudaCheck(cudaEventSynchronize(t->ev[t->n - 1]));
+    if (n->ex)
+        cm_exchange_wait(n->ex, t->ev[t->n - 1]); /* polls NCCL errors and the deadline */
+    else
+        cudaCheck(cudaEventSynchronize(t->ev[t->n - 1]));
     cudaCheck(cudaGetLastError());
     memset(layer_ms, 0, (size_t)n->n * CP_PASS_COUNT * sizeof *layer_ms);
     for (int p = 0; p < CM_PHASE_COUNT; p++)

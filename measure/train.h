@@ -14,6 +14,7 @@
 #define CM_TRAIN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "../networks/network.h"
 #include "kernels.h"
@@ -37,6 +38,7 @@ typedef struct {
     cudnnMathType_t math;             /* what convolutions may use: FMA only for fp32 */
     size_t elt;                       /* bytes of one element of dtype */
     int batch;
+    int rank;                         /* worker rank: picks the synthetic batch, so ranks see different data */
 
     size_t workspace_limit;           /* --workspace-mb */
     void *workspace;                  /* shared by all convolutions */
@@ -59,11 +61,14 @@ typedef struct cm_layer {
     void *grad;      /* the gradient of y this iteration: NULL until a consumer delivers one */
 
     /* Parameters, [weights | bias], in ptype (the activation type, fp32 for
-     * batch norm); fp32 master copy and momentum for SGD. */
+     * batch norm); fp32 master copy and momentum for SGD. All four are
+     * views into the network's flat buffers of ptype (cm_flat), from
+     * element flat_off on. */
     long long n_params, n_weights;
     cm_dtype ptype;
     void *w, *g;
     float *w32, *v32;
+    long long flat_off;
 
     /* What each kind needs (gpu_layers.c). */
     cudnnFilterDescriptor_t w_desc;
@@ -91,6 +96,20 @@ typedef struct {
     int n, cap;
 } cm_timeline;
 
+/* All parameters of one element type, back to back in reverse layer order
+ * (the order backward produces the gradients: a gradient bucket is a
+ * contiguous range), each layer's start aligned to CM_FLAT_ALIGN elements;
+ * the padding is zero and stays zero. */
+#define CM_FLAT_ALIGN 128
+typedef struct {
+    long long count; /* elements, padding included */
+    void *g;         /* gradients, of the type */
+    float *w32, *v32;
+    void *w;         /* what the layers read: w32 for fp32, else the 16-bit copy */
+} cm_flat;
+
+struct cm_exchange;
+
 enum { CM_PHASE_LOADING, CM_PHASE_FORWARD, CM_PHASE_BACKWARD, CM_PHASE_UPDATE, CM_PHASE_COUNT };
 
 typedef struct {
@@ -108,6 +127,9 @@ typedef struct {
     void *scratch;            /* a gradient that must be added to one already there */
     size_t scratch_bytes;
     float lr, momentum;
+    float lr_scale;           /* the SGD runs with lr * lr_scale (1; 1/N after an all-reduce sum; 0: no change) */
+    cm_flat flat[CM_DTYPE_COUNT];
+    struct cm_exchange *ex;   /* the gradient exchange between backward and update, or NULL */
 
     cm_timeline tl;
     int phase, cur_layer, cur_pass;
@@ -127,6 +149,10 @@ void cm_iteration(cm_net *n);
 void cm_collect(cm_net *n, double *iteration_ms, double phase_ms[CM_PHASE_COUNT], double *layer_ms);
 /* Mean loss of the last iteration (the network must end in softmax). */
 double cm_loss(cm_net *n);
+/* 64-bit FNV-1a over the bytes of the fp32 master parameters (every flat
+ * buffer, by type), copied to the host. Equal on two ranks when their
+ * parameters are bit-identical. */
+uint64_t cm_params_checksum(const cm_net *n);
 
 /* --- for the layer kinds ------------------------------------------------- */
 

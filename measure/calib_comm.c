@@ -1,0 +1,218 @@
+#include "calib_comm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(CNNPERF_HAVE_NCCL) && defined(CNNPERF_HAVE_MPI)
+
+enum { MARKS = 4 }; /* progress marks per batch of all-reduces */
+
+/* Enqueues `ops` all-reduces of count floats and waits for them like
+ * cudaStreamSynchronize, but with NCCL's asynchronous error polled and an
+ * event recorded after every quarter of the batch: when none of them
+ * completes for timeout_s, the communicator is aborted and the job ends
+ * (cal_die) instead of every rank hanging. Four events among the operations
+ * cost next to nothing, so the batch can be timed as a whole. */
+static void all_reduces(cal_gpu *g, ncclComm_t comm, const float *send, float *dst, size_t count, int ops,
+                        cudaEvent_t ev[MARKS + 1], double timeout_s)
+{
+    int every = (ops + MARKS - 1) / MARKS, marks = 0;
+    for (int i = 0; i < ops; i++) {
+        ncclCheck(ncclAllReduce(send, dst, count, ncclFloat, ncclSum, comm, g->stream));
+        if ((i + 1) % every == 0 || i == ops - 1)
+            cudaCheck(cudaEventRecord(ev[marks++], g->stream));
+    }
+    double last = cal_now_s();
+    for (int done = 0; done < marks;) {
+        cudaError_t e = cudaEventQuery(ev[done]);
+        if (e == cudaSuccess) {
+            done++;
+            last = cal_now_s();
+            continue;
+        }
+        if (e != cudaErrorNotReady)
+            cudaCheck(e);
+        ncclResult_t async = ncclSuccess;
+        ncclCheck(ncclCommGetAsyncError(comm, &async));
+        if (async != ncclSuccess && async != ncclInProgress)
+            cal_nccl_fail(async, "ncclCommGetAsyncError (asynchronous NCCL error)", __FILE__, __LINE__);
+        if (cal_now_s() - last > timeout_s)
+            cal_die("at '%s': no NCCL all-reduce of %zu floats finished for %.0f s (a rank died or hangs?); "
+                    "aborting the communicator and the job",
+                    cal_where, count, timeout_s);
+    }
+}
+
+/* Every rank contributes rank+1: every element must come back n(n+1)/2. */
+static void check_sum(cal_gpu *g, ncclComm_t comm, float *send, float *recv, cudaEvent_t *ev, double timeout_s)
+{
+    enum { N = 4096 };
+    float *h = cal_xcalloc(N, sizeof *h);
+    for (int i = 0; i < N; i++)
+        h[i] = (float)(cal_rank + 1);
+    cudaCheck(cudaMemcpyAsync(send, h, N * sizeof *h, cudaMemcpyHostToDevice, g->stream));
+    all_reduces(g, comm, send, recv, N, 1, ev, timeout_s);
+    cudaCheck(cudaMemcpyAsync(h, recv, N * sizeof *h, cudaMemcpyDeviceToHost, g->stream));
+    cudaCheck(cudaStreamSynchronize(g->stream));
+    float want = (float)cal_ranks * (cal_ranks + 1) / 2;
+    for (int i = 0; i < N; i++)
+        if (h[i] != want)
+            cal_die("NCCL all-reduce check: element %d is %g, expected %g", i, h[i], want);
+    free(h);
+}
+
+void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, int iters, int warmup, double timeout_s,
+                  cal_nccl *r)
+{
+    memset(r, 0, sizeof *r);
+    cal_where = "NCCL set-up";
+    int v = 0;
+    ncclCheck(ncclGetVersion(&v));
+    if (v >= 20900)
+        snprintf(r->version, sizeof r->version, "%d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
+    else
+        snprintf(r->version, sizeof r->version, "%d.%d.%d", v / 1000, v % 1000 / 100, v % 100);
+    ncclUniqueId id;
+    if (cal_rank == 0)
+        ncclCheck(ncclGetUniqueId(&id));
+    mpiCheck(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
+    ncclComm_t comm;
+    ncclCheck(ncclCommInitRank(&comm, cal_ranks, id, cal_rank));
+    cal_nccl_comm = comm;
+
+    float *send, *recv;
+    cudaCheck(cudaMalloc((void **)&send, (size_t)max_bytes));
+    cudaCheck(cudaMalloc((void **)&recv, (size_t)max_bytes));
+    cudaEvent_t ev[MARKS + 1];
+    for (int i = 0; i <= MARKS; i++)
+        cudaCheck(cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming));
+    cal_where = "NCCL all-reduce check";
+    check_sum(g, comm, send, recv, ev, timeout_s);
+    cal_fill_random(g, send, (long long)(max_bytes / 4), 100u + (unsigned)cal_rank);
+    cal_fill_random(g, recv, (long long)(max_bytes / 4), 200u + (unsigned)cal_rank);
+
+    double n = cal_ranks, factor = 2.0 * (n - 1) / n;
+    static const char timing[] = "nccl-tests all_reduce_perf method: MPI barrier, then `iters` ncclAllReduce (float, "
+                                 "sum) back to back, host wall clock until the stream is done, / iters; mean over "
+                                 "the ranks";
+    cal_sweep_init(&r->oop, "out-of-place", timing, factor);
+    cal_sweep_init(&r->ip, "in-place", timing, factor);
+    double sizes[64];
+    int ns = cal_sizes(min_bytes, max_bytes, step, sizes, 64);
+
+    cal_where = "NCCL warm-up";
+    if (warmup > 0)
+        all_reduces(g, comm, send, recv, (size_t)(max_bytes / 4), warmup, ev, timeout_s);
+
+    char where[96];
+    for (int i = 0; i < ns; i++) {
+        size_t count = (size_t)(sizes[i] / 4);
+        if (count < 1)
+            count = 1;
+        for (int in_place = 0; in_place < 2; in_place++) {
+            snprintf(where, sizeof where, "NCCL all-reduce %.0f bytes%s", sizes[i], in_place ? " in place" : "");
+            cal_where = where;
+            float *dst = in_place ? send : recv;
+            if (warmup > 0)
+                all_reduces(g, comm, send, dst, count, warmup, ev, timeout_s);
+            mpiCheck(MPI_Barrier(MPI_COMM_WORLD));
+            double t0 = cal_now_s();
+            all_reduces(g, comm, send, dst, count, iters, ev, timeout_s);
+            double us = (cal_now_s() - t0) * 1e6 / iters, sum = 0;
+            mpiCheck(MPI_Allreduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+            cal_sweep_add(in_place ? &r->ip : &r->oop, (double)count * 4, sum / n);
+        }
+    }
+    r->oop_fit = cal_fit_sweep(&r->oop);
+    r->ip_fit = cal_fit_sweep(&r->ip);
+    r->ranks = cal_ranks;
+    r->iters = iters;
+    r->warmup = warmup;
+    r->done = 1;
+
+    cal_where = "NCCL tear-down";
+    cal_nccl_comm = NULL;
+    ncclCheck(ncclCommFinalize(comm));
+    ncclCheck(ncclCommDestroy(comm));
+    for (int i = 0; i <= MARKS; i++)
+        cudaCheck(cudaEventDestroy(ev[i]));
+    cudaCheck(cudaFree(send));
+    cudaCheck(cudaFree(recv));
+    for (int i = 0; i < r->ip.n; i++)
+        if (cal_rank == 0 && r->ip.p[i].bytes == 268435456.0)
+            cal_say("NCCL %s all-reduce of 256 MiB over %d ranks: busbw %.1f GB/s in place, %.1f out of place",
+                    r->version, cal_ranks, r->ip.p[i].busbw_gbs, r->oop.p[i].busbw_gbs);
+}
+
+#else
+
+void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, int iters, int warmup, double timeout_s,
+                  cal_nccl *r)
+{
+    (void)g, (void)min_bytes, (void)max_bytes, (void)step, (void)iters, (void)warmup, (void)timeout_s;
+    memset(r, 0, sizeof *r);
+}
+
+#endif
+
+#ifdef CNNPERF_HAVE_MPI
+
+void cal_run_mpi(double min_bytes, double max_bytes, double step, cal_mpi *r)
+{
+    memset(r, 0, sizeof *r);
+    if (max_bytes > 1073741824.0) /* MPI counts are int */
+        max_bytes = 1073741824.0;
+    cal_sweep_init(&r->sweep, "ping-pong",
+                   "rank 0 <-> rank 1, host memory, MPI_Send + MPI_Recv: clamp(2^28 / size, 5, 1000) round trips "
+                   "timed after 10 untimed ones (2 where fewer than 10 are timed), host wall clock on rank 0; "
+                   "one-way time = round trip / 2",
+                   1);
+    double sizes[64];
+    int ns = cal_sizes(min_bytes, max_bytes, step, sizes, 64);
+    char *buf = NULL;
+    if (cal_rank <= 1) {
+        buf = cal_xcalloc((size_t)max_bytes, 1);
+        memset(buf, cal_rank + 1, (size_t)max_bytes);
+    }
+    char where[96];
+    for (int i = 0; i < ns; i++) {
+        int bytes = (int)sizes[i];
+        int iters = (int)fmin(1000, fmax(5, (double)(1 << 28) / sizes[i]));
+        int warm = iters < 10 ? 2 : 10;
+        snprintf(where, sizeof where, "MPI ping-pong %d bytes", bytes);
+        cal_where = where;
+        mpiCheck(MPI_Barrier(MPI_COMM_WORLD));
+        double t0 = 0;
+        if (cal_rank == 0) {
+            for (int it = 0; it < warm + iters; it++) {
+                if (it == warm)
+                    t0 = cal_now_s();
+                mpiCheck(MPI_Send(buf, bytes, MPI_BYTE, 1, 7, MPI_COMM_WORLD));
+                mpiCheck(MPI_Recv(buf, bytes, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            }
+            cal_sweep_add(&r->sweep, sizes[i], (cal_now_s() - t0) * 1e6 / (2.0 * iters));
+        } else if (cal_rank == 1) {
+            for (int it = 0; it < warm + iters; it++) {
+                mpiCheck(MPI_Recv(buf, bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                mpiCheck(MPI_Send(buf, bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD));
+            }
+        }
+    }
+    mpiCheck(MPI_Barrier(MPI_COMM_WORLD));
+    free(buf);
+    r->fit = cal_fit_sweep(&r->sweep);
+    r->warmup = 10;
+    r->done = 1;
+}
+
+#else
+
+void cal_run_mpi(double min_bytes, double max_bytes, double step, cal_mpi *r)
+{
+    (void)min_bytes, (void)max_bytes, (void)step;
+    memset(r, 0, sizeof *r);
+}
+
+#endif

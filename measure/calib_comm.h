@@ -1,0 +1,41 @@
+/* calib_comm: the multi-rank sweeps of cnnperf-calibrate, one MPI rank per
+ * GPU.
+ *
+ *  - NCCL all-reduce (float sum), out-of-place and in-place, the way
+ *    nccl-tests' all_reduce_perf times it: per size a few warm-up
+ *    operations, an MPI barrier, `iters` operations back to back timed on
+ *    the host until the stream is done; time = elapsed / iters, averaged
+ *    over the ranks (nccl-tests' default -a 1); algbw = S / time, busbw =
+ *    algbw x 2(n-1)/n. While waiting, NCCL's asynchronous errors are polled,
+ *    and when no all-reduce of a batch finishes for the time-out (events
+ *    after every quarter of the batch tell), the communicator is aborted
+ *    and the job ends.
+ *  - MPI ping-pong between ranks 0 and 1 (host memory, MPI_Send/MPI_Recv,
+ *    osu_latency's method): one-way time = round trip / 2, measured on
+ *    rank 0; algbw = busbw = S / time. */
+#ifndef CAL_COMM_H
+#define CAL_COMM_H
+
+#include "calib_fit.h"
+#include "calib_gpu.h"
+
+typedef struct {
+    int done, ranks, iters, warmup;
+    char version[32];
+    cal_sweep oop, ip; /* out-of-place, in-place */
+    cal_fit oop_fit, ip_fit;
+} cal_nccl;
+
+typedef struct {
+    int done, warmup;
+    cal_sweep sweep;
+    cal_fit fit;
+} cal_mpi;
+
+/* Both need several ranks; collective over all ranks (each rank calls them
+ * with the same arguments). */
+void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, int iters, int warmup, double timeout_s,
+                  cal_nccl *r);
+void cal_run_mpi(double min_bytes, double max_bytes, double step, cal_mpi *r);
+
+#endif

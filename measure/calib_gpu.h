@@ -1,0 +1,90 @@
+/* calib_gpu: the single-GPU microbenchmarks of cnnperf-calibrate.
+ *
+ *  - cuBLAS GEMM peak per precision (cublasGemmEx, square, best of trials);
+ *  - device memory bandwidth: cudaMemcpy device-to-device and two streaming
+ *    kernels (copy, triad), counting every byte read and written;
+ *  - kernel launch overhead: empty kernels queued behind a busy one (GPU
+ *    time per launch), the host's cost to enqueue one, and a launch plus
+ *    synchronisation round trip;
+ *  - global memory latency: one thread chasing pointers through a random
+ *    cycle (ld.global.cg), in an L2-sized and a DRAM-sized buffer;
+ *  - host link: pinned cudaMemcpyAsync sweeps host-to-device and back.
+ *
+ * The kernels are compiled at start-up by NVRTC for the GPU at hand, as
+ * measure/kernels.c does, so the build needs only the C compiler. */
+#ifndef CAL_GPU_H
+#define CAL_GPU_H
+
+#include "calib_check.h"
+#include "calib_fit.h"
+
+enum { CAL_FP32, CAL_TF32, CAL_FP16, CAL_BF16, CAL_FP32_PEDANTIC, CAL_GEMM_KINDS };
+
+typedef struct {
+    int device;
+    char name[256];
+    char pci_bus_id[32];
+    int cc_major, cc_minor, sm_count;
+    double memory_gib;
+    size_t l2_bytes;
+    int clock_khz, memory_clock_khz, memory_bus_bits; /* as the driver reports them; 0 if not */
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    cudaLibrary_t lib;
+    cudaKernel_t fill_f32, fill_u16, copy4, triad4, empty, tiny, spin, chase_init, chase;
+} cal_gpu;
+
+typedef struct {
+    int done; /* measured (0: not supported here or skipped) */
+    const char *precision, *compute_type, *math_mode;
+    int size;                /* m = n = k */
+    const char *best_layout; /* "NN" or "TN" */
+    double best_ms, median_ms, tflops;
+    int trials, reps;
+} cal_gemm;
+
+typedef struct {
+    int done;
+    double bytes;                           /* per buffer */
+    double memcpy_gbs, copy_gbs, triad_gbs; /* best of trials, read + written bytes */
+} cal_membw;
+
+typedef struct {
+    int done, launches;
+    double gpu_us;      /* GPU time per empty kernel, queued back to back */
+    double gpu_tiny_us; /* the same with a 1-block kernel that stores one value */
+    double host_us;     /* host time of one cudaLaunchKernel (median of rounds) */
+    double sync_us;     /* launch + cudaStreamSynchronize round trip (median) */
+} cal_launch;
+
+typedef struct {
+    int done, steps, stride;
+    double l2_bytes, dram_bytes;
+    double l2_ns, l2_cycles; /* per load; cycles from clock64 at the running clock */
+    double dram_ns, dram_cycles;
+} cal_latency;
+
+typedef struct {
+    int done;
+    cal_sweep h2d, d2h;
+    cal_fit h2d_fit, d2h_fit;
+    double tiny_h2d_us, tiny_d2h_us; /* the smallest size's median */
+} cal_hostlink;
+
+/* Selects device dev, reads its properties, creates the stream and cuBLAS
+ * handle and compiles the kernels. */
+void cal_gpu_init(cal_gpu *g, int dev);
+void cal_gpu_free(cal_gpu *g);
+
+/* gemm[CAL_GEMM_KINDS]; kinds the GPU lacks (tf32/bf16 before sm_80,
+ * fp16 tensor cores before sm_70) are left not done. */
+void cal_run_gemm(cal_gpu *g, int size, int trials, int reps, cal_gemm *gemm);
+void cal_run_membw(cal_gpu *g, size_t bytes, int trials, cal_membw *m);
+void cal_run_launch(cal_gpu *g, int launches, cal_launch *l);
+void cal_run_latency(cal_gpu *g, int steps, cal_latency *l);
+void cal_run_hostlink(cal_gpu *g, double min_bytes, double max_bytes, double step, cal_hostlink *h);
+
+/* n floats uniform in [-1, 1) on the GPU's stream (NCCL's send buffers). */
+void cal_fill_random(cal_gpu *g, float *p, long long n, unsigned seed);
+
+#endif

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""torch_bench: the PyTorch reference for cnnperf-measure and cnnperf-calibrate.
+
+Issue 4's quality bar: a ResNet-50 or VGG-16 training iteration measured by
+cnnperf-measure must be within 10% of PyTorch's on the same GPU, batch and
+precision, and NCCL all-reduce bus bandwidth at 256 MiB within 10% of
+torch.distributed's. This script measures the PyTorch side, the way
+cnnperf-measure measures its own (measure/README.md):
+
+  one iteration = the synthetic batch copied from pinned host memory,
+  forward, softmax cross-entropy, backward, SGD (lr 0.01, momentum 0.9);
+  CUDA events around each iteration, synchronised after each; W warm-up
+  then N timed iterations; median, p10 and p90 (linear interpolation).
+
+Precisions: fp32 is true FP32 (torch.backends.cuda.matmul.allow_tf32 and
+torch.backends.cudnn.allow_tf32 False); tf32 sets both True; fp16 and bf16
+run under torch.autocast (fp32 weights, no GradScaler unless --grad-scaler,
+as cnnperf-measure has no loss scaling). cudnn.benchmark is on. NCHW by
+default, --channels-last for NHWC.
+
+  python3 tools/torch_bench.py --network resnet50,vgg16 --batch 32 --precision fp32,fp16 --out-dir DIR
+  python3 tools/torch_bench.py --network resnet50 --batch 64 --precision tf32 -o resnet50.json
+  torchrun --nproc-per-node 2 tools/torch_bench.py --allreduce -o allreduce.json
+
+--allreduce: torch.distributed all-reduce (NCCL backend, float32 sum, in
+place) of every size from --min-bytes to --max-bytes (x --step), timed as
+nccl-tests does: per size --warmup operations, a barrier, --iters
+operations back to back on the host clock until the GPU is done, divided by
+--iters, averaged over the ranks; algbw = S / t, busbw = algbw x 2(n-1)/n.
+
+Needs torch and torchvision (only on the GPU machine); nothing of cnnperf's
+build, tests or predictions depends on it.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import socket
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# torchvision constructors and the arguments that make them the networks of
+# networks/*.json (their "source" fields); lenet5 is defined below.
+TORCHVISION = {
+    "alexnet": {}, "vgg11": {}, "vgg16": {}, "vgg19": {},
+    "resnet18": {}, "resnet34": {}, "resnet50": {}, "resnet101": {}, "resnet152": {},
+    "googlenet": {"aux_logits": False, "init_weights": False},
+    "inception_v3": {"aux_logits": False, "init_weights": False},
+    "mobilenet_v2": {}, "squeezenet1_1": {}, "densenet121": {},
+}
+NETWORKS = sorted(TORCHVISION) + ["lenet5"]
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+
+
+def quantile(values, q):
+    """Linear interpolation between order statistics, as cnnperf-measure."""
+    v = sorted(values)
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    if lo >= len(v) - 1:
+        return v[-1]
+    return v[lo] + (pos - lo) * (v[lo + 1] - v[lo])
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write_json(path, obj):
+    """Atomically: a temporary file beside the target, renamed over it."""
+    text = json.dumps(obj, indent=2) + "\n"
+    if path in (None, "-"):
+        sys.stdout.write(text)
+        return
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def network_shape(name):
+    """(channels, height, width, classes) from networks/NAME.json when present."""
+    c, h, w, classes = (1, 32, 32, 10) if name == "lenet5" else (3, 299, 299, 1000) if name == "inception_v3" \
+        else (3, 224, 224, 1000)
+    path = os.path.join(REPO, "networks", name + ".json")
+    if os.path.exists(path):
+        with open(path) as f:
+            net = json.load(f)
+        inp = net["input"]
+        c, h, w = inp["channels"], inp["height"], inp["width"]
+        last = [layer for layer in net["layers"] if layer.get("kind") in ("fc", "conv")][-1]
+        classes = last["out"]
+    return c, h, w, classes
+
+
+def driver_version():
+    try:
+        with open("/proc/driver/nvidia/version") as f:
+            for tok in f.readline().split():
+                if tok[:1].isdigit() and "." in tok:
+                    return tok
+    except OSError:
+        pass
+    return "unknown"
+
+
+def provenance(torch, extra):
+    import torchvision
+    p = {
+        "command": " ".join(sys.argv),
+        "date_utc": utc_now(),
+        "hostname": socket.gethostname(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "torchvision": torchvision.__version__,
+        "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version(),
+        "gpu_name": torch.cuda.get_device_name(),
+        "gpu_compute_capability": "%d.%d" % torch.cuda.get_device_capability(),
+        "driver_version": driver_version(),
+        "git_commit": os.environ.get("CNNPERF_GIT_COMMIT", "unknown"),
+    }
+    p.update(extra)
+    return p
+
+
+def device_id(gpu_name):
+    """The short id cnnperf predict uses, as measure/provenance.c derives it."""
+    flat = "".join(gpu_name.lower().split())
+    if "gh200" not in flat:
+        for i in ("h200", "h100", "a100", "v100", "gtx1080ti", "gtx1080"):
+            if i in flat:
+                return i
+    return gpu_name
+
+
+def build_model(torch, name, classes):
+    if name == "lenet5":  # networks/lenet5.json
+        nn = torch.nn
+        return nn.Sequential(
+            nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+            nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, classes))
+    import torchvision
+    ctor = getattr(torchvision.models, name)
+    try:
+        return ctor(weights=None, num_classes=classes, **TORCHVISION[name])
+    except TypeError:  # torchvision before 0.13
+        return ctor(pretrained=False, num_classes=classes, **TORCHVISION[name])
+
+
+def bench_network(torch, args, name, precision):
+    dev = torch.device("cuda")
+    tf32 = precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cudnn.benchmark = True
+    amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+    fmt = torch.channels_last if args.channels_last else torch.contiguous_format
+
+    c, h, w, classes = network_shape(name)
+    torch.manual_seed(1)
+    model = build_model(torch, name, classes).to(dev, memory_format=fmt).train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    scaler = None
+    if args.grad_scaler and amp is torch.float16:
+        scaler = torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler") else torch.cuda.amp.GradScaler()
+    # The synthetic batch in pinned memory, copied every iteration (t_loading).
+    x_host = torch.rand(args.batch, c, h, w).contiguous(memory_format=fmt).pin_memory()
+    y_host = (torch.arange(args.batch) % classes).pin_memory()
+
+    def iteration():
+        x = x_host.to(dev, non_blocking=True)
+        y = y_host.to(dev, non_blocking=True)
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
+            loss = loss_fn(model(x), y)
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for i in range(args.warmup + args.iters):
+        start.record()
+        iteration()
+        end.record()
+        end.synchronize()
+        if i >= args.warmup:
+            times.append(start.elapsed_time(end))
+    med = quantile(times, 0.5)
+    gpu = torch.cuda.get_device_name()
+    result = {
+        "schema": "cnnperf-result/1",
+        "source": "pytorch",
+        "network": name,
+        "device": device_id(gpu),
+        "device_name": gpu,
+        "batch": args.batch,
+        "precision": precision,
+        "memory_format": "channels_last" if args.channels_last else "nchw",
+        "gpus": 1,
+        "iteration_ms": med,
+        "iteration_p10_ms": quantile(times, 0.1),
+        "iteration_p90_ms": quantile(times, 0.9),
+        "images_per_s": args.batch / (med * 1e-3),
+        "iterations_ms": times,
+        "provenance": provenance(torch, {
+            "warmup_iterations": args.warmup,
+            "timed_iterations": args.iters,
+            "cudnn_benchmark": True,
+            "allow_tf32": tf32,
+            "autocast": str(amp).replace("torch.", "") if amp else "off",
+            "grad_scaler": scaler is not None,
+            "sgd_lr": 0.01, "sgd_momentum": 0.9,
+            "input": [c, h, w], "classes": classes,
+            "timing": "CUDA events around each iteration (pinned H2D copy, forward, cross-entropy, backward, "
+                      "SGD step), synchronised after each; median, p10, p90 over the timed iterations",
+        }),
+    }
+    del model, opt, x_host, y_host
+    torch.cuda.empty_cache()
+    return result
+
+
+def run_networks(args):
+    import torch
+    if not torch.cuda.is_available():
+        print("torch_bench: skipped: no GPU visible to PyTorch", file=sys.stderr)
+        return 77
+    nets, precs = args.network.split(","), args.precision.split(",")
+    if len(nets) * len(precs) > 1 and not args.out_dir and args.output:
+        print("torch_bench: several configurations: use --out-dir, not -o", file=sys.stderr)
+        return 2
+    if args.out_dir:
+        os.makedirs(args.out_dir, exist_ok=True)
+    for name in nets:
+        for prec in precs:
+            r = bench_network(torch, args, name, prec)
+            tag = f"{name}-b{args.batch}-{prec}" + ("-cl" if args.channels_last else "")
+            print(f"torch_bench: {tag} on {r['device_name']}: {r['iteration_ms']:.3f} ms median "
+                  f"(p10 {r['iteration_p10_ms']:.3f}, p90 {r['iteration_p90_ms']:.3f}), "
+                  f"{r['images_per_s']:.1f} images/s", file=sys.stderr)
+            write_json(os.path.join(args.out_dir, f"torch-{tag}.json") if args.out_dir else args.output, r)
+    return 0
+
+
+def run_allreduce(args):
+    import torch
+    import torch.distributed as dist
+    if "RANK" not in os.environ:
+        print("torch_bench: --allreduce runs under torchrun, e.g. "
+              "torchrun --nproc-per-node 2 tools/torch_bench.py --allreduce", file=sys.stderr)
+        return 2
+    local = int(os.environ.get("LOCAL_RANK", 0))
+    torch.cuda.set_device(local)
+    dist.init_process_group("nccl")
+    rank, n = dist.get_rank(), dist.get_world_size()
+    sizes, s = [], args.min_bytes
+    while s <= args.max_bytes:
+        sizes.append(int(s))
+        s *= args.step
+    if 256 << 20 not in sizes and args.min_bytes <= 256 << 20 <= args.max_bytes:
+        sizes = sorted(sizes + [256 << 20])
+    buf = torch.rand(max(sizes) // 4, device="cuda")
+    factor = 2 * (n - 1) / n
+    rows = []
+    for size in sizes:
+        t = buf[: max(1, size // 4)]
+        for _ in range(args.warmup):
+            dist.all_reduce(t)
+        torch.cuda.synchronize()
+        dist.barrier(device_ids=[local])
+        t0 = time.perf_counter()
+        for _ in range(args.iters):
+            dist.all_reduce(t)
+        torch.cuda.synchronize()
+        us = torch.tensor([(time.perf_counter() - t0) * 1e6 / args.iters], device="cuda", dtype=torch.float64)
+        dist.all_reduce(us)
+        us = us.item() / n
+        algbw = t.numel() * 4 / (us * 1e3)
+        rows.append({"bytes": t.numel() * 4, "time_us": us, "algbw_gbs": algbw, "busbw_gbs": algbw * factor})
+    if rank == 0:
+        v = torch.cuda.nccl.version()
+        nccl = ".".join(map(str, v)) if isinstance(v, tuple) else str(v)
+        print("# torch.distributed all_reduce (NCCL %s), float32 sum, in place, %d ranks; time_us: mean over "
+              "the ranks of the mean of %d operations after %d warm-up; algbw = size/time (GB/s); "
+              "busbw = algbw x 2(n-1)/n" % (nccl, n, args.iters, args.warmup))
+        print("# %14s %12s %10s %10s" % ("size", "time_us", "algbw", "busbw"))
+        for r in rows:
+            print("  %14d %12.2f %10.2f %10.2f" % (r["bytes"], r["time_us"], r["algbw_gbs"], r["busbw_gbs"]))
+        at256 = [r for r in rows if r["bytes"] == 256 << 20]
+        out = {
+            "schema": "cnnperf-allreduce/1",
+            "source": "pytorch",
+            "ranks": n,
+            "datatype": "float32", "op": "sum", "in_place": True,
+            "iters": args.iters, "warmup": args.warmup,
+            "busbw_256mib_gbs": at256[0]["busbw_gbs"] if at256 else None,
+            "sweep": rows,
+            "provenance": provenance(torch, {
+                "nccl": nccl,
+                "backend": "nccl",
+                "environment": {k: v for k, v in os.environ.items() if k.startswith("NCCL_")},
+                "timing": "nccl-tests all_reduce_perf method: barrier, iters all_reduce back to back, host clock "
+                          "until torch.cuda.synchronize, / iters; mean over the ranks",
+            }),
+        }
+        write_json(args.output, out)
+    dist.destroy_process_group()
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--network", default="resnet50",
+                    help="comma-separated list of: " + ", ".join(NETWORKS) + " (default resnet50)")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--precision", default="fp32", help="comma-separated list of fp32, tf32, fp16, bf16")
+    ap.add_argument("--channels-last", action="store_true", help="NHWC model and input (default NCHW)")
+    ap.add_argument("--grad-scaler", action="store_true", help="fp16: torch.cuda.amp.GradScaler (default off)")
+    ap.add_argument("--warmup", type=int, default=None, help="untimed iterations (5; all-reduce: 5 per size)")
+    ap.add_argument("--iters", type=int, default=None, help="timed iterations (20; all-reduce: 20 per size)")
+    ap.add_argument("-o", "--output", help="result JSON (default standard output)")
+    ap.add_argument("--out-dir", help="one torch-NET-bBATCH-PREC.json per configuration")
+    ap.add_argument("--allreduce", action="store_true", help="torch.distributed all-reduce sweep (torchrun)")
+    ap.add_argument("--min-bytes", type=int, default=8)
+    ap.add_argument("--max-bytes", type=int, default=1 << 30)
+    ap.add_argument("--step", type=int, default=2)
+    args = ap.parse_args()
+    args.warmup = 5 if args.warmup is None else args.warmup
+    args.iters = 20 if args.iters is None else args.iters
+    if args.allreduce:
+        return run_allreduce(args)
+    for name in args.network.split(","):
+        if name not in NETWORKS:
+            ap.error(f"--network: unknown '{name}' (known: {', '.join(NETWORKS)})")
+    for p in args.precision.split(","):
+        if p not in PRECISIONS:
+            ap.error(f"--precision: expected fp32, tf32, fp16 or bf16, got '{p}'")
+    if args.batch < 1 or args.iters < 1 or args.warmup < 0 or args.step < 2:
+        ap.error("--batch and --iters must be positive, --warmup non-negative, --step at least 2")
+    return run_networks(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
