@@ -172,6 +172,19 @@ static void conv_forward(cm_net *n, cm_layer *L)
         cudnnCheck(cudnnAddTensor(g->dnn, &one, L->b_desc, bias_of(L, L->w), &one, L->y_desc, L->y));
 }
 
+/* cuDNN has no bf16 bias gradient (CUDNN_STATUS_NOT_SUPPORTED): our own
+ * reduction kernel there, cuDNN's elsewhere. */
+static void bias_backward(cm_net *n, cm_layer *L)
+{
+    cm_gpu *g = n->gpu;
+    if (g->dtype == CM_BF16) {
+        cp_shape o = L->l->out;
+        cm_bias_grad(&g->kern, g->dtype, cm_dy(L), bias_of(L, L->g), g->batch, o.c, (long long)o.h * o.w, g->stream);
+        return;
+    }
+    cudnnCheck(cudnnConvolutionBackwardBias(g->dnn, &one, L->y_desc, cm_dy(L), &zero, L->b_desc, bias_of(L, L->g)));
+}
+
 static void conv_backward_data(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
@@ -189,7 +202,7 @@ static void conv_backward_weight(cm_net *n, cm_layer *L)
                                               L->conv[2], (cudnnConvolutionBwdFilterAlgo_t)L->algo[2], g->workspace,
                                               g->workspace_size, &zero, L->w_desc, L->g));
     if (L->l->bias)
-        cudnnCheck(cudnnConvolutionBackwardBias(g->dnn, &one, L->y_desc, cm_dy(L), &zero, L->b_desc, bias_of(L, L->g)));
+        bias_backward(n, L);
 }
 
 /* --- fully connected ----------------------------------------------------------
@@ -236,7 +249,7 @@ static void fc_backward_weight(cm_net *n, cm_layer *L)
                              cm_dy(L), g->blas_type, out, &zero, L->g, g->blas_type, in, g->blas_compute,
                              CUBLAS_GEMM_DEFAULT));
     if (L->l->bias)
-        cudnnCheck(cudnnConvolutionBackwardBias(g->dnn, &one, L->y_desc, cm_dy(L), &zero, L->b_desc, bias_of(L, L->g)));
+        bias_backward(n, L);
 }
 
 /* --- pooling ------------------------------------------------------------------ */

@@ -39,7 +39,20 @@ static const char source[] =
     "        if (hit) loss[b] = -logf(fmaxf(pi, 1e-30f)); } }\n"
     "XENT(f32, float)\n"
     "XENT(f16, u16)\n"
-    "XENT(bf16, u16)\n";
+    "XENT(bf16, u16)\n"
+    /* db[c] = sum over n and hw of dy[n][c][hw] (NCHW), one block per channel,
+     * fp32 accumulation: cuDNN's cudnnConvolutionBackwardBias refuses bf16. */
+    "#define BIAS(T, S) extern \"C\" __global__ void bias_grad_##T(const S *dy, S *db, int n, int c, long long hw) { \\\n"
+    "    __shared__ float part[256]; float acc = 0.0f; long long m = (long long)n * hw; \\\n"
+    "    for (long long j = threadIdx.x; j < m; j += blockDim.x) { long long b = j / hw, k = j % hw; \\\n"
+    "        acc += ld_##T(dy, (b * c + blockIdx.x) * hw + k); } \\\n"
+    "    part[threadIdx.x] = acc; __syncthreads(); \\\n"
+    "    for (int s = blockDim.x / 2; s > 0; s >>= 1) { \\\n"
+    "        if ((int)threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s]; __syncthreads(); } \\\n"
+    "    if (threadIdx.x == 0) st_##T(db, blockIdx.x, part[0]); }\n"
+    "BIAS(f32, float)\n"
+    "BIAS(f16, u16)\n"
+    "BIAS(bf16, u16)\n";
 
 static const char *const type_names[CM_DTYPE_COUNT] = {"f32", "f16", "bf16"};
 
@@ -85,6 +98,8 @@ void cm_kernels_load(cm_kernels *k)
         cudaCheck(cudaLibraryGetKernel(&k->sgd[t], k->lib, name));
         snprintf(name, sizeof name, "xent_%s", type_names[t]);
         cudaCheck(cudaLibraryGetKernel(&k->xent[t], k->lib, name));
+        snprintf(name, sizeof name, "bias_grad_%s", type_names[t]);
+        cudaCheck(cudaLibraryGetKernel(&k->bias_grad[t], k->lib, name));
     }
     /* Grid-stride loops: enough blocks to fill every SM several times over. */
     k->max_blocks = 16 * sms;
@@ -116,4 +131,12 @@ void cm_xent_backward(const cm_kernels *k, cm_dtype t, const void *p, const int 
     void *args[] = {&p, &labels, &dx, &loss, &batch, &classes};
     dim3 block = {256, 1, 1};
     cudaCheck(cudaLaunchKernel((const void *)k->xent[t], grid_for(k, (long long)batch * classes), block, args, 0, s));
+}
+
+void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int n, int c, long long hw,
+                  cudaStream_t s)
+{
+    void *args[] = {&dy, &db, &n, &c, &hw};
+    dim3 grid = {(unsigned)c, 1, 1}, block = {256, 1, 1};
+    cudaCheck(cudaLaunchKernel((const void *)k->bias_grad[t], grid, block, args, 0, s));
 }

@@ -6,7 +6,9 @@
  *   the 16-bit gradient and refreshes the 16-bit weight copy (the predictor's
  *   sgd_momentum kernel, layers/registry.c).
  * - The backward of softmax with cross-entropy: dx = (p - onehot) / batch,
- *   and the per-sample loss for --check-loss. */
+ *   and the per-sample loss for --check-loss.
+ * - The bias gradient (sum of dy over batch and pixels) where cuDNN has none
+ *   for the type (bf16). */
 #ifndef CM_KERNELS_H
 #define CM_KERNELS_H
 
@@ -20,6 +22,7 @@ typedef struct {
     cudaLibrary_t lib;
     cudaKernel_t sgd[CM_DTYPE_COUNT];  /* by gradient type */
     cudaKernel_t xent[CM_DTYPE_COUNT]; /* by activation type */
+    cudaKernel_t bias_grad[CM_DTYPE_COUNT];
     int max_blocks;
 } cm_kernels;
 
@@ -39,5 +42,9 @@ void cm_sgd(const cm_kernels *k, cm_dtype gtype, float *w, float *v, const void 
  * same type; loss[batch] gets -log p[label]. */
 void cm_xent_backward(const cm_kernels *k, cm_dtype t, const void *p, const int *labels, void *dx, float *loss,
                       int batch, int classes, cudaStream_t s);
+
+/* db[c] = sum of dy[n][c][hw] over n and hw; dy NCHW of type t. */
+void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int n, int c, long long hw,
+                  cudaStream_t s);
 
 #endif

@@ -45,6 +45,56 @@ bundle() { tar czf "$OUT/measurements.tgz" -C "$BUILD" results 2>/dev/null; }
 
 # Networks, batch sizes and precisions of issue 4's first runs; the last two
 # lines only check that tf32 and bf16 run at all.
+# MODE=campaign: the validation campaign of issue 5 (see campaign() below).
+CAMPAIGN_EVAL="
+resnet50 32 fp32
+resnet50 32 fp16
+resnet50 64 fp32
+resnet50 64 fp16
+vgg16 32 fp32
+vgg16 32 fp16
+resnet50 128 fp32
+resnet50 128 fp16
+resnet50 256 fp32
+resnet50 256 fp16
+vgg16 64 fp32
+vgg16 64 fp16
+vgg16 128 fp32
+vgg16 128 fp16
+alexnet 64 fp32
+alexnet 64 fp16
+alexnet 256 fp32
+alexnet 256 fp16
+googlenet 32 fp32
+googlenet 32 fp16
+googlenet 128 fp32
+googlenet 128 fp16
+lenet5 64 fp32
+lenet5 256 fp16
+resnet50 64 tf32
+resnet50 64 bf16
+"
+# Networks that may be used to calibrate the model (validation/calibration-set.json);
+# never part of the accuracy targets.
+CAMPAIGN_CALIB="
+resnet18 32 fp32
+resnet18 32 fp16
+resnet18 128 fp32
+resnet18 128 fp16
+vgg11 32 fp32
+vgg11 32 fp16
+vgg11 128 fp32
+vgg11 128 fp16
+mobilenet_v2 64 fp32
+mobilenet_v2 64 fp16
+densenet121 64 fp32
+densenet121 64 fp16
+squeezenet1_1 64 fp32
+squeezenet1_1 64 fp16
+inception_v3 32 fp32
+inception_v3 32 fp16
+"
+
 CONFIGS="
 lenet5 64 fp32
 lenet5 64 fp16
@@ -130,18 +180,20 @@ setup() {
 }
 
 single() {
+    local configs=${1:-$CONFIGS} iters_default=${2:---warmup 5 --iters 20}
     case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
     *h200*) DEV=h200 ;;
     *) DEV=h100 ;;
     esac
-    echo "$CONFIGS" | while read -r net batch prec extra; do
+    echo "$configs" | while read -r net batch prec extra; do
         [ -n "$net" ] || continue
         tag=$net-b$batch-$prec
         if [ $(($(date +%s) - START)) -gt "$DEADLINE" ]; then
             fail "measure $tag skipped: past the ${DEADLINE} s budget"
             continue
         fi
-        iters=(--warmup 5 --iters 20)
+        # shellcheck disable=SC2206
+        iters=($iters_default)
         [ "${extra:-}" = smoke ] && iters=(--warmup 2 --iters 5)
         say "measure $tag"
         if ! timeout 240 "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" "${iters[@]}" \
@@ -293,14 +345,52 @@ for f in sorted(os.listdir(res)):
 EOF
 }
 
+# --- MODE=campaign -----------------------------------------------------------
+# One device call on one GPU: the PyTorch references of issue 4 (ResNet-50 and
+# VGG-16 side by side with cnnperf-measure), the eager-operator host costs,
+# the single-GPU calibration microbenchmarks, then the evaluation
+# configurations and the calibration-set networks, as many as the time allows.
+campaign() {
+    export LD_LIBRARY_PATH
+    local cal=$BUILD/measure/cnnperf-calibrate
+    if [ -x "$cal" ]; then
+        say "calibrate (one GPU: gemm, memory, launch, latency, host link)"
+        timeout 120 "$cal" --only gemm,memory,launch,latency,hostlink -o "$RES/calibrated-$DEV.json" \
+            </dev/null 2>&1 | tail -25 || fail "calibrate"
+    fi
+    if python3 -c 'import torch, torchvision' 2>/dev/null; then
+        say "PyTorch eager operator costs"
+        timeout 120 python3 tools/torch_bench.py --eager-overhead -o "$RES/eager-overhead-$DEV.json" </dev/null ||
+            fail "eager overhead"
+        say "PyTorch references: resnet50, vgg16"
+        timeout 200 python3 tools/torch_bench.py --network resnet50,vgg16 --batch 32,64 --precision fp32,fp16 \
+            --warmup 5 --iters 20 --out-dir "$RES/torch" </dev/null || fail "torch_bench resnet50,vgg16"
+        bundle
+    else
+        fail "no torch/torchvision here: no PyTorch reference"
+    fi
+    single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
+    single "$CAMPAIGN_CALIB" "--warmup 3 --iters 10"
+    if python3 -c 'import torch' 2>/dev/null && [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
+        say "PyTorch eager references: alexnet, googlenet, lenet5, resnet18"
+        timeout $((DEADLINE + 100 - $(date +%s) + START)) python3 tools/torch_bench.py \
+            --network alexnet,googlenet,lenet5,resnet18 --batch 64 --precision fp32,fp16 --warmup 5 --iters 20 \
+            --out-dir "$RES/torch" </dev/null || fail "torch_bench eager references"
+    fi
+}
+
 main() {
     setup || return
     [ -x "${MEASURE:-}" ] || return
-    if [ "$MODE" = multi ]; then
-        multi
-    else
-        single
-    fi
+    case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
+    *h200*) DEV=h200 ;;
+    *) DEV=h100 ;;
+    esac
+    case "$MODE" in
+    multi) multi ;;
+    campaign) campaign ;;
+    *) single ;;
+    esac
 }
 
 main 2>&1 | tee "$OUT/run.log"

@@ -239,19 +239,127 @@ def run_networks(args):
         print("torch_bench: skipped: no GPU visible to PyTorch", file=sys.stderr)
         return 77
     nets, precs = args.network.split(","), args.precision.split(",")
-    if len(nets) * len(precs) > 1 and not args.out_dir and args.output:
+    if len(nets) * len(precs) * len(str(args.batch).split(",")) > 1 and not args.out_dir and args.output:
         print("torch_bench: several configurations: use --out-dir, not -o", file=sys.stderr)
         return 2
     if args.out_dir:
         os.makedirs(args.out_dir, exist_ok=True)
-    for name in nets:
-        for prec in precs:
-            r = bench_network(torch, args, name, prec)
-            tag = f"{name}-b{args.batch}-{prec}" + ("-cl" if args.channels_last else "")
-            print(f"torch_bench: {tag} on {r['device_name']}: {r['iteration_ms']:.3f} ms median "
-                  f"(p10 {r['iteration_p10_ms']:.3f}, p90 {r['iteration_p90_ms']:.3f}), "
-                  f"{r['images_per_s']:.1f} images/s", file=sys.stderr)
-            write_json(os.path.join(args.out_dir, f"torch-{tag}.json") if args.out_dir else args.output, r)
+    configs = [(n, p, int(b)) for n in nets for p in precs for b in str(args.batch).split(",")]
+    for name, prec, args.batch in configs:
+        r = bench_network(torch, args, name, prec)
+        tag = f"{name}-b{args.batch}-{prec}" + ("-cl" if args.channels_last else "")
+        print(f"torch_bench: {tag} on {r['device_name']}: {r['iteration_ms']:.3f} ms median "
+              f"(p10 {r['iteration_p10_ms']:.3f}, p90 {r['iteration_p90_ms']:.3f}), "
+              f"{r['images_per_s']:.1f} images/s", file=sys.stderr)
+        write_json(os.path.join(args.out_dir, f"torch-{tag}.json") if args.out_dir else args.output, r)
+    return 0
+
+
+def eager_overhead(args):
+    """Host cost of one eager operator, per layer kind and pass, and of the
+    optimizer step: what cnnperf predict --mode eager needs (model/eager.c).
+
+    Each kind runs as a chain of K identical tiny modules (batch 1, 8
+    channels, 8x8) whose kernels take a few microseconds, so the host is the
+    bottleneck; the cost per operator is the difference between K = 64 and
+    K = 16 chains divided by 48, which removes the fixed per-iteration costs.
+    Backward is (forward + backward) minus forward. The optimizer's costs come
+    the same way from torch.optim.SGD(momentum 0.9) over 160 and 16 tensors."""
+    import torch
+    if not torch.cuda.is_available() and "TORCH_BENCH_DEVICE" not in os.environ:
+        print("torch_bench: skipped: no GPU visible to PyTorch", file=sys.stderr)
+        return 77
+    nn, dev = torch.nn, torch.device(os.environ.get("TORCH_BENCH_DEVICE", "cuda"))
+    torch.backends.cudnn.benchmark = True
+
+    def sync():
+        if dev.type == "cuda":
+            sync()
+
+    class AddConst(nn.Module):  # a residual add's cost: one binary element-wise op
+        def forward(self, x):
+            return x + x
+
+    makers = {
+        "conv": lambda: nn.Conv2d(8, 8, 3, padding=1, bias=False),
+        "batchnorm": lambda: nn.BatchNorm2d(8),
+        "relu": nn.ReLU,  # not in place: the chain's input is a leaf that requires grad
+        "pool": lambda: nn.MaxPool2d(3, stride=1, padding=1),
+        "add": AddConst,
+        "fc": lambda: nn.Linear(512, 512),
+    }
+
+    def per_op(kind, backward, autocast):
+        def chain(k):
+            return nn.Sequential(*[makers[kind]() for _ in range(k)]).to(dev).train()
+
+        def wall(model, reps):
+            shape = (1, 512) if kind == "fc" else (1, 8, 8, 8)
+            x = torch.rand(*shape, device=dev, requires_grad=True)
+            for _ in range(3):
+                with torch.autocast("cuda", dtype=torch.float16, enabled=autocast):
+                    y = model(x).float().sum()
+                if backward:
+                    y.backward()
+            sync()
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                with torch.autocast("cuda", dtype=torch.float16, enabled=autocast):
+                    y = model(x).float().sum()
+                if backward:
+                    y.backward()
+            sync()
+            return (time.perf_counter() - t0) / reps * 1e6
+
+        reps, samples = 30, []
+        long_chain, short_chain = chain(64), chain(16)
+        for _ in range(5):
+            samples.append((wall(long_chain, reps) - wall(short_chain, reps)) / 48)
+        return quantile(samples, 0.5)
+
+    out = {"schema": "cnnperf-eager-overhead/1", "forward_op_us": {}, "backward_op_us": {},
+           "autocast_forward_op_us": {}, "autocast_backward_op_us": {}}
+    for kind in makers:
+        f = per_op(kind, False, False)
+        fb = per_op(kind, True, False)
+        out["forward_op_us"][kind] = round(f, 2)
+        out["backward_op_us"][kind] = round(max(fb - f, 0.0), 2)
+        fa = per_op(kind, False, True)
+        fba = per_op(kind, True, True)
+        out["autocast_forward_op_us"][kind] = round(fa, 2)
+        out["autocast_backward_op_us"][kind] = round(max(fba - fa, 0.0), 2)
+        print(f"torch_bench: eager {kind:10} forward {f:7.2f} us  backward {fb - f:7.2f} us  "
+              f"(autocast fp16: {fa:7.2f} / {fba - fa:7.2f})", file=sys.stderr)
+    for table in ("forward_op_us", "backward_op_us", "autocast_forward_op_us", "autocast_backward_op_us"):
+        vals = sorted(out[table].values())
+        out[table]["default"] = vals[len(vals) // 2]
+
+    def step_us(n_tensors):
+        params = [torch.zeros(64, device=dev, requires_grad=True) for _ in range(n_tensors)]
+        for p in params:
+            p.grad = torch.ones_like(p)
+        opt = torch.optim.SGD(params, lr=0.01, momentum=0.9)
+        for _ in range(5):
+            opt.step()
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(50):
+            opt.zero_grad(set_to_none=False)
+            opt.step()
+        sync()
+        return (time.perf_counter() - t0) / 50 * 1e6
+
+    small, large = quantile([step_us(16) for _ in range(5)], 0.5), quantile([step_us(160) for _ in range(5)], 0.5)
+    per_tensor = (large - small) / 144
+    out["optimizer"] = {"per_step_us": round(small - 16 * per_tensor, 2), "per_tensor_us": round(per_tensor, 3),
+                        "kind": "torch.optim.SGD(momentum=0.9), default (foreach) implementation, with zero_grad"}
+    print(f"torch_bench: eager optimizer step {out['optimizer']['per_step_us']:.1f} us + "
+          f"{per_tensor:.3f} us per tensor", file=sys.stderr)
+    out["provenance"] = provenance(torch, {
+        "method": "host wall time of chains of 64 and 16 tiny modules (batch 1, 8x8x8 or 512 features), "
+                  "difference / 48, median of 5 samples of 30 repetitions; backward = (forward+backward) - forward",
+    })
+    write_json(args.output, out)
     return 0
 
 
@@ -326,7 +434,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--network", default="resnet50",
                     help="comma-separated list of: " + ", ".join(NETWORKS) + " (default resnet50)")
-    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--batch", default="64", help="comma-separated list of batch sizes (default 64)")
     ap.add_argument("--precision", default="fp32", help="comma-separated list of fp32, tf32, fp16, bf16")
     ap.add_argument("--channels-last", action="store_true", help="NHWC model and input (default NCHW)")
     ap.add_argument("--grad-scaler", action="store_true", help="fp16: torch.cuda.amp.GradScaler (default off)")
@@ -335,6 +443,8 @@ def main():
     ap.add_argument("-o", "--output", help="result JSON (default standard output)")
     ap.add_argument("--out-dir", help="one torch-NET-bBATCH-PREC.json per configuration")
     ap.add_argument("--allreduce", action="store_true", help="torch.distributed all-reduce sweep (torchrun)")
+    ap.add_argument("--eager-overhead", action="store_true",
+                    help="host cost per eager operator and optimizer step (cnnperf predict --mode eager)")
     ap.add_argument("--min-bytes", type=int, default=8)
     ap.add_argument("--max-bytes", type=int, default=1 << 30)
     ap.add_argument("--step", type=int, default=2)
@@ -343,13 +453,19 @@ def main():
     args.iters = 20 if args.iters is None else args.iters
     if args.allreduce:
         return run_allreduce(args)
+    if args.eager_overhead:
+        return eager_overhead(args)
     for name in args.network.split(","):
         if name not in NETWORKS:
             ap.error(f"--network: unknown '{name}' (known: {', '.join(NETWORKS)})")
     for p in args.precision.split(","):
         if p not in PRECISIONS:
             ap.error(f"--precision: expected fp32, tf32, fp16 or bf16, got '{p}'")
-    if args.batch < 1 or args.iters < 1 or args.warmup < 0 or args.step < 2:
+    try:
+        bad_batch = any(int(b) < 1 for b in str(args.batch).split(","))
+    except ValueError:
+        bad_batch = True
+    if bad_batch or args.iters < 1 or args.warmup < 0 or args.step < 2:
         ap.error("--batch and --iters must be positive, --warmup non-negative, --step at least 2")
     return run_networks(args)
 
