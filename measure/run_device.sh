@@ -95,6 +95,16 @@ inception_v3 32 fp32
 inception_v3 32 fp16
 "
 
+# MODE=multi, after the 2-GPU runs: one GPU of the pair alone.
+MULTI_SINGLE="
+resnet50 64 fp32
+resnet50 64 fp16
+vgg16 64 fp32
+vgg16 64 fp16
+resnet50 128 fp16
+googlenet 64 fp32
+"
+
 CONFIGS="
 lenet5 64 fp32
 lenet5 64 fp16
@@ -312,6 +322,26 @@ multi() {
         "--network resnet50 --batch 64 --precision fp32 $P --comm nccl --overlap on" -- \
         --network resnet50 --batch 64 --precision fp32 --comm nccl --overlap on
 
+    # PS against NCCL where the model's choice is closest to matter: VGG-16's 528 MB of gradients.
+    mpirun_measure multi-vgg16-b32-fp32-ps1 3 \
+        "--network vgg16 --batch 32 --precision fp32 $P --comm ps --ps-servers 1 --ps-on cpu --overlap on" -- \
+        --network vgg16 --batch 32 --precision fp32 --comm ps --ps-servers 1 --overlap on
+    mpirun_measure multi-resnet50-b64-fp16-nccl-overlap 2 \
+        "--network resnet50 --batch 64 --precision fp16 $P --comm nccl --overlap on" -- \
+        --network resnet50 --batch 64 --precision fp16 --comm nccl --overlap on
+    if [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
+        say "calibrate: NCCL all-reduce and MPI ping-pong sweeps, 2 ranks"
+        timeout 150 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE=0 "$BUILD/measure/cnnperf-calibrate" \
+            --only nccl,mpi --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | tail -45 ||
+            fail "calibrate nccl,mpi"
+    fi
+    if python3 -c 'import torch' 2>/dev/null && [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
+        say "torch.distributed all-reduce sweep, 2 ranks"
+        NCCL_DEBUG=WARN timeout 150 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --allreduce \
+            -o "$RES/torch-allreduce-2gpu.json" </dev/null 2>&1 | tail -12 || fail "torch allreduce"
+    fi
+    bundle
+
     say "training through the exchange: the loss falls (nccl, then ps)"
     timeout 120 "${MPIRUN[@]}" -np 2 "$MEASURE" --network lenet5 --batch 16 --check-loss 30 --comm nccl \
         </dev/null >"$RES/check-loss-nccl.log" 2>&1 || fail "check-loss with nccl"
@@ -323,6 +353,13 @@ multi() {
     fault hang
     fault exit
     bundle
+    unset NCCL_DEBUG NCCL_DEBUG_SUBSYS
+    single "$MULTI_SINGLE" "--warmup 3 --iters 10"
+    if python3 -c 'import torch' 2>/dev/null && [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
+        say "PyTorch eager operator costs ($DEV)"
+        timeout 100 python3 tools/torch_bench.py --eager-overhead -o "$RES/eager-overhead-$DEV.json" </dev/null ||
+            fail "eager overhead"
+    fi
 
     say "summary (2 GPUs, measured vs predicted, $DEV)"
     python3 - "$RES" <<'EOF' | tee "$RES/summary-multi.txt" || fail "summary"

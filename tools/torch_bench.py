@@ -274,7 +274,7 @@ def eager_overhead(args):
 
     def sync():
         if dev.type == "cuda":
-            sync()
+            torch.cuda.synchronize()
 
     class AddConst(nn.Module):  # a residual add's cost: one binary element-wise op
         def forward(self, x):
