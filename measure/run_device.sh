@@ -198,6 +198,8 @@ single() {
     echo "$configs" | while read -r net batch prec extra; do
         [ -n "$net" ] || continue
         tag=$net-b$batch-$prec
+        ws=()
+        case "${extra:-}" in ws=*) ws=(--workspace-mb "${extra#ws=}") tag=$tag-ws${extra#ws=} ;; esac
         if [ $(($(date +%s) - START)) -gt "$DEADLINE" ]; then
             fail "measure $tag skipped: past the ${DEADLINE} s budget"
             continue
@@ -206,7 +208,7 @@ single() {
         iters=($iters_default)
         [ "${extra:-}" = smoke ] && iters=(--warmup 2 --iters 5)
         say "measure $tag"
-        if ! timeout 240 "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" "${iters[@]}" \
+        if ! timeout 240 "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" "${iters[@]}" "${ws[@]}" \
             -o "$RES/measure-$tag.json" </dev/null; then
             fail "measure $tag; once more, synchronising after every pass, with cuDNN's error log"
             CNNPERF_MEASURE_SYNC=1 CUDNN_LOGLEVEL_DBG=1 CUDNN_LOGDEST_DBG=stderr timeout 120 "$MEASURE" \
@@ -416,6 +418,42 @@ campaign() {
     fi
 }
 
+# MODE=campaign2: what the first campaign left open: tf32 and bf16 runs of the
+# calibration set, larger cuDNN workspaces where fp16 lagged PyTorch, the
+# eager-operator costs and more PyTorch references (eager mode).
+CAMPAIGN2="
+resnet18 64 tf32
+vgg11 64 tf32
+mobilenet_v2 64 tf32
+densenet121 64 tf32
+resnet18 64 bf16
+vgg11 64 bf16
+mobilenet_v2 64 bf16
+resnet50 64 fp16 ws=8192
+vgg16 64 fp16 ws=8192
+vgg16 128 fp16 ws=8192
+vgg16 32 fp32 ws=8192
+vgg16 128 fp32 ws=8192
+resnet50 128 tf32
+vgg16 64 tf32
+googlenet 64 bf16
+"
+campaign2() {
+    if python3 -c 'import torch, torchvision' 2>/dev/null; then
+        say "PyTorch eager operator costs ($DEV)"
+        timeout 100 python3 tools/torch_bench.py --eager-overhead -o "$RES/eager-overhead-$DEV.json" </dev/null ||
+            fail "eager overhead"
+        bundle
+    fi
+    single "$CAMPAIGN2" "--warmup 3 --iters 10"
+    if python3 -c 'import torch' 2>/dev/null && [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
+        say "PyTorch references for eager mode"
+        timeout $((DEADLINE + 100 - $(date +%s) + START)) python3 tools/torch_bench.py \
+            --network resnet50,vgg16,mobilenet_v2,densenet121,squeezenet1_1 --batch 32,128 --precision fp32,fp16 \
+            --warmup 3 --iters 10 --out-dir "$RES/torch" </dev/null || fail "torch_bench eager references"
+    fi
+}
+
 main() {
     setup || return
     [ -x "${MEASURE:-}" ] || return
@@ -426,6 +464,7 @@ main() {
     case "$MODE" in
     multi) multi ;;
     campaign) campaign ;;
+    campaign2) campaign2 ;;
     *) single ;;
     esac
 }
