@@ -113,7 +113,7 @@ int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d
         goto done;
     for (const cJSON *it = root->child; it; it = it->next) {
         static const char *const text_keys[] = {"format", "id", "name", "compute_capability", "host_link",
-                                                "description", NULL};
+                                                "description", "eager", NULL};
         int known = 0;
         for (const char *const *k = text_keys; *k && !known; k++)
             known = strcmp(*k, it->string) == 0;
@@ -139,6 +139,14 @@ int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d
                 goto done;
             *(double *)dst = v;
         }
+    }
+    const cJSON *eager = cp_jget(root, "eager");
+    if (eager) {
+        size_t mark = cp_jpush_key(&c, "eager");
+        int bad = cp_eager_costs_parse(&c, eager, &d->eager);
+        cp_jpop(&c, mark);
+        if (bad)
+            goto done;
     }
     /* Consistency the model relies on. */
     if (d->max_warps_per_sm * d->warp_size != d->max_threads_per_sm) {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "../util/cp_error.h"
+#include "eager_costs.h"
 
 typedef enum { CP_PREC_FP32, CP_PREC_TF32, CP_PREC_FP16, CP_PREC_BF16, CP_PREC_COUNT } cp_precision;
 
@@ -63,6 +64,9 @@ typedef struct {
     double l2_bytes_per_cycle; /* one SM's share of L2 bandwidth */
     double dram_bytes_per_cycle; /* sustained, whole device */
     double launch_cycles;
+
+    /* the optional "eager" section: the framework host's costs (--mode eager) */
+    cp_eager_costs eager;
 } cp_device;
 
 /* spec is an embedded id ("h100") or a path to a JSON file. */

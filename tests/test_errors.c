@@ -100,6 +100,12 @@ static const bad_case cases[] = {
     {"dev-warps-inconsistent-eq3-4.json", "$.max_warps_per_sm", "Eq. 3-4"},
     {"dev-threads-block-exceeds-sm.json", "$.max_threads_per_block", "exceeds max_threads_per_sm"},
     {"dev-smem-block-exceeds-sm.json", "$.smem_per_block", "exceeds smem_per_sm"},
+    /* the optional eager section (--mode eager host costs) */
+    {"dev-eager-kind-unknown.json", "$.eager.forward_op_us.convv", "unknown layer kind (expected one of default"},
+    {"dev-eager-cost-negative.json", "$.eager.backward_op_us.relu", "got -3"},
+    {"dev-eager-table-not-object.json", "$.eager.forward_op_us", "must be an object"},
+    {"dev-eager-optimizer-missing.json", "$.eager.optimizer.per_tensor_us", "missing required field"},
+    {"dev-eager-field-unknown.json", "$.eager.forward_ops_us", "unknown field"},
 };
 
 #define N_CASES (sizeof cases / sizeof cases[0])

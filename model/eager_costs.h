@@ -1,0 +1,59 @@
+/* eager_costs: what a framework's host spends per operator in eager mode.
+ *
+ * PyTorch eager runs every layer from Python: before a layer's kernels reach
+ * the GPU the host spends the module call, the dispatcher, autograd's
+ * bookkeeping and the launches; backward, each autograd node costs the
+ * engine a little; the optimizer step costs a fixed part plus a part per
+ * parameter tensor. These costs depend on the host CPU and the framework,
+ * not on the GPU, so they come from a measurement (tools/torch_bench.py
+ * --eager-overhead) or, where none is given, from documented typical
+ * values (devices/FORMAT.md, "eager"). Read from a device profile's
+ * optional "eager" section or from the benchmark's own JSON file. */
+#ifndef CP_EAGER_COSTS_H
+#define CP_EAGER_COSTS_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "../util/cp_error.h"
+#include "../util/jsonread.h"
+
+/* Keys of the per-kind tables: "default", "pool" (every pooling kind),
+ * and the layer kinds themselves. */
+#define CP_EAGER_KEYS 17
+
+typedef enum { CP_EAGER_FWD, CP_EAGER_BWD, CP_EAGER_AC_FWD, CP_EAGER_AC_BWD, CP_EAGER_TABLES } cp_eager_table;
+
+typedef struct {
+    double us[CP_EAGER_TABLES][CP_EAGER_KEYS]; /* µs per operator, where has[][] says given */
+    unsigned char has[CP_EAGER_TABLES][CP_EAGER_KEYS];
+    double opt_step_us, opt_tensor_us; /* optimizer step: fixed + per parameter tensor, where has_opt */
+    int has_opt;
+    int given;        /* a section or file was read */
+    char source[192]; /* where the given values come from */
+} cp_eager_costs;
+/* A zeroed cp_eager_costs gives nothing: every lookup takes the built-in
+ * typical values. */
+
+/* Reads an "eager" section (obj; c's path points at it) of a device profile. */
+int cp_eager_costs_parse(cp_jctx *c, const cJSON *obj, cp_eager_costs *out);
+
+/* Reads the JSON that tools/torch_bench.py --eager-overhead writes
+ * (schema "cnnperf-eager-overhead/1"). */
+int cp_eager_costs_load(const char *path, cp_eager_costs *out, cp_error *err);
+int cp_eager_costs_parse_text(const char *text, size_t len, const char *file, cp_eager_costs *out, cp_error *err);
+
+/* Host µs of one operator of layer kind `kind` (its JSON name) in table t:
+ * the kind's own entry, else its group's ("pool"; "relu" for relu6), else
+ * "default"; each first from the given costs, then from the built-in
+ * values. An autocast table that is not given falls back to the plain
+ * table's value plus the built-in autocast surcharge. *builtin (may be
+ * NULL) is set when a built-in value was used. */
+double cp_eager_op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t, int *builtin);
+/* Host µs of one optimizer step over `tensors` parameter tensors. */
+double cp_eager_optimizer_us(const cp_eager_costs *c, int tensors, int *builtin);
+
+/* Where the built-in values come from, for provenance lines. */
+extern const char cp_eager_default_source[];
+
+#endif
