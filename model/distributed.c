@@ -23,64 +23,92 @@ int cp_comm_parse(const char *s, cp_comm_mode *m)
 
 void cp_single_cache_free(cp_single_cache *c)
 {
-    for (int i = 0; i < c->n; i++)
+    for (int i = 0; i < c->n; i++) {
         cp_prediction_free(&c->e[i].p);
+        cp_eager_free(&c->e[i].eager);
+    }
     c->n = c->next = 0;
 }
 
+/* The single-GPU prediction; in eager mode *eager gets its time line. */
 static const cp_prediction *single(cp_single_cache *c, const cp_network *net, const cp_device *d, int batch,
-                                   cp_precision prec, cp_error *err)
+                                   const cp_dist_config *cfg, const cp_eager **eager, cp_error *err)
 {
-    for (int i = 0; i < c->n; i++)
-        if (c->e[i].net == net && c->e[i].batch == batch && c->e[i].prec == prec &&
-            strcmp(c->e[i].device, d->id) == 0 && c->e[i].p.dev == d)
-            return &c->e[i].p;
-    int i = c->n < CP_SINGLE_CACHE ? c->n++ : c->next++ % CP_SINGLE_CACHE;
-    snprintf(c->e[i].device, sizeof c->e[i].device, "%s", d->id);
-    c->e[i].batch = batch;
-    c->e[i].prec = prec;
-    c->e[i].net = net;
-    if (cp_predict(net, d, batch, prec, &c->e[i].p, err)) {
-        c->e[i].net = NULL; /* never matches */
-        return NULL;
+    cp_precision prec = cfg->prec;
+    int i = 0;
+    while (i < c->n && !(c->e[i].net == net && c->e[i].batch == batch && c->e[i].prec == prec &&
+                         strcmp(c->e[i].device, d->id) == 0 && c->e[i].p.dev == d))
+        i++;
+    if (i == c->n) {
+        i = c->n < CP_SINGLE_CACHE ? c->n++ : c->next++ % CP_SINGLE_CACHE;
+        snprintf(c->e[i].device, sizeof c->e[i].device, "%s", d->id);
+        c->e[i].batch = batch;
+        c->e[i].prec = prec;
+        c->e[i].net = net;
+        c->e[i].eager_ok = 0;
+        if (cp_predict(net, d, batch, prec, &c->e[i].p, err)) {
+            c->e[i].net = NULL; /* never matches */
+            return NULL;
+        }
+    }
+    *eager = NULL;
+    if (cfg->mode == CP_MODE_EAGER) {
+        if (!c->e[i].eager_ok || c->e[i].eager_costs != cfg->eager_costs) {
+            c->e[i].eager_ok = 0;
+            if (cp_eager_run(&c->e[i].p, cfg->eager_costs, &c->e[i].eager, err))
+                return NULL;
+            c->e[i].eager_costs = cfg->eager_costs;
+            c->e[i].eager_ok = 1;
+        }
+        *eager = &c->e[i].eager;
     }
     return &c->e[i].p;
 }
 
 /* One PAR node over the GPU groups, each child the group's time. */
-static int per_group(cp_dist_prediction *p, int parent, const char *name, double (*time_of)(const cp_prediction *, int),
-                     int arg)
+static int per_group(cp_dist_prediction *p, int parent, const char *name,
+                     double (*time_of)(const cp_dist_prediction *, int, int), int arg)
 {
     int node = cp_tree_node(&p->tree, parent, CP_TASK_PAR, name, 0);
     for (int g = 0; node >= 0 && g < p->n_groups; g++)
-        if (cp_tree_fixed(&p->tree, node, p->group_dev[g]->id, time_of(p->group[g], arg)) < 0)
+        if (cp_tree_fixed(&p->tree, node, p->group_dev[g]->id, time_of(p, g, arg)) < 0)
             return -1;
     return node;
 }
 
-static double loading_of(const cp_prediction *q, int arg)
+/* A group's phase times: its eager time line's spans in eager mode. */
+static double loading_of(const cp_dist_prediction *p, int g, int arg)
 {
     (void)arg;
-    return q->loading_ms;
+    return p->group_eager[g] ? p->group_eager[g]->loading_ms : p->group[g]->loading_ms;
 }
-static double forward_of(const cp_prediction *q, int arg)
+static double forward_of(const cp_dist_prediction *p, int g, int arg)
 {
     (void)arg;
-    return q->forward_ms;
+    return p->group_eager[g] ? p->group_eager[g]->forward_ms : p->group[g]->forward_ms;
 }
-static double update_of(const cp_prediction *q, int arg)
+static double update_of(const cp_dist_prediction *p, int g, int arg)
 {
     (void)arg;
-    return q->update_ms;
+    return p->group_eager[g] ? p->group_eager[g]->update_ms : p->group[g]->update_ms;
 }
-static double backward_of_layer(const cp_prediction *q, int i)
+static double backward_of_layer(const cp_dist_prediction *p, int g, int i)
 {
+    if (p->group_eager[g])
+        return p->group_eager[g]->layers[i].bwd_ms;
+    const cp_prediction *q = p->group[g];
     return q->layers[i].ms[CP_PASS_BWD_DATA] + q->layers[i].ms[CP_PASS_BWD_WEIGHT];
 }
-static double zero_of(const cp_prediction *q, int arg)
+static double zero_of(const cp_dist_prediction *p, int g, int arg)
 {
-    (void)q, (void)arg;
+    (void)p, (void)g, (void)arg;
     return 0;
+}
+/* forward + backward of a group, which decides the slowest */
+static double compute_of(const cp_dist_prediction *p, int g)
+{
+    const cp_eager *e = p->group_eager[g];
+    return e ? e->forward_ms + e->backward_ms : p->group[g]->forward_ms + p->group[g]->backward_ms;
 }
 
 /* The exchange of one bucket of `bytes` gradients on the communication
@@ -129,13 +157,13 @@ static int build(cp_dist_prediction *p, cp_error *err)
     for (int i = net->n_layers - 1; i >= 0; i--) {
         double longest = 0;
         for (int g = 0; g < p->n_groups; g++)
-            longest = fmax(longest, backward_of_layer(p->group[g], i));
+            longest = fmax(longest, backward_of_layer(p, g, i));
         if (longest <= 0 && net->layers[i].params == 0)
             continue;
         /* Eq. 5-15: every GPU's step waits for the slowest */
         int node = cp_tree_node(tr, dag, CP_TASK_PAR, net->layers[i].name, 0);
         for (int g = 0; node >= 0 && g < p->n_groups; g++)
-            if (cp_tree_fixed(tr, node, p->group_dev[g]->id, backward_of_layer(p->group[g], i)) < 0)
+            if (cp_tree_fixed(tr, node, p->group_dev[g]->id, backward_of_layer(p, g, i)) < 0)
                 node = -1;
         if (node < 0 || cp_tree_place(tr, node, 0, -1))
             return cp_fail(err, NULL, NULL, "out of memory");
@@ -191,10 +219,9 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
         }
     }
     for (int k = 0; k < p->n_groups; k++) {
-        if (!(p->group[k] = single(cache, net, p->group_dev[k], cfg->batch, cfg->prec, err)))
+        if (!(p->group[k] = single(cache, net, p->group_dev[k], cfg->batch, cfg, &p->group_eager[k], err)))
             return -1;
-        const cp_prediction *q = p->group[k], *s = p->group[p->slowest];
-        if (q->forward_ms + q->backward_ms > s->forward_ms + s->backward_ms)
+        if (compute_of(p, k) > compute_of(p, p->slowest))
             p->slowest = k;
     }
     p->grad_bytes = 4.0 * (double)net->params;
@@ -217,13 +244,14 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
     p->backward_ms = t[p->phase[2]].time_ms;
     p->update_ms = t[p->phase[3]].time_ms;
     p->iteration_ms = t[p->root].time_ms;
-    p->compute_backward_ms = s->backward_ms;
+    const cp_eager *se = p->group_eager[p->slowest];
+    p->compute_backward_ms = se ? se->backward_ms : s->backward_ms;
     for (int c = t[p->phase[2]].first; c >= 0; c = t[c].next)
         if (t[c].resource != 0)
             p->exchange_ms += t[c].time_ms;
     p->exposed_exchange_ms = fmax(0, p->backward_ms - p->compute_backward_ms);
     p->images_per_s = (double)cfg->batch * cfg->gpus / (p->iteration_ms * 1e-3);
-    p->scaling_efficiency = p->images_per_s / (cfg->gpus * s->images_per_s);
+    p->scaling_efficiency = p->images_per_s / (cfg->gpus * (se ? se->images_per_s : s->images_per_s));
     if (cfg->gpus < 2 || mode == CP_COMM_NONE)
         snprintf(p->dominant, sizeof p->dominant, "no gradient exchange");
     else if (mode == CP_COMM_NCCL)

@@ -13,6 +13,7 @@
 #define CP_DISTRIBUTED_H
 
 #include "../comm/comm.h"
+#include "eager.h"
 #include "predict.h"
 
 typedef enum { CP_COMM_NONE, CP_COMM_NCCL, CP_COMM_PS, CP_COMM_AUTO } cp_comm_mode;
@@ -29,6 +30,8 @@ typedef struct {
     cp_ps_config ps;
     int overlap;       /* exchange buckets during backward */
     double bucket_mb;  /* gradient bucket size (PyTorch DDP: 25 MB) */
+    cp_mode mode;      /* EAGER: every GPU's compute is the eager time line (eager.h) */
+    const cp_eager_costs *eager_costs; /* NULL: each device profile's own */
 } cp_dist_config;
 
 /* Single-GPU predictions by (device, batch, precision): a sweep or a
@@ -41,6 +44,9 @@ typedef struct {
         cp_precision prec;
         const cp_network *net;
         cp_prediction p;
+        cp_eager eager; /* its eager time line, when eager_costs says it is valid */
+        const cp_eager_costs *eager_costs;
+        int eager_ok;
     } e[CP_SINGLE_CACHE];
     int n, next;
 } cp_single_cache;
@@ -57,6 +63,7 @@ typedef struct {
     const cp_device *group_dev[CP_MAX_GROUPS];
     int group_gpus[CP_MAX_GROUPS];
     const cp_prediction *group[CP_MAX_GROUPS]; /* owned by the cache */
+    const cp_eager *group_eager[CP_MAX_GROUPS]; /* eager mode: their time lines (cache's); else NULL */
     int slowest;                           /* the group that bounds every step */
 
     cp_system sys;

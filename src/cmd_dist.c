@@ -17,6 +17,7 @@ typedef struct {
     cp_cluster cl;
     cp_dist_config cfg;
     cp_format fmt;
+    cp_eager_costs eager_costs; /* from --eager-profile */
 } dist_setup;
 
 static int parse_algo(const char *s, cp_ar_algo *a)
@@ -58,6 +59,10 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
     }
     if (o->format && cp_format_parse(o->format, &s->fmt))
         return cp_bad("--format: expected table, json or csv, got '%s'", o->format);
+    int have_costs, rc = cp_mode_option(o, &s->cfg.mode, &s->eager_costs, &have_costs);
+    if (rc)
+        return rc;
+    s->cfg.eager_costs = have_costs ? &s->eager_costs : NULL;
     if (o->nccl_algo && parse_algo(o->nccl_algo, &s->cfg.algo))
         return cp_bad("--nccl-algo: expected ring, tree, hierarchical or auto, got '%s'", o->nccl_algo);
     if (o->overlap && strcmp(o->overlap, "on") != 0 && strcmp(o->overlap, "off") != 0)
@@ -203,6 +208,7 @@ int cp_cmd_choose(int argc, char **argv)
                 fprintf(f, ", \"gpus\": %d, \"batch\": %d, \"precision\": \"%s\", \"recommended\": \"%s\", \"speedup\": %.6g",
                         s.cfg.gpus, s.cfg.batch, cp_precision_name(s.cfg.prec), cp_comm_name(win->comm),
                         lose->iteration_ms / win->iteration_ms);
+                fprintf(f, ", \"mode\": \"%s\"", cp_mode_name(s.cfg.mode));
                 for (int i = 0; i < 2; i++) {
                     fprintf(f, ", \"%s\": {\"iteration_ms\": %.6g, \"images_per_s\": %.6g, \"exchange_ms\": %.6g, "
                                "\"exposed_exchange_ms\": %.6g, \"dominant\": ",
@@ -213,8 +219,9 @@ int cp_cmd_choose(int argc, char **argv)
                 }
                 fputs("}\n", f);
             } else {
-                fprintf(f, "%s, %d GPU%s of %s, batch %d per GPU, %s:\n", s.net.name, s.cfg.gpus,
-                        s.cfg.gpus == 1 ? "" : "s", s.cl.name, s.cfg.batch, cp_precision_name(s.cfg.prec));
+                fprintf(f, "%s, %d GPU%s of %s, batch %d per GPU, %s, %s mode:\n", s.net.name, s.cfg.gpus,
+                        s.cfg.gpus == 1 ? "" : "s", s.cl.name, s.cfg.batch, cp_precision_name(s.cfg.prec),
+                        cp_mode_name(s.cfg.mode));
                 const cp_dist_prediction *both[] = {&nccl, &ps};
                 for (int i = 0; i < 2; i++)
                     fprintf(f, "  %-4s %10.3f ms/iteration  %10.1f images/s  exchange %9.3f ms (%8.3f ms exposed)\n"
@@ -333,7 +340,7 @@ int cp_cmd_sweep(int argc, char **argv)
         json_str(f, s.net.name);
         fputs(", \"cluster\": ", f);
         json_str(f, s.cl.name);
-        fputs(", \"rows\": [\n", f);
+        fprintf(f, ", \"mode\": \"%s\", \"rows\": [\n", cp_mode_name(s.cfg.mode));
     }
     cp_single_cache cache = {0};
     cp_dist_prediction p = {0};

@@ -4,6 +4,7 @@
 #define CP_COMMANDS_H
 
 #include "../model/distributed.h"
+#include "../model/eager.h"
 #include "options.h"
 
 int cp_cmd_kernel(int argc, char **argv);
@@ -12,5 +13,9 @@ int cp_cmd_sweep(int argc, char **argv);
 
 /* Multi-GPU prediction for `cnnperf predict` with --gpus > 1 or --cluster. */
 int cp_cmd_predict_distributed(const cp_options *o);
+
+/* --mode and --eager-profile: 0, or the exit status after one line on
+ * stderr. *have_costs says whether costs were read from --eager-profile. */
+int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs);
 
 #endif

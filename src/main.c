@@ -14,14 +14,22 @@
 #include "report.h"
 #include "trace.h"
 
-static int put_prediction(FILE *f, const void *p, int fmt)
+/* A prediction with its eager time line (NULL in harness mode). */
+typedef struct {
+    const cp_prediction *p;
+    const cp_eager *e;
+} predict_job;
+
+static int put_prediction(FILE *f, const void *job, int fmt)
 {
-    return cp_report_prediction(f, p, (cp_format)fmt);
+    const predict_job *j = job;
+    return cp_report_prediction_mode(f, j->p, j->e, (cp_format)fmt);
 }
-static int put_trace(FILE *f, const void *p, int unused)
+static int put_trace(FILE *f, const void *job, int unused)
 {
     (void)unused;
-    return cp_trace_single(f, p);
+    const predict_job *j = job;
+    return j->e ? cp_trace_eager(f, j->e) : cp_trace_single(f, j->p);
 }
 static const char *explain_layer;
 static int put_explain(FILE *f, const void *p, int unused)
@@ -61,6 +69,11 @@ static int cmd_predict(int argc, char **argv)
         return cp_bad("--format: expected table, json or csv, got '%s'", o.format);
     if (o.layer && !o.explain)
         return cp_bad("--layer %s only makes sense with --explain", o.layer);
+    cp_mode mode;
+    cp_eager_costs costs;
+    int have_costs;
+    if ((rc = cp_mode_option(&o, &mode, &costs, &have_costs)))
+        return rc;
 
     cp_error err;
     cp_device dev;
@@ -74,14 +87,19 @@ static int cmd_predict(int argc, char **argv)
         return cp_bad("--layer: no layer named '%s' (see cnnperf layers)", o.layer);
     }
     cp_prediction p = {0};
-    if (cp_predict(&net, &dev, (int)batch, prec, &p, &err)) {
+    cp_eager e = {.record = o.trace != NULL};
+    predict_job job = {&p, mode == CP_MODE_EAGER ? &e : NULL};
+    if (cp_predict(&net, &dev, (int)batch, prec, &p, &err) ||
+        (job.e && cp_eager_run(&p, have_costs ? &costs : NULL, &e, &err))) {
         rc = cp_bad("%s", err.msg);
     } else {
         explain_layer = o.layer;
-        rc = o.explain ? cp_write_result(o.output, put_explain, &p, 0) : cp_write_result(o.output, put_prediction, &p, fmt);
+        rc = o.explain ? cp_write_result(o.output, put_explain, &p, 0)
+                       : cp_write_result(o.output, put_prediction, &job, fmt);
         if (!rc && o.trace)
-            rc = cp_write_result(o.trace, put_trace, &p, 0);
+            rc = cp_write_result(o.trace, put_trace, &job, 0);
     }
+    cp_eager_free(&e);
     cp_prediction_free(&p);
     cp_network_free(&net);
     return rc;

@@ -34,6 +34,9 @@ const char cp_usage[] =
     "  --ps-on cpu|gpu         where the parameter servers run (default cpu, as in the dissertation)\n"
     "  --overlap on|off        exchange gradient buckets during backward (default on)\n"
     "  --bucket-mb M           gradient bucket size (default 25, as PyTorch DDP)\n"
+    "  --mode M                harness (default: kernels and launch gaps, as cnnperf-measure runs them) or\n"
+    "                          eager (as PyTorch runs them: per-operator host costs, autocast casts, foreach SGD)\n"
+    "  --eager-profile FILE    host costs of eager operators: tools/torch_bench.py --eager-overhead JSON\n"
     "  --format F              table, json or csv (default table)\n"
     "  --explain               print the task tree with every kernel's queue-model terms\n"
     "  --layer NAME            with --explain: only this layer's passes\n"
@@ -76,6 +79,7 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
         {"--nccl-algo", offsetof(cp_options, nccl_algo)}, {"--overlap", offsetof(cp_options, overlap)},
         {"--bucket-mb", offsetof(cp_options, bucket_mb)}, {"--ps-servers", offsetof(cp_options, ps_servers)},
         {"--ps-on", offsetof(cp_options, ps_on)},
+        {"--mode", offsetof(cp_options, mode)},           {"--eager-profile", offsetof(cp_options, eager_profile)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -258,10 +258,59 @@ static void layer_table(FILE *f, const cp_prediction *p)
 
 int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt)
 {
+    return cp_report_prediction_mode(f, p, NULL, fmt);
+}
+
+/* --mode eager: the host/GPU time line's summary, in JSON and as text. */
+static void eager_json(cJSON *o, const cp_eager *e)
+{
+    cJSON_AddBoolToObject(o, "host_bound", e->host_bound != 0);
+    cJSON_AddNumberToObject(o, "host_share", e->host_share);
+    cJSON *x = cJSON_AddObjectToObject(o, "eager");
+    cJSON_AddNumberToObject(x, "host_ms", e->host_ms);
+    cJSON_AddNumberToObject(x, "gpu_busy_ms", e->gpu_busy_ms);
+    cJSON_AddNumberToObject(x, "gpu_idle_ms", e->gpu_idle_ms);
+    cJSON_AddNumberToObject(x, "harness_iteration_ms", e->harness_ms);
+    cJSON_AddNumberToObject(x, "optimizer_gpu_ms", e->optimizer_ms);
+    cJSON_AddNumberToObject(x, "operators", e->ops);
+    cJSON_AddNumberToObject(x, "kernels", e->kernels);
+    cJSON_AddNumberToObject(x, "extra_kernels", e->extra_kernels);
+    cJSON_AddNumberToObject(x, "optimizer_kernels", e->optimizer_kernels);
+    cJSON_AddNumberToObject(x, "parameter_tensors", e->param_tensors);
+    cJSON_AddBoolToObject(x, "host_costs_calibrated", !e->builtin_costs);
+    cJSON_AddStringToObject(x, "host_costs", e->costs_source);
+}
+
+static void eager_text(FILE *f, const cp_eager *e)
+{
+    fprintf(f, "\neager mode (as PyTorch runs it): %.3f ms = %.3f + %.3f + %.3f + %.3f ms on the host/GPU time "
+               "line\n",
+            e->iteration_ms, e->loading_ms, e->forward_ms, e->backward_ms, e->update_ms);
+    fprintf(f, "  the host issues %d operators in %.3f ms; the GPU runs %d kernels and copies in %.3f ms\n", e->ops,
+            e->host_ms, e->kernels, e->gpu_busy_ms);
+    fprintf(f, "  (%d kernels that harness mode has not: autocast casts, BN counters, loss, %d of the foreach "
+               "optimizer)\n",
+            e->extra_kernels, e->optimizer_kernels);
+    fprintf(f, "  %s: the GPU waits %.3f ms for the host, %.0f%% of the iteration; harness mode: %.3f ms "
+               "(eager %+.1f%%)\n",
+            e->host_bound ? "host-bound" : "GPU-bound", e->gpu_idle_ms, 100 * e->host_share, e->harness_ms,
+            100 * (e->iteration_ms / e->harness_ms - 1));
+    int partly = e->builtin_costs && strncmp(e->costs_source, "defaults", 8) != 0;
+    fprintf(f, "  eager host costs: %s%s\n", partly ? "partly defaults, not calibrated; given: " : "", e->costs_source);
+    fprintf(f, "  %.1f images/s\n", e->images_per_s);
+}
+
+int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e, cp_format fmt)
+{
     if (fmt == CP_FMT_JSON) {
-        cJSON *o = result_json(p, p->iteration_ms, p->images_per_s, p->loading_ms, p->forward_ms, p->backward_ms,
-                               p->update_ms);
+        cJSON *o = e ? result_json(p, e->iteration_ms, e->images_per_s, e->loading_ms, e->forward_ms,
+                                   e->backward_ms, e->update_ms)
+                     : result_json(p, p->iteration_ms, p->images_per_s, p->loading_ms, p->forward_ms,
+                                   p->backward_ms, p->update_ms);
         cJSON_AddNumberToObject(o, "gpus", 1);
+        cJSON_AddStringToObject(o, "mode", e ? "eager" : "harness");
+        if (e)
+            eager_json(o, e);
         return write_json(f, o);
     }
     if (fmt == CP_FMT_CSV) {
@@ -269,15 +318,18 @@ int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt)
         print_rows(f, pred_cols, (int)(sizeof pred_cols / sizeof pred_cols[0]), pred_cell, &r, p->net->n_layers, fmt);
         return ferror(f) ? -1 : 0;
     }
-    fprintf(f, "cnnperf predict: %s on %s, batch %d, %s\n\n", p->net->name, p->dev->name, p->batch,
-            cp_precision_name(p->prec));
+    fprintf(f, "cnnperf predict: %s on %s, batch %d, %s, %s mode\n\n", p->net->name, p->dev->name, p->batch,
+            cp_precision_name(p->prec), e ? "eager" : "harness");
     layer_table(f, p);
-    fprintf(f, "\niteration (Eq. 6-4): t_total = t_loading + t_forward + t_backward + t_update\n");
+    fprintf(f, "\n%siteration (Eq. 6-4): t_total = t_loading + t_forward + t_backward + t_update\n",
+            e ? "harness-mode " : "");
     fprintf(f, "  %.3f ms = %.3f + %.3f + %.3f + %.3f ms\n", p->iteration_ms, p->loading_ms, p->forward_ms,
             p->backward_ms, p->update_ms);
     fprintf(f, "  %.1f images/s, %.1f TFLOP/s achieved of %.1f peak (%s)\n", p->images_per_s,
             p->flops / (p->iteration_ms * 1e-3) / 1e12, cp_device_peak_flops(p->dev, p->prec) / 1e12,
             cp_precision_name(p->prec));
+    if (e)
+        eager_text(f, e);
     return ferror(f) ? -1 : 0;
 }
 
@@ -305,17 +357,22 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
         cJSON_AddNumberToObject(o, "scaling_efficiency", d->scaling_efficiency);
         cJSON_AddStringToObject(o, "slowest_device", d->group_dev[d->slowest]->id);
         cJSON_AddStringToObject(o, "dominant", d->dominant);
+        cJSON_AddStringToObject(o, "mode", cp_mode_name(d->cfg.mode));
+        if (d->group_eager[d->slowest])
+            eager_json(o, d->group_eager[d->slowest]);
         return write_json(f, o);
     }
-    fprintf(f, "cnnperf predict: %s on %d GPU%s of %s, batch %d per GPU, %s, exchange %s%s\n\n", s->net->name,
-            d->cfg.gpus, d->cfg.gpus == 1 ? "" : "s", d->cluster->name, s->batch, cp_precision_name(s->prec),
-            cp_comm_name(d->comm), d->cfg.overlap ? " overlapped with backward" : " after backward");
+    fprintf(f, "cnnperf predict: %s on %d GPU%s of %s, batch %d per GPU, %s, exchange %s%s, %s mode\n\n",
+            s->net->name, d->cfg.gpus, d->cfg.gpus == 1 ? "" : "s", d->cluster->name, s->batch,
+            cp_precision_name(s->prec), cp_comm_name(d->comm),
+            d->cfg.overlap ? " overlapped with backward" : " after backward", cp_mode_name(d->cfg.mode));
     fprintf(f, "per-layer times of one %s (the slowest GPU)\n", s->dev->name);
     layer_table(f, s);
     fprintf(f, "\nGPU groups (every step waits for the slowest, Eq. 5-15):\n");
     for (int g = 0; g < d->n_groups; g++)
         fprintf(f, "  %3d x %-32s single-GPU iteration %9.3f ms%s\n", d->group_gpus[g], d->group_dev[g]->name,
-                d->group[g]->iteration_ms, g == d->slowest && d->n_groups > 1 ? "  <- bounds the step" : "");
+                d->group_eager[g] ? d->group_eager[g]->iteration_ms : d->group[g]->iteration_ms,
+                g == d->slowest && d->n_groups > 1 ? "  <- bounds the step" : "");
     if (d->cfg.gpus > 1 && d->comm != CP_COMM_NONE) {
         fprintf(f, "\ngradient exchange: %.1f MB in %d bucket%s, %.3f ms on its own, %.3f ms not hidden by backward\n",
                 d->grad_bytes / 1e6, d->buckets, d->buckets == 1 ? "" : "s", d->exchange_ms, d->exposed_exchange_ms);
@@ -332,6 +389,12 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
             d->backward_ms, d->update_ms);
     fprintf(f, "  %.1f images/s, scaling efficiency %.1f%% of %d x one %s\n", d->images_per_s,
             100 * d->scaling_efficiency, d->cfg.gpus, s->dev->name);
+    const cp_eager *e = d->group_eager[d->slowest];
+    if (e)
+        fprintf(f, "  every GPU's compute is its eager time line: one %s alone %.3f ms, %s (the GPU waits %.0f%% "
+                   "of it for the host)\n  eager host costs: %s\n",
+                s->dev->name, e->iteration_ms, e->host_bound ? "host-bound" : "GPU-bound", 100 * e->host_share,
+                e->costs_source);
     return ferror(f) ? -1 : 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "../model/distributed.h"
+#include "../model/eager.h"
 
 typedef enum { CP_FMT_TABLE, CP_FMT_JSON, CP_FMT_CSV } cp_format;
 
@@ -18,6 +19,8 @@ void cp_csv_text(FILE *f, const char *s);
 
 /* Each returns 0, or -1 on a write error (the caller reports it). */
 int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt);
+/* The same with the mode: e is the eager time line of p, NULL in harness mode. */
+int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e, cp_format fmt);
 int cp_report_layers(FILE *f, const cp_network *n, int batch, cp_format fmt);
 /* A multi-GPU prediction: the slowest GPU's layers, the groups, the exchange. */
 int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt);

@@ -72,6 +72,25 @@ int cp_trace_single(FILE *f, const cp_prediction *p)
     return finish(f, root);
 }
 
+/* --mode eager: the host's operators on one track, the GPU's kernels and
+ * copies on another, as the time line placed them. */
+int cp_trace_eager(FILE *f, const cp_eager *e)
+{
+    cJSON *root = cJSON_CreateObject(), *ev = cJSON_AddArrayToObject(root, "traceEvents");
+    label(ev, "process_name", 0, 0, e->pred->dev->name);
+    label(ev, "thread_name", 0, 0, "host (Python, dispatcher, autograd)");
+    label(ev, "thread_name", 0, 1, "GPU stream");
+    for (int i = 0; i < e->n_events; i++) {
+        const cp_eager_event *x = &e->events[i];
+        char name[192];
+        int with_detail = x->gpu && x->detail;
+        snprintf(name, sizeof name, "%s%s%s", x->name, with_detail ? " " : "", with_detail ? x->detail : "");
+        slice(ev, name, x->gpu ? "gpu" : x->detail ? x->detail : "host", 0, x->gpu, x->start_ms,
+              x->end_ms - x->start_ms);
+    }
+    return finish(f, root);
+}
+
 int cp_trace_distributed(FILE *f, const cp_dist_prediction *p)
 {
     cJSON *root = cJSON_CreateObject(), *ev = cJSON_AddArrayToObject(root, "traceEvents");
@@ -87,9 +106,18 @@ int cp_trace_distributed(FILE *f, const cp_dist_prediction *p)
         label(ev, "thread_name", g, 1, streams[0]);
         label(ev, "thread_name", g, 2, streams[1]);
         const cp_prediction *q = p->group[g];
-        slice(ev, "load batch", "loading", g, 0, 0, q->loading_ms);
-        /* each group's own forward, then backward as scheduled for the slowest */
-        lay_out(ev, &q->tree, q->phase[1], "forward", g, 1, t_load);
+        const cp_eager *e = p->group_eager[g];
+        slice(ev, "load batch", "loading", g, 0, 0, e ? e->loading_ms : q->loading_ms);
+        /* each group's own forward (eager: each layer's span of the time
+         * line), then backward as scheduled for the slowest */
+        if (e) {
+            double t = t_load;
+            for (int i = 0; i < q->net->n_layers; t += e->layers[i++].fwd_ms)
+                if (e->layers[i].fwd_ms > 0)
+                    slice(ev, q->net->layers[i].name, "forward", g, 1, t, e->layers[i].fwd_ms);
+        } else {
+            lay_out(ev, &q->tree, q->phase[1], "forward", g, 1, t_load);
+        }
         for (int c = tr->t[p->phase[2]].first; c >= 0; c = tr->t[c].next) {
             const cp_task *t = &tr->t[c];
             if (t->resource == 2)

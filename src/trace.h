@@ -7,8 +7,12 @@
 #include <stdio.h>
 
 #include "../model/distributed.h"
+#include "../model/eager.h"
 
 int cp_trace_single(FILE *f, const cp_prediction *p);
 int cp_trace_distributed(FILE *f, const cp_dist_prediction *p);
+/* --mode eager: host operators and GPU kernels on their own tracks
+ * (the time line must have been run with record = 1). */
+int cp_trace_eager(FILE *f, const cp_eager *e);
 
 #endif

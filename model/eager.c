@@ -1,0 +1,404 @@
+#include "eager.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mode_names[] = {"harness", "eager"};
+
+const char *cp_mode_name(cp_mode m)
+{
+    return m == CP_MODE_HARNESS || m == CP_MODE_EAGER ? mode_names[m] : "?";
+}
+
+int cp_mode_parse(const char *s, cp_mode *m)
+{
+    for (int i = 0; i < 2; i++)
+        if (strcmp(s, mode_names[i]) == 0) {
+            *m = (cp_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* fmax without the NaN rules (none reach here): it inlines. */
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+void cp_eager_op(cp_eager_clock *c, double host_ms, const double *kernel_ms, int n)
+{
+    c->host_ms += host_ms;
+    for (int i = 0; i < n; i++) {
+        c->gpu_ms = dmax(c->gpu_ms, c->host_ms) + kernel_ms[i];
+        c->busy_ms += kernel_ms[i];
+    }
+}
+
+double cp_eager_end(const cp_eager_clock *c)
+{
+    return dmax(c->host_ms, c->gpu_ms);
+}
+
+/* --- the run over one prediction ------------------------------------------------ */
+
+/* Extra kernels recur (casts of twin layers' weights, BN counters): each
+ * distinct one is timed once per run. */
+#define MEMO 256
+typedef struct {
+    const char *name; /* NULL: empty */
+    double items, in, out, ms;
+} memo;
+
+typedef struct {
+    cp_eager *e;
+    const cp_prediction *p;
+    const cp_device *dev;
+    cp_eager_clock c;
+    cp_error *err;
+    int failed;
+    memo m[MEMO];
+} run;
+
+static void record(run *r, const char *name, const char *detail, double start, double end, int gpu)
+{
+    cp_eager *e = r->e;
+    if (!e->record || r->failed)
+        return;
+    if (e->n_events == e->events_cap) {
+        int cap = e->events_cap ? 2 * e->events_cap : 1024;
+        cp_eager_event *ev = realloc(e->events, (size_t)cap * sizeof *ev);
+        if (!ev) {
+            r->failed = cp_fail(r->err, NULL, NULL, "out of memory");
+            return;
+        }
+        e->events = ev;
+        e->events_cap = cap;
+    }
+    e->events[e->n_events++] = (cp_eager_event){name, detail, start, end, gpu};
+}
+
+static void op(run *r, double host_us, const char *name, const char *detail)
+{
+    double start = r->c.host_ms;
+    cp_eager_op(&r->c, host_us * 1e-3, NULL, 0);
+    r->e->ops++;
+    record(r, name, detail, start, r->c.host_ms, 0);
+}
+
+static void kernel(run *r, double ms, const char *name, const char *detail)
+{
+    double start = dmax(r->c.gpu_ms, r->c.host_ms);
+    cp_eager_op(&r->c, 0, &ms, 1);
+    r->e->kernels++;
+    record(r, name, detail, start, r->c.gpu_ms, 1);
+}
+
+/* A kernel PyTorch runs and the harness does not: a memory-streaming kernel
+ * (cp_stream_kernel) of `items` elements, bytes in and out, flops per
+ * element, timed by the kernel model; its time. */
+static double stream_ms(run *r, const char *name, double items, double in, double out, double flops)
+{
+    unsigned long long h = (unsigned long long)(size_t)name;
+    const double key[3] = {items, in, out};
+    for (int i = 0; i < 3; i++) {
+        unsigned long long b;
+        memcpy(&b, &key[i], sizeof b);
+        h = (h ^ b) * 0x100000001B3ull;
+    }
+    memo *m = &r->m[(h ^ (h >> 32)) & (MEMO - 1)];
+    if (m->name == name && m->items == items && m->in == in && m->out == out)
+        return m->ms;
+    cp_kernel k = cp_stream_kernel(r->dev, CP_PREC_FP32, name, items, in, out, flops * items);
+    cp_kernel_eval ev;
+    if (cp_kernel_evaluate(&k, r->dev, &ev, r->err)) {
+        r->failed = -1;
+        return 0;
+    }
+    *m = (memo){name, items, in, out, ev.time_ms};
+    return ev.time_ms;
+}
+
+/* Runs such a kernel on the time line; in and out are bytes in total. */
+static void extra(run *r, const char *name, double items, double in, double out, double flops, const char *detail)
+{
+    kernel(r, stream_ms(r, name, items, in, out, flops), name, detail);
+    r->e->extra_kernels++;
+}
+
+/* The prediction's kernels of one layer pass, with their predicted times. */
+static void pass_kernels(run *r, int node, const char *layer)
+{
+    const cp_tree *tr = &r->p->tree;
+    if (node < 0)
+        return;
+    for (int c = tr->t[node].first; c >= 0; c = tr->t[c].next)
+        kernel(r, tr->t[c].time_ms, tr->k[tr->t[c].kernel].name, layer);
+}
+
+/* Parameter tensors of a layer as torch holds them (weight and bias, or BN's
+ * gamma and beta); returns how many, sizes in elements. */
+static int tensors_of(const cp_layer *l, double size[2])
+{
+    if (l->params <= 0)
+        return 0;
+    double all = (double)l->params;
+    if (strcmp(l->kind->name, "batchnorm") == 0) {
+        size[0] = size[1] = all / 2;
+        return 2;
+    }
+    if (l->bias && l->out_c > 0 && all > l->out_c) {
+        size[0] = all - l->out_c;
+        size[1] = l->out_c;
+        return 2;
+    }
+    size[0] = all;
+    return 1;
+}
+
+/* Per layer kind: host costs and what PyTorch adds. */
+#define KINDS 32
+typedef struct {
+    const cp_layer_kind *kind;
+    double fwd_us, bwd_us;
+    int casts; /* autocast casts its weights to 16 bits (conv, linear) */
+    int bn, loss;
+} kind_info;
+
+static const kind_info *info_of(kind_info *cache, int *n, const cp_layer_kind *kind, const cp_eager_costs *costs,
+                                int autocast, int *builtin)
+{
+    for (int i = 0; i < *n; i++)
+        if (cache[i].kind == kind)
+            return &cache[i];
+    kind_info *k = &cache[*n < KINDS ? (*n)++ : KINDS - 1]; /* the registry has fewer */
+    k->kind = kind;
+    k->fwd_us = cp_eager_op_us(costs, kind->name, autocast ? CP_EAGER_AC_FWD : CP_EAGER_FWD, builtin);
+    k->bwd_us = cp_eager_op_us(costs, kind->name, autocast ? CP_EAGER_AC_BWD : CP_EAGER_BWD, builtin);
+    k->casts = strcmp(kind->name, "conv") == 0 || strcmp(kind->name, "fc") == 0;
+    k->bn = strcmp(kind->name, "batchnorm") == 0;
+    k->loss = strcmp(kind->name, "softmax") == 0;
+    return k;
+}
+
+/* CrossEntropyLoss is log_softmax + nll_loss: the harness's fused softmax
+ * cross-entropy kernel stands for log_softmax; nll_loss gathers one value
+ * per sample (int64 labels). Under autocast log_softmax runs in fp32. */
+static void loss_forward(run *r, double logits, int autocast, const char *layer)
+{
+    double b = r->p->batch;
+    if (autocast)
+        extra(r, "autocast_cast_logits_fp32", logits, 2 * logits, 4 * logits, 0, layer);
+    extra(r, "nll_loss_fwd", b, 12 * b, 8, 1, layer);
+}
+
+/* loss.backward(): the seed gradient (ones), nll_loss_backward (zero the
+ * logits' gradient, scatter -1/N), then log_softmax's backward (the
+ * harness's kernel), cast back to 16 bits under autocast. */
+static void loss_backward(run *r, double logits, int autocast, const char *layer)
+{
+    double b = r->p->batch;
+    extra(r, "loss_grad_seed", 1, 0, 4, 0, layer);
+    extra(r, "nll_loss_bwd_zero", logits, 0, 4 * logits, 0, layer);
+    extra(r, "nll_loss_bwd_scatter", b, 12 * b, 4 * b, 1, layer);
+    if (autocast)
+        extra(r, "autocast_cast_logits_grad", logits, 4 * logits, 2 * logits, 0, layer);
+}
+
+/* One torch._foreach_* op through multi_tensor_apply: chunks of 65536
+ * elements, a launch whenever 320 chunks or the depth's tensor limit are
+ * reached (ATen's MultiTensorApply.cuh). Bytes per element in and out. */
+static void foreach_op(run *r, const double *size, int n, int depth, double in, double out, double flops,
+                       const char *name)
+{
+    static const int max_tensors[] = {110, 64, 48, 36, 30};
+    const double chunk = 65536;
+    const int max_blocks = 320;
+    int tensors = 0, blocks = 0;
+    double elems = 0;
+    for (int t = 0; t < n && !r->failed; t++) {
+        long long chunks = (long long)cp_cdiv(size[t], chunk);
+        double left = size[t];
+        tensors++;
+        while (chunks > 0) { /* as many chunks as the launch takes at once */
+            long long take = chunks < max_blocks - blocks ? chunks : max_blocks - blocks;
+            double e = take == chunks ? left : (double)take * chunk;
+            blocks += (int)take;
+            elems += e;
+            left -= e;
+            chunks -= take;
+            int last = chunks == 0;
+            if ((tensors == max_tensors[depth - 1] && last) || blocks == max_blocks || (t == n - 1 && last)) {
+                double ms = stream_ms(r, name, elems, in * elems, out * elems, flops);
+                kernel(r, ms, name, "optimizer");
+                r->e->extra_kernels++;
+                r->e->optimizer_kernels++;
+                r->e->optimizer_ms += ms;
+                blocks = 0;
+                elems = 0;
+                tensors = last ? 0 : 1;
+            }
+        }
+    }
+}
+
+static int grow_layers(cp_eager *e, int n, cp_error *err)
+{
+    if (n <= e->layers_cap)
+        return 0;
+    cp_eager_layer *l = realloc(e->layers, (size_t)n * sizeof *l);
+    if (!l)
+        return cp_fail(err, NULL, NULL, "out of memory");
+    e->layers = l;
+    e->layers_cap = n;
+    return 0;
+}
+
+int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err)
+{
+    /* keep the buffers, clear the rest */
+    cp_eager_layer *layers = e->layers;
+    cp_eager_event *events = e->events;
+    int layers_cap = e->layers_cap, events_cap = e->events_cap, rec = e->record;
+    memset(e, 0, sizeof *e);
+    e->layers = layers;
+    e->layers_cap = layers_cap;
+    e->events = events;
+    e->events_cap = events_cap;
+    e->record = rec;
+    e->pred = p;
+    e->harness_ms = p->iteration_ms;
+    const cp_network *net = p->net;
+    if (!costs)
+        costs = &p->dev->eager;
+    if (grow_layers(e, net->n_layers, err))
+        return -1;
+    memset(e->layers, 0, (size_t)net->n_layers * sizeof *e->layers);
+
+    run r = {.e = e, .p = p, .dev = p->dev, .err = err};
+    int autocast = p->prec == CP_PREC_FP16 || p->prec == CP_PREC_BF16;
+    kind_info cache[KINDS];
+    int n_kinds = 0, builtin = 0;
+    /* the layer that is the loss; a network without one gets
+     * CrossEntropyLoss on its output, as a training script adds it */
+    const cp_layer_kind *softmax = cp_layer_kind_find("softmax");
+    int loss_layer = -1;
+    for (int i = 0; i < net->n_layers && loss_layer < 0; i++)
+        if (net->layers[i].kind == softmax)
+            loss_layer = i;
+    const cp_layer *last = &net->layers[net->n_layers - 1];
+    double logits = p->batch * cp_shape_elems(loss_layer >= 0 ? net->layers[loss_layer].out : last->out);
+    double default_us = cp_eager_op_us(costs, "default", CP_EAGER_FWD, &builtin);
+    double loss_fwd_us = cp_eager_op_us(costs, "softmax", autocast ? CP_EAGER_AC_FWD : CP_EAGER_FWD, &builtin);
+    double loss_bwd_us = cp_eager_op_us(costs, "softmax", autocast ? CP_EAGER_AC_BWD : CP_EAGER_BWD, &builtin);
+
+    /* Loading: x_host.to(dev, non_blocking=True) and y_host.to(...): fp32
+     * images and int64 labels from pinned memory, each an operator. */
+    const cp_link *link = &p->sys.links[CP_LINK_HOST_DATA];
+    op(&r, default_us, "input.to(cuda)", "loading");
+    kernel(&r, cp_transfer_ms(link, 4.0 * p->batch * cp_shape_elems(net->input), 1), "input batch", "loading");
+    op(&r, default_us, "labels.to(cuda)", "loading");
+    kernel(&r, cp_transfer_ms(link, 8.0 * p->batch, 1), "labels", "loading");
+    e->loading_ms = r.c.gpu_ms;
+
+    /* Forward: one operator per layer. */
+    for (int i = 0; i < net->n_layers && !r.failed; i++) {
+        const cp_layer *l = &net->layers[i];
+        const kind_info *k = info_of(cache, &n_kinds, l->kind, costs, autocast, &builtin);
+        double g0 = r.c.gpu_ms, size[2];
+        op(&r, k->fwd_us, l->name, "forward");
+        if (autocast && k->casts) {
+            for (int j = 0; j < l->n_inputs; j++)
+                if (l->inputs[j] == CP_INPUT_DATA) {
+                    double x = p->batch * cp_shape_elems(l->in[j]);
+                    extra(&r, "autocast_cast_input", x, 4 * x, 2 * x, 0, l->name);
+                }
+            for (int j = 0, n = tensors_of(l, size); j < n; j++)
+                extra(&r, "autocast_cast_weight", size[j], 4 * size[j], 2 * size[j], 0, l->name);
+        }
+        pass_kernels(&r, p->layers[i].node[CP_PASS_FWD], l->name);
+        if (k->bn) /* self.num_batches_tracked.add_(1) */
+            extra(&r, "bn_num_batches_tracked", 1, 8, 8, 1, l->name);
+        if (k->loss && i == loss_layer)
+            loss_forward(&r, logits, autocast, l->name);
+        e->layers[i].fwd_ms = r.c.gpu_ms - g0;
+    }
+    if (loss_layer < 0 && !r.failed) { /* counted with the last layer */
+        double g0 = r.c.gpu_ms;
+        op(&r, loss_fwd_us, "CrossEntropyLoss", "forward");
+        extra(&r, "log_softmax_fwd", logits, 4 * logits, 4 * logits, 4, "loss");
+        loss_forward(&r, logits, 0, "loss");
+        e->layers[net->n_layers - 1].fwd_ms += r.c.gpu_ms - g0;
+    }
+    double fwd_end = r.c.gpu_ms;
+
+    /* Backward: loss.backward(), then one autograd node per layer that has
+     * parameters or a parameter upstream, in reverse. */
+    if (loss_layer < 0 && !r.failed) {
+        double g0 = r.c.gpu_ms;
+        op(&r, loss_bwd_us, "loss.backward()", "backward");
+        loss_backward(&r, logits, 0, "loss");
+        extra(&r, "log_softmax_bwd", logits, 8 * logits, 4 * logits, 2, "loss");
+        e->layers[net->n_layers - 1].bwd_ms += r.c.gpu_ms - g0;
+    }
+    for (int i = net->n_layers - 1; i >= 0 && !r.failed; i--) {
+        const cp_layer *l = &net->layers[i];
+        if (l->params <= 0 && !l->needs_input_grad)
+            continue;
+        const kind_info *k = info_of(cache, &n_kinds, l->kind, costs, autocast, &builtin);
+        double g0 = r.c.gpu_ms, size[2];
+        op(&r, k->bwd_us, l->name, "backward");
+        if (k->loss && i == loss_layer)
+            loss_backward(&r, logits, autocast, l->name);
+        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_DATA], l->name);
+        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_WEIGHT], l->name);
+        if (autocast && k->casts) /* ToCopyBackward: the weight gradients back to fp32 */
+            for (int j = 0, n = tensors_of(l, size); j < n; j++)
+                extra(&r, "autocast_grad_to_fp32", size[j], 2 * size[j], 4 * size[j], 0, l->name);
+        e->layers[i].bwd_ms += r.c.gpu_ms - g0;
+    }
+    double bwd_end = r.c.gpu_ms;
+
+    /* opt.step(): torch.optim.SGD(momentum) foreach, fp32 parameters,
+     * gradients and momentum: bufs *= mu; bufs += g; params -= lr bufs. */
+    double *sizes = NULL;
+    int n_tensors = 0;
+    if (!r.failed) {
+        sizes = malloc((size_t)(2 * net->n_layers + 1) * sizeof *sizes);
+        if (!sizes)
+            r.failed = cp_fail(err, NULL, NULL, "out of memory");
+    }
+    if (!r.failed) {
+        for (int i = 0; i < net->n_layers; i++)
+            n_tensors += tensors_of(&net->layers[i], sizes + n_tensors);
+        e->param_tensors = n_tensors;
+        op(&r, cp_eager_optimizer_us(costs, n_tensors, &builtin), "optimizer.step()", "update");
+        foreach_op(&r, sizes, n_tensors, 1, 4, 4, 1, "foreach_mul_(momentum_buffers)");
+        foreach_op(&r, sizes, n_tensors, 2, 8, 4, 1, "foreach_add_(momentum_buffers, grads)");
+        foreach_op(&r, sizes, n_tensors, 2, 8, 4, 2, "foreach_add_(params, momentum_buffers)");
+    }
+    free(sizes);
+    if (r.failed)
+        return -1;
+
+    e->iteration_ms = cp_eager_end(&r.c);
+    e->forward_ms = fwd_end - e->loading_ms;
+    e->backward_ms = bwd_end - fwd_end;
+    e->update_ms = e->iteration_ms - bwd_end;
+    e->images_per_s = p->batch / (e->iteration_ms * 1e-3);
+    e->host_ms = r.c.host_ms;
+    e->gpu_busy_ms = r.c.busy_ms;
+    e->gpu_idle_ms = e->iteration_ms - r.c.busy_ms;
+    e->host_share = e->gpu_idle_ms / e->iteration_ms;
+    e->host_bound = e->host_ms >= e->gpu_busy_ms;
+    e->builtin_costs = builtin;
+    e->costs_source = costs->given ? costs->source : cp_eager_default_source;
+    return 0;
+}
+
+void cp_eager_free(cp_eager *e)
+{
+    free(e->layers);
+    free(e->events);
+    e->layers = NULL;
+    e->events = NULL;
+    e->layers_cap = e->events_cap = e->n_events = 0;
+}

@@ -1,0 +1,82 @@
+/* eager: one training iteration as PyTorch runs it eagerly (--mode eager).
+ *
+ * The harness mode (predict.c, what cnnperf-measure runs) is the kernels
+ * back to back with their launch gaps. In PyTorch each layer is an operator
+ * issued from Python: the host spends c_op (module call, dispatcher,
+ * autograd bookkeeping, launches; eager_costs.h) and then the operator's
+ * kernels join the GPU's queue. With h_i the time operator i is issued,
+ *
+ *     h_i = h_{i-1} + c_op(i),    a kernel of operator i starts at max(h_i, end of the previous kernel),
+ *
+ * and the iteration ends when both host and GPU are done (the step ends in
+ * a synchronisation). Short kernels starve the GPU and the host cost is what
+ * shows; long ones let the host run ahead.
+ *
+ * The kernels are the prediction's own (each with its predicted time) plus
+ * what PyTorch runs and the harness does not, timed by the same streaming
+ * kernel model (cp_stream_kernel): autocast's casts of the fp32 weights to
+ * 16 bits each forward and of their gradients back, BN's num_batches_tracked
+ * increment, nll_loss and the loss backward's seed and scatter, and, instead
+ * of one SGD kernel per layer, torch.optim.SGD's foreach implementation: a
+ * few multi-tensor kernels over all parameters (mul_, add_, add_). One pass
+ * over the prediction's kernels; the harness prediction is not changed. */
+#ifndef CP_EAGER_H
+#define CP_EAGER_H
+
+#include "predict.h"
+
+typedef enum { CP_MODE_HARNESS, CP_MODE_EAGER } cp_mode;
+
+const char *cp_mode_name(cp_mode m);
+int cp_mode_parse(const char *s, cp_mode *m); /* 0 ok, -1 unknown */
+
+/* The host/GPU clock of the timeline, from the start of the iteration. */
+typedef struct {
+    double host_ms; /* when the host has issued everything so far */
+    double gpu_ms;  /* when the GPU finishes the last kernel queued so far */
+    double busy_ms; /* GPU time spent in kernels and copies */
+} cp_eager_clock;
+
+/* One operator: the host spends host_ms, then its n kernels queue. */
+void cp_eager_op(cp_eager_clock *c, double host_ms, const double *kernel_ms, int n);
+/* Both done: max(host, GPU). */
+double cp_eager_end(const cp_eager_clock *c);
+
+/* What the timeline records for a trace (only when asked: record = 1). */
+typedef struct {
+    const char *name, *detail; /* not owned */
+    double start_ms, end_ms;
+    int gpu; /* 0: a host operator, 1: a kernel or copy on the GPU */
+} cp_eager_event;
+
+typedef struct {
+    double fwd_ms, bwd_ms; /* the GPU time line's advance over the layer's operator */
+} cp_eager_layer;
+
+typedef struct {
+    const cp_prediction *pred;
+    double iteration_ms, images_per_s;
+    double loading_ms, forward_ms, backward_ms, update_ms; /* spans of the time line: they add up */
+    double host_ms;     /* the host's issue time of all operators */
+    double gpu_busy_ms; /* kernels and copies */
+    double gpu_idle_ms; /* the GPU waiting for the host: iteration - busy */
+    double host_share;  /* gpu_idle / iteration: what the host adds */
+    int host_bound;     /* the host alone takes at least as long as the kernels */
+    double harness_ms;  /* the same prediction in harness mode */
+    double optimizer_ms; /* GPU time of the optimizer's foreach kernels */
+    int ops, kernels, extra_kernels, optimizer_kernels, param_tensors;
+    int builtin_costs;  /* some host cost came from the built-in typical values */
+    const char *costs_source;
+    cp_eager_layer *layers;
+    int layers_cap;
+    int record; /* set before cp_eager_run to keep events (trace) */
+    cp_eager_event *events;
+    int n_events, events_cap;
+} cp_eager;
+
+/* e must be zeroed before its first use (set record then if wanted); later
+ * runs reuse its buffers. costs NULL: the device profile's (p->dev->eager). */
+int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err);
+void cp_eager_free(cp_eager *e);
+
+#endif

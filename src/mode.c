@@ -1,0 +1,23 @@
+/* --mode and --eager-profile, shared by predict, choose and sweep. */
+#include <stdio.h>
+
+#include "commands.h"
+
+int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs)
+{
+    *mode = CP_MODE_HARNESS;
+    *have_costs = 0;
+    if (o->mode && cp_mode_parse(o->mode, mode))
+        return cp_bad("--mode: expected harness (kernels and launch gaps, as cnnperf-measure) or eager (as PyTorch "
+                      "runs it), got '%s'",
+                      o->mode);
+    if (o->eager_profile && *mode != CP_MODE_EAGER)
+        return cp_bad("--eager-profile %s: host costs are for --mode eager", o->eager_profile);
+    if (o->eager_profile) {
+        cp_error err;
+        if (cp_eager_costs_load(o->eager_profile, costs, &err))
+            return cp_bad("%s", err.msg);
+        *have_costs = 1;
+    }
+    return 0;
+}

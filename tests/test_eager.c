@@ -1,0 +1,424 @@
+/* --mode eager (model/eager.c, model/eager_costs.c): the host/GPU time line
+ * on cases worked by hand, its bounds against harness mode on every
+ * built-in network, monotonicity in the host costs, the cost tables and
+ * their two readers, the JSON fields, and the multi-GPU use. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/distributed.h"
+#include "model/eager.h"
+#include "src/report.h"
+#include "util/resources.h"
+
+#define DATA CNNPERF_SOURCE_DIR "/tests/data"
+
+static void near(double got, double want)
+{
+    if (!(fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want))))
+        fail_msg("got %.12g, want %.12g", got, want);
+}
+
+/* --- the time line by itself -------------------------------------------------- */
+
+/* Host-bound: every operator's kernels finish before the next is issued,
+ * so the time is all host costs plus the last operator's kernels. */
+static void test_clock_host_bound(void **state)
+{
+    (void)state;
+    cp_eager_clock c = {0};
+    const double k1[] = {0.1}, k2[] = {0.2, 0.3};
+    cp_eager_op(&c, 1.0, k1, 1); /* host 1, GPU 1.0-1.1 */
+    cp_eager_op(&c, 1.0, k1, 1); /* host 2, GPU 2.0-2.1 */
+    cp_eager_op(&c, 1.0, k2, 2); /* host 3, GPU 3.0-3.5 */
+    near(cp_eager_end(&c), 3.0 + 0.2 + 0.3);
+    near(c.busy_ms, 0.7);
+    /* an operator without kernels at the end: the host sets the end */
+    cp_eager_op(&c, 2.0, NULL, 0);
+    near(cp_eager_end(&c), 5.0);
+}
+
+/* GPU-bound: the host runs ahead after its first operator, so the time is
+ * the first host cost plus all kernels. */
+static void test_clock_gpu_bound(void **state)
+{
+    (void)state;
+    cp_eager_clock c = {0};
+    const double k[] = {1.0, 2.0, 3.0};
+    for (int i = 0; i < 3; i++)
+        cp_eager_op(&c, 0.01, &k[i], 1);
+    near(cp_eager_end(&c), 0.01 + 6.0);
+    near(c.host_ms, 0.03);
+}
+
+/* Mixed: host 2, 1, 1; kernels 1, 3, 1. Issued at 2, 3, 4; the GPU runs
+ * 2-3, 3-6 (issued at 3, the GPU free at 3), 6-7 (issued at 4, waits for
+ * the GPU): 7, of which 5 busy and 2 waiting for the host. */
+static void test_clock_mixed(void **state)
+{
+    (void)state;
+    cp_eager_clock c = {0};
+    const double a = 1, b = 3;
+    cp_eager_op(&c, 2, &a, 1);
+    cp_eager_op(&c, 1, &b, 1);
+    cp_eager_op(&c, 1, &a, 1);
+    near(cp_eager_end(&c), 7);
+    near(c.busy_ms, 5);
+}
+
+/* --- on predictions ------------------------------------------------------------ */
+
+static cp_device h100, gtx1080;
+
+static int setup(void **state)
+{
+    (void)state;
+    cp_error err;
+    if (cp_device_load("h100", &h100, &err) || cp_device_load("gtx1080", &gtx1080, &err))
+        fail_msg("%s", err.msg);
+    return 0;
+}
+
+/* Costs with every table entry and the optimizer given as v µs. */
+static void uniform_costs(cp_eager_costs *c, double v)
+{
+    memset(c, 0, sizeof *c);
+    for (int t = 0; t < CP_EAGER_TABLES; t++)
+        for (int k = 0; k < CP_EAGER_KEYS; k++) {
+            c->us[t][k] = v;
+            c->has[t][k] = 1;
+        }
+    c->opt_step_us = v;
+    c->opt_tensor_us = v / 10;
+    c->has_opt = 1;
+    c->given = 1;
+    snprintf(c->source, sizeof c->source, "test: %g us", v);
+}
+
+static void predict(const char *network, const cp_device *d, int batch, cp_precision prec, cp_network *net,
+                    cp_prediction *p)
+{
+    cp_error err;
+    if (cp_network_load(network, net, &err))
+        fail_msg("%s", err.msg);
+    if (cp_predict(net, d, batch, prec, p, &err))
+        fail_msg("%s: %s", network, err.msg);
+}
+
+static void run(const cp_prediction *p, const cp_eager_costs *c, cp_eager *e)
+{
+    cp_error err;
+    if (cp_eager_run(p, c, e, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* Both extremes on LeNet-5 by hand: with no host cost the GPU never waits
+ * and the time is its kernels; with 1 s per operator every kernel ends long
+ * before the next operator is issued, so the time is the host's plus the
+ * last operator's kernels, the optimizer's three foreach kernels (ten
+ * tensors of under 65,536 elements: one launch per foreach op). */
+static void test_extremes(void **state)
+{
+    (void)state;
+    cp_network net;
+    cp_prediction p = {0};
+    cp_eager e = {0};
+    cp_eager_costs c;
+    predict("lenet5", &h100, 1, CP_PREC_FP32, &net, &p);
+
+    uniform_costs(&c, 0);
+    run(&p, &c, &e);
+    near(e.host_ms, 0);
+    near(e.iteration_ms, e.gpu_busy_ms);
+    near(e.gpu_idle_ms, 0);
+    assert_false(e.host_bound);
+    assert_int_equal(e.param_tensors, 10);
+    assert_int_equal(e.optimizer_kernels, 3);
+    assert_false(e.builtin_costs);
+
+    uniform_costs(&c, 1e6);
+    run(&p, &c, &e);
+    near(e.iteration_ms, e.host_ms + e.optimizer_ms);
+    assert_true(e.host_bound);
+    assert_true(e.host_share > 0.999);
+    /* the spans add up to the iteration */
+    near(e.loading_ms + e.forward_ms + e.backward_ms + e.update_ms, e.iteration_ms);
+
+    cp_eager_free(&e);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+}
+
+/* Eager runs every harness kernel of loading, forward and backward at its
+ * predicted time, in the same order, plus its own kernels and the host's
+ * waits: each of those phases is at least harness mode's, and the
+ * iteration is at least those phases plus the optimizer's kernels. Only the
+ * optimizer differs in kind: the foreach SGD's few multi-tensor kernels
+ * against harness mode's one SGD kernel per layer (fewer launches, more
+ * bytes), so eager's update alone may be the shorter. */
+static void test_not_faster_than_harness(void **state)
+{
+    (void)state;
+    const cp_device *devs[] = {&h100, &gtx1080};
+    const cp_precision precs[] = {CP_PREC_FP32, CP_PREC_FP16};
+    const int batches[] = {1, 64};
+    int checked = 0;
+    for (size_t r = 0; r < cp_resource_count; r++) {
+        if (strcmp(cp_resources[r].dir, "networks") != 0)
+            continue;
+        cp_network net;
+        cp_error err;
+        if (cp_network_load(cp_resources[r].name, &net, &err))
+            fail_msg("%s", err.msg);
+        cp_prediction p = {0};
+        cp_eager e = {0};
+        for (int d = 0; d < 2; d++)
+            for (int q = 0; q < 2; q++)
+                for (int b = 0; b < 2; b++) {
+                    if (cp_predict(&net, devs[d], batches[b], precs[q], &p, &err))
+                        fail_msg("%s: %s", net.name, err.msg);
+                    run(&p, NULL, &e);
+                    double tol = 1e-9 * p.iteration_ms;
+                    if (e.loading_ms < p.loading_ms - tol || e.forward_ms < p.forward_ms - tol ||
+                        e.backward_ms < p.backward_ms - tol ||
+                        e.iteration_ms < p.loading_ms + p.forward_ms + p.backward_ms + e.optimizer_ms - tol)
+                        fail_msg("%s on %s, %s, batch %d: eager %.6f ms (%.6f + %.6f + %.6f + %.6f) against harness "
+                                 "%.6f ms (%.6f + %.6f + %.6f + %.6f)",
+                                 net.name, devs[d]->id, cp_precision_name(precs[q]), batches[b], e.iteration_ms,
+                                 e.loading_ms, e.forward_ms, e.backward_ms, e.update_ms, p.iteration_ms, p.loading_ms,
+                                 p.forward_ms, p.backward_ms, p.update_ms);
+                    near(e.loading_ms + e.forward_ms + e.backward_ms + e.update_ms, e.iteration_ms);
+                    near(e.harness_ms, p.iteration_ms);
+                    assert_true(e.builtin_costs); /* the shipped profiles have no eager section */
+                    checked++;
+                }
+        cp_eager_free(&e);
+        cp_prediction_free(&p);
+        cp_network_free(&net);
+    }
+    assert_true(checked >= 15 * 8);
+}
+
+/* More host cost never lowers the time: all costs scaled together, and one
+ * kind's cost alone. */
+static void test_more_host_cost_never_less_time(void **state)
+{
+    (void)state;
+    const char *nets[] = {"resnet18", "mobilenet_v2"};
+    const int batches[] = {1, 32};
+    const double scale[] = {0, 0.5, 1, 2, 5, 10, 40, 200};
+    const cp_precision precs[] = {CP_PREC_FP32, CP_PREC_FP16};
+    for (int n = 0; n < 2; n++)
+        for (int b = 0; b < 2; b++)
+            for (int q = 0; q < 2; q++) {
+                cp_network net;
+                cp_prediction p = {0};
+                cp_eager e = {0};
+                cp_eager_costs c;
+                predict(nets[n], &h100, batches[b], precs[q], &net, &p);
+                double last = 0, last_host = 0;
+                for (size_t s = 0; s < sizeof scale / sizeof scale[0]; s++) {
+                    uniform_costs(&c, scale[s]);
+                    run(&p, &c, &e);
+                    assert_true(e.iteration_ms >= last);
+                    assert_true(e.host_ms >= last_host);
+                    assert_true(e.iteration_ms >= e.gpu_busy_ms && e.iteration_ms >= e.host_ms);
+                    last = e.iteration_ms;
+                    last_host = e.host_ms;
+                }
+                /* one kind dearer, backward only (keys[2] is conv) */
+                uniform_costs(&c, 5);
+                run(&p, &c, &e);
+                double before = e.iteration_ms;
+                c.us[CP_EAGER_BWD][2] = c.us[CP_EAGER_AC_BWD][2] = 500;
+                run(&p, &c, &e);
+                assert_true(e.iteration_ms >= before);
+                near(cp_eager_op_us(&c, "conv", CP_EAGER_BWD, NULL), 500);
+                cp_eager_free(&e);
+                cp_prediction_free(&p);
+                cp_network_free(&net);
+            }
+}
+
+/* --- the cost tables ------------------------------------------------------------ */
+
+static void test_cost_lookup(void **state)
+{
+    (void)state;
+    cp_eager_costs none;
+    memset(&none, 0, sizeof none);
+    int builtin = 0;
+    /* built-in values through the chain: kind, group, default */
+    near(cp_eager_op_us(&none, "maxpool", CP_EAGER_FWD, &builtin), 10);
+    assert_true(builtin);
+    near(cp_eager_op_us(&none, "relu6", CP_EAGER_FWD, NULL), 8);
+    near(cp_eager_op_us(&none, "conv", CP_EAGER_BWD, NULL), 15);
+    near(cp_eager_op_us(&none, "no_such_kind", CP_EAGER_FWD, NULL), 10);
+    near(cp_eager_optimizer_us(&none, 10, NULL), 80 + 10 * 2.0);
+
+    cp_eager_costs c;
+    cp_error err;
+    if (cp_eager_costs_load(DATA "/eager-overhead-sample.json", &c, &err))
+        fail_msg("%s", err.msg);
+    builtin = 0;
+    near(cp_eager_op_us(&c, "conv", CP_EAGER_FWD, &builtin), 30);
+    near(cp_eager_op_us(&c, "global_avgpool", CP_EAGER_FWD, &builtin), 15); /* "pool" */
+    near(cp_eager_op_us(&c, "softmax", CP_EAGER_BWD, &builtin), 11);        /* "default" */
+    near(cp_eager_op_us(&c, "conv", CP_EAGER_AC_FWD, &builtin), 41);
+    near(cp_eager_optimizer_us(&c, 100, &builtin), 120 + 350);
+    assert_false(builtin);
+    assert_non_null(strstr(c.source, "measured"));
+    assert_non_null(strstr(c.source, "test-sample"));
+    assert_non_null(strstr(c.source, "0.0-sample"));
+
+    /* a missing autocast table: the measured plain cost plus the built-in surcharge */
+    memset(c.has[CP_EAGER_AC_FWD], 0, sizeof c.has[CP_EAGER_AC_FWD]);
+    builtin = 0;
+    near(cp_eager_op_us(&c, "conv", CP_EAGER_AC_FWD, &builtin), 30 + (28 - 20));
+    assert_true(builtin);
+}
+
+static void bad_text(const char *text, const char *want)
+{
+    cp_eager_costs c;
+    cp_error err = {{0}};
+    assert_int_equal(cp_eager_costs_parse_text(text, strlen(text), "x.json", &c, &err), -1);
+    if (!strstr(err.msg, want))
+        fail_msg("message '%s' lacks '%s'", err.msg, want);
+}
+
+static void test_bad_overhead_files(void **state)
+{
+    (void)state;
+    bad_text("{\"schema\": \"cnnperf-eager-overhead/2\"}", "x.json: $.schema: unsupported schema");
+    bad_text("{\"forward_op_us\": {}}", "x.json: $.schema: missing required field");
+    bad_text("{\"schema\": \"cnnperf-eager-overhead/1\", \"forward_op_us\": {\"conv\": \"fast\"}}",
+             "x.json: $.forward_op_us.conv:");
+    bad_text("{\"schema\": \"cnnperf-eager-overhead/1\", \"backward_op_us\": {\"cnv\": 3}}",
+             "x.json: $.backward_op_us.cnv: unknown layer kind");
+    bad_text("{\"schema\": \"cnnperf-eager-overhead/1\", \"optimizer\": {\"per_step_us\": -1, \"per_tensor_us\": 1}}",
+             "x.json: $.optimizer.per_step_us: must be a number in [0");
+    bad_text("[1]", "x.json: $: an eager-overhead file must be a JSON object");
+    cp_eager_costs c;
+    cp_error err;
+    assert_int_equal(cp_eager_costs_load(DATA "/no-such-overhead.json", &c, &err), -1);
+    assert_non_null(strstr(err.msg, "no-such-overhead.json"));
+}
+
+/* --- outputs and the multi-GPU path --------------------------------------------- */
+
+static cJSON *report_json(const cp_prediction *p, const cp_eager *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(cp_report_prediction_mode(f, p, e, CP_FMT_JSON), 0);
+    fclose(f);
+    cJSON *o = cJSON_Parse(buf);
+    free(buf);
+    assert_non_null(o);
+    return o;
+}
+
+static void test_json_fields(void **state)
+{
+    (void)state;
+    cp_network net;
+    cp_prediction p = {0};
+    cp_eager e = {0};
+    predict("resnet18", &h100, 1, CP_PREC_FP32, &net, &p);
+    run(&p, NULL, &e);
+
+    cJSON *o = report_json(&p, &e);
+    assert_string_equal(cJSON_GetObjectItem(o, "mode")->valuestring, "eager");
+    assert_true(cJSON_IsBool(cJSON_GetObjectItem(o, "host_bound")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "host_bound")) == (e.host_bound != 0));
+    double share = cJSON_GetObjectItem(o, "host_share")->valuedouble;
+    assert_true(share >= 0 && share <= 1);
+    near(cJSON_GetObjectItem(o, "iteration_ms")->valuedouble, e.iteration_ms);
+    const cJSON *x = cJSON_GetObjectItem(o, "eager");
+    assert_non_null(x);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(x, "host_costs_calibrated")));
+    assert_non_null(strstr(cJSON_GetObjectItem(x, "host_costs")->valuestring, "defaults, not calibrated"));
+    cJSON_Delete(o);
+
+    o = report_json(&p, NULL);
+    assert_string_equal(cJSON_GetObjectItem(o, "mode")->valuestring, "harness");
+    assert_null(cJSON_GetObjectItem(o, "host_bound"));
+    near(cJSON_GetObjectItem(o, "iteration_ms")->valuedouble, p.iteration_ms);
+    cJSON_Delete(o);
+
+    cp_mode m;
+    assert_int_equal(cp_mode_parse("eager", &m), 0);
+    assert_int_equal(m, CP_MODE_EAGER);
+    assert_int_equal(cp_mode_parse("harness", &m), 0);
+    assert_int_equal(m, CP_MODE_HARNESS);
+    assert_int_equal(cp_mode_parse("graph", &m), -1);
+
+    cp_eager_free(&e);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+}
+
+/* One GPU through the multi-GPU path in eager mode is the eager time line;
+ * with 8 GPUs the per-GPU compute is still eager, so the iteration is at
+ * least the single GPU's. */
+static void test_distributed_eager(void **state)
+{
+    (void)state;
+    cp_network net;
+    cp_prediction p = {0};
+    cp_eager e = {0};
+    cp_error err;
+    predict("resnet18", &h100, 8, CP_PREC_FP32, &net, &p);
+    run(&p, NULL, &e);
+
+    cp_cluster cl;
+    if (cp_cluster_homogeneous(&cl, &h100, 8, &err))
+        fail_msg("%s", err.msg);
+    cp_dist_config cfg = {.gpus = 1, .batch = 8, .prec = CP_PREC_FP32, .comm = CP_COMM_NONE, .algo = CP_AR_AUTO,
+                          .ps = {1, 0, 0}, .overlap = 1, .bucket_mb = 25, .mode = CP_MODE_EAGER};
+    cp_single_cache cache = {0};
+    cp_dist_prediction d = {0};
+    if (cp_predict_distributed(&net, &cl, &cfg, &cache, &d, &err))
+        fail_msg("%s", err.msg);
+    near(d.iteration_ms, e.iteration_ms);
+    near(d.scaling_efficiency, 1);
+    cfg.gpus = 8;
+    cfg.comm = CP_COMM_NCCL;
+    if (cp_predict_distributed(&net, &cl, &cfg, &cache, &d, &err))
+        fail_msg("%s", err.msg);
+    assert_true(d.iteration_ms >= e.iteration_ms - 1e-9);
+    assert_non_null(d.group_eager[d.slowest]);
+
+    cp_dist_prediction_free(&d);
+    cp_single_cache_free(&cache);
+    cp_eager_free(&e);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clock_host_bound),
+        cmocka_unit_test(test_clock_gpu_bound),
+        cmocka_unit_test(test_clock_mixed),
+        cmocka_unit_test(test_extremes),
+        cmocka_unit_test(test_not_faster_than_harness),
+        cmocka_unit_test(test_more_host_cost_never_less_time),
+        cmocka_unit_test(test_cost_lookup),
+        cmocka_unit_test(test_bad_overhead_files),
+        cmocka_unit_test(test_json_fields),
+        cmocka_unit_test(test_distributed_eager),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
