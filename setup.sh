@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs what cnnperf needs from Debian, builds it, and optionally runs the tests.
+# Installs what cnnperf needs from Debian, builds it, and optionally runs the tests
+# (gnuplot-nox only draws the plots of `cnnperf validate --plot`).
 #   ./setup.sh          install + build (build/cnnperf)
 #   ./setup.sh test     install + build + the whole test suite, then again under ASan/UBSan
 set -euo pipefail
 cd "$(dirname "$0")"
 
 need=()
-for p in cmake gcc make pkg-config libcjson-dev libcmocka-dev; do
+for p in cmake gcc make pkg-config libcjson-dev libcmocka-dev gnuplot-nox; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

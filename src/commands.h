@@ -10,6 +10,7 @@
 int cp_cmd_kernel(int argc, char **argv);
 int cp_cmd_choose(int argc, char **argv);
 int cp_cmd_sweep(int argc, char **argv);
+int cp_cmd_validate(int argc, char **argv);
 
 /* Multi-GPU prediction for `cnnperf predict` with --gpus > 1 or --cluster. */
 int cp_cmd_predict_distributed(const cp_options *o);

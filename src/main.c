@@ -170,6 +170,8 @@ int main(int argc, char **argv)
         return cp_cmd_choose(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0)
         return cp_cmd_sweep(argc - 1, argv + 1);
+    if (strcmp(cmd, "validate") == 0)
+        return cp_cmd_validate(argc - 1, argv + 1);
     if (strcmp(cmd, "networks") == 0 || strcmp(cmd, "devices") == 0 || strcmp(cmd, "clusters") == 0)
         return cmd_list(cmd);
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {

@@ -20,6 +20,7 @@ const char cp_usage[] =
     "  networks  list the built-in networks\n"
     "  devices   list the built-in device profiles\n"
     "  clusters  list the built-in clusters\n"
+    "  validate  re-predict measured runs (cnnperf-measure, PyTorch, NCCL sweeps) and report the errors\n"
     "\n"
     "options:\n"
     "  --network NAME|FILE     built-in network or a cnnperf-network/1 JSON file (default resnet50)\n"
@@ -42,7 +43,12 @@ const char cp_usage[] =
     "  --layer NAME            with --explain: only this layer's passes\n"
     "  --trace FILE            write the predicted iteration as Chrome trace-event JSON (Perfetto)\n"
     "  -o, --output FILE       write the result to FILE (atomically) instead of standard output\n"
-    "sweep takes comma-separated lists for --gpus, --batch, --comm and --precision.\n";
+    "sweep takes comma-separated lists for --gpus, --batch, --comm and --precision.\n"
+    "\n"
+    "validate --measured FILE|GLOB... ['dir/**/*.json': any depth] [--format table|json|csv|markdown] [-o FILE]\n"
+    "         [--plot PREFIX] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
+    "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE]\n"
+    "         (README.md, \"cnnperf validate\")\n";
 
 int cp_bad(const char *fmt, ...)
 {

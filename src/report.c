@@ -195,6 +195,11 @@ static int write_json(FILE *f, cJSON *root)
     return ferror(f) ? -1 : 0;
 }
 
+int cp_report_json(FILE *f, cJSON *root)
+{
+    return write_json(f, root);
+}
+
 /* --- predict ---------------------------------------------------------------- */
 
 static int cmp_desc(const void *a, const void *b)

@@ -18,6 +18,8 @@ int cp_format_parse(const char *s, cp_format *f); /* 0 ok, -1 unknown */
 void cp_csv_text(FILE *f, const char *s);
 
 /* Each returns 0, or -1 on a write error (the caller reports it). */
+/* root printed (indented) and freed; NULL (out of memory) is an error. */
+int cp_report_json(FILE *f, cJSON *root);
 int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt);
 /* The same with the mode: e is the eager time line of p, NULL in harness mode. */
 int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e, cp_format fmt);

@@ -1,0 +1,1124 @@
+/* cnnperf validate: re-predict measured runs and compare, file by file.
+ *
+ * Reads cnnperf-measure results, PyTorch reference runs
+ * (tools/torch_bench.py, predicted in eager mode) and calibration raw files
+ * (their NCCL all-reduce sweeps), predicts each configuration through the
+ * library exactly as `cnnperf predict` would, and hands the pairs to
+ * validate.c (metrics, targets) and validate_report.c (output, plots).
+ * --baseline/--check turn it into the CI regression guard. */
+#include <ctype.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/atomic_file.h"
+#include "../util/jsonread.h"
+#include "../util/resources.h"
+#include "commands.h"
+#include "report.h"
+#include "validate_report.h"
+
+#define BASELINE_FORMAT "cnnperf-accuracy-baseline/1"
+#define CALIB_SET_NAME "calibration-set.json"
+
+typedef struct {
+    const char **measured;
+    int n_measured;
+    const char *format, *output, *plot, *baseline, *write_baseline, *device, *cluster, *calib_set, *eager_profile;
+    int check;
+} val_opts;
+
+/* Networks are loaded once per name: a campaign measures each many times. */
+typedef struct {
+    char name[64];
+    cp_network net;
+} net_entry;
+
+typedef struct {
+    cp_validation v;
+    int runs_cap, ar_cap, skip_cap;
+    net_entry *nets;
+    int n_nets;
+    const val_opts *o;
+    int have_cluster; /* --cluster, loaded once */
+    cp_cluster cluster;
+    int have_costs; /* --eager-profile */
+    cp_eager_costs costs;
+} val_state;
+
+/* --- small helpers --------------------------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void *grow(void *p, int *cap, int need, size_t size)
+{
+    if (need <= *cap)
+        return p;
+    int nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(p, (size_t)nc * size);
+    if (q) {
+        memset((char *)q + (size_t)*cap * size, 0, (size_t)(nc - *cap) * size);
+        *cap = nc;
+    }
+    return q;
+}
+
+static int skip_file(val_state *s, const char *file, const char *reason)
+{
+    cp_val_skip *k = grow(s->v.skipped, &s->skip_cap, s->v.n_skipped + 1, sizeof *k);
+    if (!k)
+        return -1;
+    s->v.skipped = k;
+    k = &k[s->v.n_skipped++];
+    snprintf(k->file, sizeof k->file, "%s", file);
+    snprintf(k->reason, sizeof k->reason, "%s", reason);
+    return 0;
+}
+
+static const char *str_at(const cJSON *o, const char *key)
+{
+    const cJSON *v = cp_jget(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The built-in device whose id the GPU's name contains, without case or
+ * spaces (the longest: gtx1080ti before gtx1080); GH200 is another machine. */
+static int device_from_name(const char *gpu_name, char *id, size_t n)
+{
+    char flat[256];
+    size_t k = 0;
+    for (const char *p = gpu_name; *p && k + 1 < sizeof flat; p++)
+        if (!isspace((unsigned char)*p))
+            flat[k++] = (char)tolower((unsigned char)*p);
+    flat[k] = 0;
+    if (strstr(flat, "gh200"))
+        return -1;
+    size_t best = 0;
+    for (size_t i = 0; i < cp_resource_count; i++) {
+        const cp_resource *r = &cp_resources[i];
+        size_t len = strlen(r->name);
+        if (strcmp(r->dir, "devices") == 0 && len > best && strstr(flat, r->name)) {
+            snprintf(id, n, "%s", r->name);
+            best = len;
+        }
+    }
+    return best ? 0 : -1;
+}
+
+/* The device to predict on: --device, else the file's `device` id where it
+ * is a built-in one, else matched from the GPU's name. */
+static int resolve_device(val_state *s, cp_jctx *c, const cJSON *root, const char *id_key, char *id, size_t n)
+{
+    if (s->o->device) {
+        snprintf(id, n, "%s", s->o->device);
+        return 0;
+    }
+    const char *given = id_key ? str_at(root, id_key) : NULL;
+    if (given && cp_resource_find("devices", given)) {
+        snprintf(id, n, "%s", given);
+        return 0;
+    }
+    const char *gpu = str_at(cp_jget(root, "provenance"), "gpu_name");
+    if (gpu && device_from_name(gpu, id, n) == 0)
+        return 0;
+    const char *dn = str_at(root, "device_name");
+    if (dn && device_from_name(dn, id, n) == 0)
+        return 0;
+    return cp_jfail(c, given ? id_key : "provenance.gpu_name",
+                    "no built-in device for '%s' (see cnnperf devices; or give --device ID|FILE)",
+                    given ? given : gpu ? gpu : "(no GPU name)");
+}
+
+/* Distinct names in a list of host names. */
+static int count_hosts(const char *const *hosts, int n)
+{
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(hosts[i], hosts[j]) == 0;
+        distinct += !seen;
+    }
+    return distinct ? distinct : 1;
+}
+
+/* The cluster a run used: --cluster, else `gpus` of the device on `nodes`
+ * nodes (as cp_cluster_homogeneous assumes them, with its network between
+ * nodes): an emulated multi-node run has one GPU per node. */
+static int run_cluster(val_state *s, const cp_device *dev, int gpus, int nodes, cp_cluster *cl, cp_error *err)
+{
+    if (s->have_cluster) {
+        *cl = s->cluster;
+        return 0;
+    }
+    if (cp_cluster_homogeneous(cl, dev, gpus, err))
+        return -1;
+    if (nodes <= 1 || gpus % nodes != 0 || nodes == cl->nodes)
+        return 0;
+    cp_cluster wide;
+    if (cp_cluster_homogeneous(&wide, dev, 16, err)) /* for its inter-node network */
+        return -1;
+    cl->nodes = nodes;
+    cl->gpus_per_node = gpus / nodes;
+    cl->groups[0].count = cl->gpus_per_node;
+    cl->inter = wide.inter;
+    cl->nics_per_node = cl->gpus_per_node;
+    char name[160];
+    snprintf(name, sizeof name, "%d x %s (assumed %d nodes of %d, IB NDR)", gpus, dev->id, nodes, cl->gpus_per_node);
+    snprintf(cl->name, sizeof cl->name, "%.*s", (int)sizeof cl->name - 1, name);
+    return 0;
+}
+
+static const cp_network *network_for(val_state *s, cp_jctx *c, const char *name)
+{
+    for (int i = 0; i < s->n_nets; i++)
+        if (strcmp(s->nets[i].name, name) == 0)
+            return &s->nets[i].net;
+    net_entry *e = realloc(s->nets, (size_t)(s->n_nets + 1) * sizeof *e);
+    if (!e) {
+        cp_jfail(c, "network", "out of memory");
+        return NULL;
+    }
+    s->nets = e;
+    e = &e[s->n_nets];
+    cp_error err;
+    if (cp_network_load(name, &e->net, &err)) {
+        cp_jfail(c, "network", "%s", err.msg);
+        return NULL;
+    }
+    snprintf(e->name, sizeof e->name, "%s", name);
+    s->n_nets++;
+    return &e->net;
+}
+
+static int in_calibration_set(const cp_validation *v, const char *network)
+{
+    for (int i = 0; i < v->n_calib_networks; i++)
+        if (strcmp(v->calib_networks[i], network) == 0)
+            return 1;
+    return 0;
+}
+
+/* --- one measured run -------------------------------------------------------------- */
+
+static const char *const phase_keys[4] = {"loading_ms", "forward_ms", "backward_ms", "update_ms"};
+static const char *const pass_keys[CP_VAL_PASSES] = {"forward_ms", "backward_data_ms", "backward_weight_ms"};
+
+typedef struct {
+    const char *network, *precision;
+    cp_precision prec;
+    long long batch, gpus, ps_servers;
+    bool overlap, emulated;
+    double bucket_mb;
+    const char *comm;
+    int nodes, colocated;
+} run_config;
+
+/* Worker and server hosts of a multi-rank run: ranks[] where present,
+ * else the first `gpus` of provenance.hostnames. */
+static void run_hosts(const cJSON *root, run_config *rc)
+{
+    const char *workers[256], *servers[64];
+    int nw = 0, ns = 0;
+    const cJSON *ranks = cp_jget(root, "ranks"), *r;
+    if (!cJSON_IsArray(ranks))
+        ranks = NULL;
+    cJSON_ArrayForEach(r, ranks)
+    {
+        const char *host = str_at(r, "hostname"), *role = str_at(r, "role");
+        if (!host || !role)
+            continue;
+        if (strcmp(role, "server") == 0 && ns < 64)
+            servers[ns++] = host;
+        else if (strcmp(role, "worker") == 0 && nw < 256)
+            workers[nw++] = host;
+    }
+    if (nw == 0) {
+        const cJSON *h = cp_jget(cp_jget(root, "provenance"), "hostnames");
+        if (!cJSON_IsArray(h))
+            h = NULL;
+        cJSON_ArrayForEach(r, h)
+        {
+            if (cJSON_IsString(r) && nw < rc->gpus && nw < 256)
+                workers[nw++] = r->valuestring;
+        }
+    }
+    rc->nodes = rc->emulated ? (int)rc->gpus : count_hosts(workers, nw);
+    /* servers beside the workers, or (one server, no host list) as cnnperf predict assumes */
+    rc->colocated = rc->ps_servers > 1;
+    if (ns > 0) {
+        rc->colocated = 1;
+        for (int i = 0; i < ns; i++) {
+            int found = 0;
+            for (int j = 0; j < nw && !found; j++)
+                found = strcmp(servers[i], workers[j]) == 0;
+            rc->colocated &= found;
+        }
+    }
+}
+
+static int read_config(cp_jctx *c, const cJSON *root, run_config *rc)
+{
+    memset(rc, 0, sizeof *rc);
+    if (cp_jstr(c, root, "network", true, &rc->network) || cp_jint(c, root, "batch", true, 0, 1, 1 << 20, &rc->batch) ||
+        cp_jstr(c, root, "precision", true, &rc->precision) ||
+        cp_jint(c, root, "gpus", false, 1, 1, 1 << 20, &rc->gpus))
+        return -1;
+    if (cp_precision_parse(rc->precision, &rc->prec))
+        return cp_jfail(c, "precision", "expected fp32, tf32, fp16 or bf16, got '%s'", rc->precision);
+    rc->comm = "none";
+    rc->overlap = true;
+    rc->bucket_mb = 25;
+    rc->ps_servers = 1;
+    rc->nodes = 1;
+    if (rc->gpus == 1)
+        return 0;
+    if (cp_jstr(c, root, "comm", false, &rc->comm) || cp_jbool(c, root, "overlap", true, &rc->overlap) ||
+        cp_jint(c, root, "ps_servers", false, 1, 1, 1 << 20, &rc->ps_servers) ||
+        cp_jbool(c, root, "nccl_network_emulation", false, &rc->emulated))
+        return -1;
+    if (!rc->comm)
+        rc->comm = "nccl"; /* cnnperf-measure's default with several ranks */
+    cp_comm_mode m;
+    if (cp_comm_parse(rc->comm, &m) || m == CP_COMM_AUTO)
+        return cp_jfail(c, "comm", "expected nccl, ps or none, got '%s'", rc->comm);
+    const cJSON *ex = cp_jget(cp_jget(root, "provenance"), "exchange");
+    if (cJSON_IsObject(ex)) {
+        size_t mark = cp_jpush_key(c, "provenance");
+        size_t mark2 = cp_jpush_key(c, "exchange");
+        int bad = cp_jnum(c, ex, "bucket_mb", false, 25, 1e-6, 1e6, &rc->bucket_mb);
+        cp_jpop(c, mark2);
+        cp_jpop(c, mark);
+        if (bad)
+            return -1;
+    }
+    run_hosts(root, rc);
+    return 0;
+}
+
+static void run_label(cp_val_run *r, const cJSON *root)
+{
+    char ex[96] = "";
+    if (r->gpus > 1) {
+        if (strcmp(r->comm, "ps") == 0)
+            snprintf(ex, sizeof ex, " ps%d", r->ps_servers);
+        else
+            snprintf(ex, sizeof ex, " %s", r->comm);
+        if (strcmp(r->comm, "none") != 0 && !r->overlap)
+            strcat(ex, " no-overlap");
+        if (r->emulated)
+            strcat(ex, " emulated");
+    }
+    const char *mf = str_at(root, "memory_format");
+    /* cnnperf-measure's cuDNN workspace, where not its default of 1024 MiB */
+    const cJSON *ws = cp_jget(cp_jget(root, "provenance"), "workspace_limit_mib");
+    char wbuf[32] = "";
+    if (cJSON_IsNumber(ws) && ws->valuedouble != 1024)
+        snprintf(wbuf, sizeof wbuf, " ws%.0f", ws->valuedouble);
+    char label[512];
+    snprintf(label, sizeof label, "%s b%d %s %dx%s%s%s%s%s", r->network, r->batch, r->precision, r->gpus, r->device,
+             ex, wbuf, r->source == CP_VAL_PYTORCH ? " pytorch" : "",
+             mf && strcmp(mf, "channels_last") == 0 ? " channels-last" : "");
+    snprintf(r->label, sizeof r->label, "%.*s", (int)sizeof r->label - 1, label);
+}
+
+/* Measured phases (required in cnnperf-measure results) and layers. */
+static int read_measured_detail(cp_jctx *c, const cJSON *root, const cp_network *net, cp_val_run *r, int *unmatched)
+{
+    int required = r->source == CP_VAL_CNNPERF;
+    const cJSON *ph = cp_jget(root, "phases");
+    if (ph || required) {
+        if (!cJSON_IsObject(ph))
+            return cp_jfail(c, "phases", ph ? "must be an object" : "missing required field");
+        size_t mark = cp_jpush_key(c, "phases");
+        for (int k = 0; k < 4; k++)
+            if (cp_jnum(c, ph, phase_keys[k], true, 0, 0, 1e9, &r->meas_phase[k])) {
+                cp_jpop(c, mark);
+                return -1;
+            }
+        cp_jpop(c, mark);
+        r->has_phases = 1;
+    }
+    const cJSON *ls = cp_jget(root, "layers");
+    if (!ls && !required)
+        return 0;
+    if (!cJSON_IsArray(ls))
+        return cp_jfail(c, "layers", ls ? "must be an array" : "missing required field");
+    int n = cJSON_GetArraySize(ls);
+    r->layers = calloc((size_t)(n ? n : 1), sizeof *r->layers);
+    if (!r->layers)
+        return cp_jfail(c, "layers", "out of memory");
+    size_t mark = cp_jpush_key(c, "layers");
+    int i = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, ls)
+    {
+        size_t m2 = cp_jpush_index(c, i++);
+        const char *name = NULL, *kind = NULL;
+        double ms[CP_VAL_PASSES];
+        int bad = !cJSON_IsObject(l) ? cp_jfail(c, NULL, "must be an object")
+                                     : cp_jstr(c, l, "name", true, &name) || cp_jstr(c, l, "kind", false, &kind);
+        for (int p = 0; p < CP_VAL_PASSES && !bad; p++)
+            bad = cp_jnum(c, l, pass_keys[p], true, 0, 0, 1e9, &ms[p]);
+        cp_jpop(c, m2);
+        if (bad) {
+            cp_jpop(c, mark);
+            return -1;
+        }
+        int at = cp_network_find(net, name);
+        if (at < 0) {
+            (*unmatched)++;
+            continue;
+        }
+        cp_val_layer *y = &r->layers[r->n_layers++];
+        snprintf(y->name, sizeof y->name, "%s", name);
+        snprintf(y->kind, sizeof y->kind, "%s", kind ? kind : net->layers[at].kind->name);
+        memcpy(y->meas, ms, sizeof ms);
+        y->pred[0] = at; /* the network's index until the prediction fills it in */
+    }
+    cp_jpop(c, mark);
+    return 0;
+}
+
+static void fill_predicted(cp_val_run *r, const cp_prediction *p)
+{
+    static const cp_pass passes[CP_VAL_PASSES] = {CP_PASS_FWD, CP_PASS_BWD_DATA, CP_PASS_BWD_WEIGHT};
+    for (int i = 0; i < r->n_layers; i++) {
+        cp_val_layer *y = &r->layers[i];
+        const cp_layer_pred *lp = &p->layers[(int)y->pred[0]];
+        for (int k = 0; k < CP_VAL_PASSES; k++)
+            y->pred[k] = lp->ms[passes[k]];
+    }
+}
+
+/* PyTorch's runs are predicted as PyTorch runs them (--mode eager: the
+ * host's cost per operator, autocast casts, the foreach optimizer);
+ * cnnperf-measure's as it runs them (harness mode). */
+static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_network *net, cp_val_run *r)
+{
+    cp_error e;
+    cp_device dev;
+    if (cp_device_load(r->device, &dev, &e))
+        return s->o->device ? cp_fail(c->err, NULL, NULL, "--device: %s", e.msg) : cp_jfail(c, "device", "%s", e.msg);
+    int eager = r->source == CP_VAL_PYTORCH, rc_ = 0, builtin = 0;
+    const cp_eager_costs *costs = s->have_costs ? &s->costs : NULL;
+    if (r->gpus == 1) {
+        cp_prediction p = {0};
+        cp_eager x = {0};
+        if (cp_predict(net, &dev, r->batch, rc->prec, &p, &e) || (eager && cp_eager_run(&p, costs, &x, &e))) {
+            rc_ = cp_jfail(c, "precision", "cannot predict: %s", e.msg);
+        } else {
+            r->pred_ms = eager ? x.iteration_ms : p.iteration_ms;
+            double ph[4] = {p.loading_ms, p.forward_ms, p.backward_ms, p.update_ms};
+            double pe[4] = {x.loading_ms, x.forward_ms, x.backward_ms, x.update_ms};
+            memcpy(r->pred_phase, eager ? pe : ph, sizeof ph);
+            fill_predicted(r, &p);
+            builtin = eager && x.builtin_costs;
+        }
+        cp_eager_free(&x);
+        cp_prediction_free(&p);
+    } else {
+        cp_cluster cl;
+        if (run_cluster(s, &dev, r->gpus, rc->nodes, &cl, &e))
+            return cp_jfail(c, "gpus", "%s", e.msg);
+        cp_dist_config cfg = {.gpus = r->gpus, .batch = r->batch, .prec = rc->prec, .algo = CP_AR_AUTO,
+                              .ps = {r->ps_servers, 0, rc->colocated}, .overlap = r->overlap,
+                              .bucket_mb = rc->bucket_mb, .mode = eager ? CP_MODE_EAGER : CP_MODE_HARNESS,
+                              .eager_costs = costs};
+        cp_comm_parse(r->comm, &cfg.comm);
+        cp_single_cache cache = {0};
+        cp_dist_prediction d = {0};
+        if (cp_predict_distributed(net, &cl, &cfg, &cache, &d, &e)) {
+            rc_ = cp_jfail(c, "gpus", "cannot predict: %s", e.msg);
+        } else {
+            r->pred_ms = d.iteration_ms;
+            double ph[4] = {d.loading_ms, d.forward_ms, d.backward_ms, d.update_ms};
+            memcpy(r->pred_phase, ph, sizeof ph);
+            r->pred_exchange_ms = d.exchange_ms;
+            fill_predicted(r, d.group[d.slowest]);
+            builtin = eager && d.group_eager[d.slowest] && d.group_eager[d.slowest]->builtin_costs;
+        }
+        cp_dist_prediction_free(&d);
+        cp_single_cache_free(&cache);
+    }
+    if (!rc_ && eager)
+        snprintf(r->note, sizeof r->note, "eager mode%s",
+                 builtin ? ", host costs partly built-in (no --eager-profile)" : "");
+    return rc_;
+}
+
+static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source source)
+{
+    run_config rc;
+    if (read_config(c, root, &rc))
+        return -1;
+    cp_validation *v = &s->v;
+    cp_val_run *runs = grow(v->runs, &s->runs_cap, v->n_runs + 1, sizeof *runs);
+    if (!runs)
+        return cp_jfail(c, NULL, "out of memory");
+    v->runs = runs;
+    cp_val_run *r = &runs[v->n_runs];
+    memset(r, 0, sizeof *r);
+    v->n_runs++; /* counted at once, so its layers are freed on any failure below */
+    snprintf(r->file, sizeof r->file, "%s", c->file);
+    r->source = source;
+    snprintf(r->network, sizeof r->network, "%s", rc.network);
+    snprintf(r->precision, sizeof r->precision, "%s", cp_precision_name(rc.prec));
+    snprintf(r->comm, sizeof r->comm, "%s", rc.comm);
+    r->batch = (int)rc.batch;
+    r->gpus = (int)rc.gpus;
+    r->overlap = rc.overlap;
+    r->ps_servers = (int)rc.ps_servers;
+    r->emulated = rc.emulated;
+    if (cp_jnum(c, root, "iteration_ms", true, 0, 1e-9, 1e9, &r->meas_ms) ||
+        resolve_device(s, c, root, "device", r->device, sizeof r->device))
+        return -1;
+    if (r->gpus > 1 && cp_jget(root, "exchange_ms")) {
+        if (cp_jnum(c, root, "exchange_ms", true, 0, 0, 1e9, &r->meas_exchange_ms))
+            return -1;
+        r->has_exchange = 1;
+    }
+    const cp_network *net = network_for(s, c, rc.network);
+    if (!net)
+        return -1;
+    int unmatched = 0;
+    if (read_measured_detail(c, root, net, r, &unmatched) || predict_run(s, c, &rc, net, r))
+        return -1;
+    if (unmatched)
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%s%d measured layers not in %s: left out", *r->note ? "; " : "", unmatched, net->name);
+    if (r->emulated)
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%sNCCL network transport emulated on one host", *r->note ? "; " : "");
+    r->calibration = in_calibration_set(v, r->network);
+    run_label(r, root);
+    return 0;
+}
+
+/* --- calibration raw files: the NCCL all-reduce sweep ------------------------------------ */
+
+static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
+{
+    const cJSON *nc = cp_jget(root, "nccl_allreduce");
+    if (!nc)
+        return skip_file(s, c->file, "calibration file without an NCCL all-reduce sweep")
+                   ? cp_jfail(c, NULL, "out of memory")
+                   : 0;
+    if (!cJSON_IsObject(nc))
+        return cp_jfail(c, "nccl_allreduce", "must be an object");
+    size_t mark = cp_jpush_key(c, "nccl_allreduce");
+    long long ranks;
+    const cJSON *ip = cp_jget(nc, "in_place"), *pts = cJSON_IsObject(ip) ? cp_jget(ip, "points") : NULL;
+    int bad = cp_jint(c, nc, "ranks", true, 0, 1, 1 << 20, &ranks);
+    if (!bad && !cJSON_IsArray(pts))
+        bad = cp_jfail(c, cJSON_IsObject(ip) ? "in_place.points" : "in_place", "missing or not an array");
+    cp_jpop(c, mark);
+    if (bad)
+        return -1;
+    if (ranks < 2)
+        return skip_file(s, c->file, "NCCL sweep of one rank: nothing exchanged")
+                   ? cp_jfail(c, NULL, "out of memory")
+                   : 0;
+    char id[256];
+    if (resolve_device(s, c, root, NULL, id, sizeof id))
+        return -1;
+    /* ranks' hosts: a comma-separated list; emulated nodes: one GPU each */
+    const cJSON *prov = cp_jget(root, "provenance"), *env = cp_jget(prov, "environment");
+    const char *hosts = str_at(prov, "hostnames");
+    const char *p2p = str_at(env, "NCCL_P2P_DISABLE"), *shm = str_at(env, "NCCL_SHM_DISABLE");
+    int emulated = p2p && shm && strcmp(p2p, "1") == 0 && strcmp(shm, "1") == 0;
+    const char *list[256];
+    char buf[4096];
+    int nh = 0;
+    snprintf(buf, sizeof buf, "%s", hosts ? hosts : "");
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t && nh < 256; t = strtok_r(NULL, ", ", &save))
+        list[nh++] = t;
+    int nodes = emulated ? (int)ranks : count_hosts(list, nh);
+
+    cp_error e;
+    cp_device dev;
+    cp_cluster cl;
+    if (cp_device_load(id, &dev, &e))
+        return s->o->device ? cp_fail(c->err, NULL, NULL, "--device: %s", e.msg)
+                            : cp_jfail(c, "provenance.gpu_name", "%s", e.msg);
+    if (run_cluster(s, &dev, (int)ranks, nodes, &cl, &e))
+        return cp_jfail(c, "nccl_allreduce.ranks", "%s", e.msg);
+    char label[160];
+    snprintf(label, sizeof label, "nccl %lldx%s %d node%s%s", ranks, dev.id, nodes, nodes == 1 ? "" : "s",
+             emulated ? " emulated" : "");
+    mark = cp_jpush_key(c, "nccl_allreduce");
+    size_t m2 = cp_jpush_key(c, "in_place");
+    size_t m3 = cp_jpush_key(c, "points");
+    int i = 0;
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, pts)
+    {
+        size_t m4 = cp_jpush_index(c, i++);
+        double bytes, us;
+        bad = !cJSON_IsObject(pt) ? cp_jfail(c, NULL, "must be an object")
+                                  : cp_jnum(c, pt, "bytes", true, 0, 0, 1e15, &bytes) ||
+                                        cp_jnum(c, pt, "time_us", true, 0, 1e-9, 1e12, &us);
+        cp_ar_est est;
+        /* the target's range: 1 MB ... 1 GB (and 1 GiB) */
+        if (!bad && bytes >= 1e6 && bytes <= 1.1e9) {
+            if (cp_nccl_allreduce(&cl, (int)ranks, bytes, CP_AR_AUTO, &est, &e)) {
+                bad = cp_jfail(c, "bytes", "cannot predict: %s", e.msg);
+            } else {
+                cp_val_ar *a = grow(s->v.ar, &s->ar_cap, s->v.n_ar + 1, sizeof *a);
+                if (!a) {
+                    bad = cp_jfail(c, NULL, "out of memory");
+                } else {
+                    s->v.ar = a;
+                    a = &a[s->v.n_ar++];
+                    snprintf(a->label, sizeof a->label, "%s", label);
+                    snprintf(a->file, sizeof a->file, "%s", c->file);
+                    snprintf(a->device, sizeof a->device, "%s", dev.id);
+                    a->ranks = (int)ranks;
+                    a->nodes = nodes;
+                    a->emulated = emulated;
+                    a->bytes = bytes;
+                    a->meas_us = us;
+                    a->pred_us = est.time_ms * 1e3;
+                }
+            }
+        }
+        cp_jpop(c, m4);
+        if (bad)
+            break;
+    }
+    cp_jpop(c, m3);
+    cp_jpop(c, m2);
+    cp_jpop(c, mark);
+    return bad ? -1 : 0;
+}
+
+/* --- files ----------------------------------------------------------------------------- */
+
+static int load_file(val_state *s, const char *path, cp_error *err)
+{
+    size_t len;
+    char *text = cp_read_file(path, &len, err);
+    if (!text)
+        return -1;
+    cJSON *root = cp_json_parse(text, len, path, err);
+    free(text);
+    if (!root)
+        return -1;
+    cp_jctx c = {path, "$", err};
+    int rc = 0;
+    const char *format = str_at(root, "format"), *schema = str_at(root, "schema"), *source = str_at(root, "source");
+    char why[192] = "";
+    if (!cJSON_IsObject(root))
+        snprintf(why, sizeof why, "not a JSON object");
+    else if (strcmp(base_name(path), CALIB_SET_NAME) == 0)
+        snprintf(why, sizeof why, "the calibration-set list");
+    else if (format && strcmp(format, "cnnperf-calibration/1") == 0)
+        rc = load_calibration(s, &c, root);
+    else if (format && strcmp(format, BASELINE_FORMAT) == 0)
+        snprintf(why, sizeof why, "an accuracy baseline");
+    else if (schema && strcmp(schema, "cnnperf-result/1") == 0 && source && strcmp(source, "measurement") == 0)
+        rc = load_run(s, &c, root, CP_VAL_CNNPERF);
+    else if (schema && strcmp(schema, "cnnperf-result/1") == 0 && source && strcmp(source, "pytorch") == 0)
+        rc = load_run(s, &c, root, CP_VAL_PYTORCH);
+    else if (schema && strcmp(schema, "cnnperf-result/1") == 0)
+        snprintf(why, sizeof why, "not a measurement (source '%.64s')", source ? source : "none");
+    else if (schema && strcmp(schema, "cnnperf-eager-overhead/1") == 0)
+        snprintf(why, sizeof why, "eager operator costs, not a measurement (give it as --eager-profile)");
+    else if (schema || format)
+        snprintf(why, sizeof why, "not a measurement (%.64s)", schema ? schema : format);
+    else
+        snprintf(why, sizeof why, "not a measurement (no schema)");
+    if (why[0] && skip_file(s, path, why))
+        rc = cp_fail(err, path, NULL, "out of memory");
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* The networks whose measurements may calibrate the model:
+ * {"networks": [...], "note": "..."}. */
+static int load_calib_set(val_state *s, const char *path, cp_error *err)
+{
+    size_t len;
+    char *text = cp_read_file(path, &len, err);
+    if (!text)
+        return -1;
+    cJSON *root = cp_json_parse(text, len, path, err);
+    free(text);
+    if (!root)
+        return -1;
+    cp_jctx c = {path, "$", err};
+    const cJSON *nets = cp_jget(root, "networks");
+    int rc = 0;
+    if (!cJSON_IsObject(root))
+        rc = cp_jfail(&c, NULL, "must be an object {\"networks\": [...], \"note\": \"...\"}");
+    else if (!cJSON_IsArray(nets))
+        rc = cp_jfail(&c, "networks", nets ? "must be an array of network names" : "missing required field");
+    int i = 0;
+    const cJSON *n;
+    if (rc)
+        nets = NULL;
+    cJSON_ArrayForEach(n, nets)
+    {
+        if (!cJSON_IsString(n) || !*n->valuestring || strlen(n->valuestring) >= 64) {
+            size_t mark = cp_jpush_key(&c, "networks");
+            cp_jpush_index(&c, i);
+            rc = cp_jfail(&c, NULL, "must be a network name");
+            cp_jpop(&c, mark);
+            break;
+        }
+        if (s->v.n_calib_networks < CP_VAL_MAX_CALIB)
+            snprintf(s->v.calib_networks[s->v.n_calib_networks++], 64, "%s", n->valuestring);
+        i++;
+    }
+    if (!rc)
+        snprintf(s->v.calib_file, sizeof s->v.calib_file, "%s", path);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* --- baseline ---------------------------------------------------------------------------- */
+
+static int put_baseline(FILE *f, const void *what, int unused)
+{
+    (void)unused;
+    const cp_validation *v = what;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "format", BASELINE_FORMAT);
+    cJSON_AddStringToObject(o, "note",
+                            "written by cnnperf validate --write-baseline; `cnnperf validate --baseline FILE --check` "
+                            "fails when a metric here gets worse by more than tolerance_pp percentage points on the "
+                            "same runs, or a right PS/NCCL decision turns wrong (CTest validation_accuracy_guard)");
+    cJSON_AddNumberToObject(o, "tolerance_pp", CP_VAL_TOLERANCE_PP);
+    cJSON *m = cJSON_AddObjectToObject(o, "metrics");
+    for (int t = 0; t < CP_T_COUNT; t++) {
+        const cp_val_target *x = &v->targets[t];
+        if (x->n == 0) {
+            cJSON_AddNullToObject(m, x->key);
+            continue;
+        }
+        cJSON *e = cJSON_AddObjectToObject(m, x->key);
+        cJSON_AddNumberToObject(e, "value", x->value);
+        cJSON_AddNumberToObject(e, "n", x->n);
+    }
+    cJSON *runs = cJSON_AddArrayToObject(o, "runs");
+    for (int i = 0; i < v->n_runs; i++) {
+        const cp_val_run *r = &v->runs[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "label", r->label);
+        cJSON_AddNumberToObject(e, "measured_ms", r->meas_ms);
+        cJSON_AddNumberToObject(e, "predicted_ms", r->pred_ms);
+        cJSON_AddNumberToObject(e, "error_pct", cp_val_rel_pct(r->pred_ms, r->meas_ms));
+        /* its conv+fc layer passes, so a later check can recompute the layer metric on the same runs */
+        cp_val_stat ls = cp_val_layer_stat(r, 1, NULL, CP_VAL_PASSES, 0);
+        cJSON_AddNumberToObject(e, "layer_passes", ls.n);
+        cJSON_AddNumberToObject(e, "layer_sum_abs_pct", ls.sum_pct);
+        cJSON_AddItemToArray(runs, e);
+    }
+    cJSON *ar = cJSON_AddArrayToObject(o, "nccl_allreduce");
+    for (int i = 0; i < v->n_ar; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "label", v->ar[i].label);
+        cJSON_AddNumberToObject(e, "bytes", v->ar[i].bytes);
+        cJSON_AddNumberToObject(e, "measured_us", v->ar[i].meas_us);
+        cJSON_AddNumberToObject(e, "error_pct", cp_val_rel_pct(v->ar[i].pred_us, v->ar[i].meas_us));
+        cJSON_AddItemToArray(ar, e);
+    }
+    cJSON *pairs = cJSON_AddArrayToObject(o, "ps_vs_nccl");
+    for (int i = 0; i < v->n_pairs; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "label", v->pairs[i].label);
+        cJSON_AddStringToObject(e, "verdict", cp_val_verdict_name(v->pairs[i].verdict));
+        cJSON_AddItemToArray(pairs, e);
+    }
+    return cp_report_json(f, o);
+}
+
+/* The index in arr (of objects) of the one whose "label" is label (and
+ * "bytes" is bytes, when bytes >= 0), or -1. */
+static int find_entry(const cJSON *arr, const char *label, double bytes)
+{
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        const char *l = str_at(e, "label");
+        const cJSON *b = cp_jget(e, "bytes");
+        if (l && strcmp(l, label) == 0 && (bytes < 0 || (cJSON_IsNumber(b) && b->valuedouble == bytes)))
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+static int add_label(char (**list)[192], int *n, const char *label)
+{
+    char(*l)[192] = realloc(*list, (size_t)(*n + 1) * sizeof *l);
+    if (!l)
+        return -1;
+    *list = l;
+    snprintf(l[(*n)++], 192, "%s", label);
+    return 0;
+}
+
+static int same_value(double now, double then)
+{
+    return fabs(now - then) <= 1e-9 * fabs(then);
+}
+
+/* The baseline's record of the runs and sizes measured now (marking them
+ * selected); the labels of its runs not measured now. */
+static int read_baseline_entries(cp_validation *v, cp_jctx *c, const cJSON *runs, const cJSON *ar)
+{
+    for (int i = 0; i < v->n_runs; i++) {
+        cp_val_run *r = &v->runs[i];
+        int k = find_entry(runs, r->label, -1);
+        if (k < 0)
+            continue;
+        const cJSON *e = cJSON_GetArrayItem(runs, k);
+        long long ln;
+        size_t mark = cp_jpush_key(c, "runs");
+        cp_jpush_index(c, k);
+        int bad = cp_jnum(c, e, "measured_ms", true, 0, 0, 1e12, &r->base_meas_ms) ||
+                  cp_jnum(c, e, "predicted_ms", true, 0, 0, 1e12, &r->base_pred_ms) ||
+                  cp_jint(c, e, "layer_passes", false, 0, 0, 1 << 30, &ln) ||
+                  cp_jnum(c, e, "layer_sum_abs_pct", false, 0, 0, 1e18, &r->base_layer_sum_pct);
+        cp_jpop(c, mark);
+        if (bad)
+            return -1;
+        r->base_layer_n = (int)ln;
+        /* the same measurement, or the guard would judge the data, not the model */
+        r->selected = same_value(r->meas_ms, r->base_meas_ms);
+        if (!r->selected && add_label(&v->remeasured, &v->n_remeasured, r->label))
+            return cp_jfail(c, NULL, "out of memory");
+    }
+    for (int i = 0; i < v->n_ar; i++) {
+        int k = find_entry(ar, v->ar[i].label, v->ar[i].bytes);
+        if (k < 0)
+            continue;
+        size_t mark = cp_jpush_key(c, "nccl_allreduce");
+        cp_jpush_index(c, k);
+        const cJSON *e = cJSON_GetArrayItem(ar, k);
+        double meas;
+        int bad = cp_jnum(c, e, "error_pct", true, 0, -100, 1e9, &v->ar[i].base_error_pct) ||
+                  cp_jnum(c, e, "measured_us", true, 0, 0, 1e15, &meas);
+        cp_jpop(c, mark);
+        if (bad)
+            return -1;
+        v->ar[i].selected = same_value(v->ar[i].meas_us, meas);
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, runs)
+    {
+        const char *l = str_at(e, "label");
+        int found = 0;
+        for (int i = 0; l && i < v->n_runs && !found; i++)
+            found = strcmp(v->runs[i].label, l) == 0;
+        if (l && !found && add_label(&v->missing, &v->n_missing, l))
+            return cp_jfail(c, NULL, "out of memory");
+    }
+    return 0;
+}
+
+/* Reads the baseline and compares: every metric the targets track,
+ * recomputed on both sides over the runs both know (added or removed runs
+ * move neither), and every PS/NCCL decision the baseline got right. */
+static int check_baseline(val_state *s, const char *path, cp_error *err)
+{
+    cp_validation *v = &s->v;
+    size_t len;
+    char *text = cp_read_file(path, &len, err);
+    if (!text)
+        return -1;
+    cJSON *root = cp_json_parse(text, len, path, err);
+    free(text);
+    if (!root)
+        return -1;
+    cp_jctx c = {path, "$", err};
+    const char *format = str_at(root, "format");
+    const cJSON *runs = cp_jget(root, "runs"), *ar = cp_jget(root, "nccl_allreduce"),
+                *pairs = cp_jget(root, "ps_vs_nccl");
+    int rc = 0;
+    if (!format || strcmp(format, BASELINE_FORMAT) != 0)
+        rc = cp_jfail(&c, "format", "expected \"%s\"", BASELINE_FORMAT);
+    else if (!cJSON_IsArray(runs) || !cJSON_IsArray(ar) || !cJSON_IsArray(pairs))
+        rc = cp_jfail(&c, !cJSON_IsArray(runs) ? "runs" : !cJSON_IsArray(ar) ? "nccl_allreduce" : "ps_vs_nccl",
+                      "missing or not an array");
+    else
+        rc = read_baseline_entries(v, &c, runs, ar);
+    for (int i = 0; !rc && i < v->n_pairs; i++) {
+        int k = find_entry(pairs, v->pairs[i].label, -1);
+        const char *was = k >= 0 ? str_at(cJSON_GetArrayItem(pairs, k), "verdict") : NULL;
+        v->pairs[i].selected = k >= 0;
+        if (was && strcmp(was, "right") == 0 && v->pairs[i].verdict == CP_VAL_WRONG && !v->pairs[i].calibration &&
+            !v->pairs[i].excluded && add_label(&v->flips, &v->n_flips, v->pairs[i].label))
+            rc = cp_jfail(&c, "ps_vs_nccl", "out of memory");
+    }
+    if (!rc) {
+        cp_val_target base[CP_T_COUNT];
+        cp_val_baseline_targets(v->runs, v->n_runs, v->ar, v->n_ar, base);
+        cp_val_targets(v->runs, v->n_runs, v->ar, v->n_ar, v->pairs, v->n_pairs, 1, v->base_now);
+        for (int t = 0; t < CP_T_COUNT; t++) {
+            v->base_has[t] = t != CP_T_WINNER && base[t].n > 0;
+            v->base_value[t] = base[t].value;
+            v->regressed[t] = v->base_has[t] && v->base_now[t].n > 0 &&
+                              cp_val_regressed(v->base_value[t], v->base_now[t].value);
+        }
+        v->has_baseline = 1;
+        snprintf(v->baseline_file, sizeof v->baseline_file, "%s", path);
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* --- command line ------------------------------------------------------------------------ */
+
+static int parse_args(int argc, char **argv, val_opts *o)
+{
+    static const struct {
+        const char *flag;
+        size_t offset;
+    } valued[] = {
+        {"--format", offsetof(val_opts, format)},
+        {"-o", offsetof(val_opts, output)},
+        {"--output", offsetof(val_opts, output)},
+        {"--plot", offsetof(val_opts, plot)},
+        {"--baseline", offsetof(val_opts, baseline)},
+        {"--write-baseline", offsetof(val_opts, write_baseline)},
+        {"--device", offsetof(val_opts, device)},
+        {"--cluster", offsetof(val_opts, cluster)},
+        {"--calibration-set", offsetof(val_opts, calib_set)},
+        {"--eager-profile", offsetof(val_opts, eager_profile)},
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--measured") == 0) {
+            if (i + 1 >= argc || argv[i + 1][0] == '-')
+                return cp_bad("--measured needs a file or a pattern");
+            /* every following argument up to the next option */
+            for (; i + 1 < argc && argv[i + 1][0] != '-'; i++)
+                o->measured[o->n_measured++] = argv[i + 1];
+            continue;
+        }
+        if (strcmp(a, "--check") == 0) {
+            o->check = 1;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(cp_usage, stdout);
+            exit(0);
+        }
+        size_t k = 0, n = sizeof valued / sizeof valued[0];
+        while (k < n && strcmp(a, valued[k].flag) != 0)
+            k++;
+        if (k == n)
+            return cp_bad("unknown option '%s' (see cnnperf --help)", a);
+        if (i + 1 >= argc)
+            return cp_bad("%s needs a value", a);
+        *(const char **)((char *)o + valued[k].offset) = argv[++i];
+    }
+    if (o->n_measured == 0)
+        return cp_bad("validate: --measured FILE|GLOB is required (e.g. --measured 'validation/**/*.json')");
+    if (o->check && !o->baseline)
+        return cp_bad("--check needs --baseline FILE");
+    return 0;
+}
+
+/* The command as typed, patterns quoted, for the generated document
+ * (less --write-baseline, which changes nothing in it). */
+static void command_text(int argc, char **argv, char *out, size_t n)
+{
+    size_t k = (size_t)snprintf(out, n, "cnnperf validate");
+    for (int i = 1; i < argc && k < n; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--write-baseline") == 0) {
+            i++;
+            continue;
+        }
+        int quote = strpbrk(a, "*?[ ") != NULL;
+        k += (size_t)snprintf(out + k, n - k, quote ? " '%s'" : " %s", a);
+    }
+}
+
+static int put_report(FILE *f, const void *v, int fmt)
+{
+    return cp_validation_report(f, v, (cp_val_format)fmt);
+}
+
+/* Markdown into an existing document keeps what follows the marker; a
+ * document without the marker is refused unless this program wrote it. */
+static int read_tail(const char *path, char **keep, cp_error *err)
+{
+    *keep = NULL;
+    FILE *f = path && strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
+    if (!f)
+        return 0;
+    fclose(f);
+    size_t len;
+    char *doc = cp_read_file(path, &len, err);
+    if (!doc)
+        return -1;
+    const char *tail = cp_val_handwritten(doc);
+    if (tail) {
+        *keep = strdup(tail);
+    } else if (len > 0 && !strstr(doc, "<!-- generated by cnnperf validate")) {
+        free(doc);
+        return cp_fail(err, path, NULL, "has no line '%s': refusing to overwrite text not generated by "
+                                        "cnnperf validate (add the line above the hand-written part)",
+                       CP_VAL_MARKER);
+    }
+    free(doc);
+    return 0;
+}
+
+static void free_state(val_state *s)
+{
+    for (int i = 0; i < s->v.n_runs; i++)
+        free(s->v.runs[i].layers);
+    free(s->v.runs);
+    free(s->v.ar);
+    free(s->v.pairs);
+    free(s->v.skipped);
+    free(s->v.flips);
+    free(s->v.missing);
+    free(s->v.remeasured);
+    for (int i = 0; i < s->n_nets; i++)
+        cp_network_free(&s->nets[i].net);
+    free(s->nets);
+}
+
+/* Files of the same configuration: each named by its file as well, so no
+ * key moves from one measurement to another when a file is added. */
+static void unique_labels(cp_validation *v)
+{
+    int *dup = calloc((size_t)(v->n_runs ? v->n_runs : 1), sizeof *dup);
+    for (int i = 0; dup && i < v->n_runs; i++)
+        for (int j = i + 1; j < v->n_runs; j++)
+            if (strcmp(v->runs[i].label, v->runs[j].label) == 0)
+                dup[i] = dup[j] = 1;
+    for (int i = 0; dup && i < v->n_runs; i++)
+        if (dup[i]) {
+            char *l = v->runs[i].label;
+            size_t k = strlen(l);
+            snprintf(l + k, sizeof v->runs[i].label - k, " [%s]", base_name(v->runs[i].file));
+        }
+    free(dup);
+}
+
+int cp_cmd_validate(int argc, char **argv)
+{
+    const char **measured = calloc((size_t)argc + 1, sizeof *measured);
+    if (!measured)
+        return cp_bad("out of memory");
+    val_opts o = {.measured = measured};
+    val_state s = {.o = &o};
+    char **files = NULL, *tail = NULL;
+    int n_files = 0, cap = 0, rc = parse_args(argc, argv, &o);
+    cp_val_format fmt = CP_VFMT_TABLE;
+    cp_format base_fmt;
+    cp_error err;
+    char gnuplot[1024];
+    if (rc)
+        goto done;
+    if (o.format && strcmp(o.format, "markdown") == 0)
+        fmt = CP_VFMT_MARKDOWN;
+    else if (o.format && cp_format_parse(o.format, &base_fmt) == 0)
+        fmt = base_fmt == CP_FMT_JSON ? CP_VFMT_JSON : base_fmt == CP_FMT_CSV ? CP_VFMT_CSV : CP_VFMT_TABLE;
+    else if (o.format) {
+        rc = cp_bad("--format: expected table, json, csv or markdown, got '%s'", o.format);
+        goto done;
+    }
+    if (o.plot && cp_find_gnuplot(gnuplot, sizeof gnuplot)) {
+        rc = cp_bad("--plot: gnuplot not found on PATH (install it, e.g. apt-get install gnuplot-nox)");
+        goto done;
+    }
+    if (o.cluster && cp_cluster_load(o.cluster, &s.cluster, &err)) {
+        rc = cp_bad("%s", err.msg);
+        goto done;
+    }
+    s.have_cluster = o.cluster != NULL;
+    if (o.eager_profile && cp_eager_costs_load(o.eager_profile, &s.costs, &err)) {
+        rc = cp_bad("%s", err.msg);
+        goto done;
+    }
+    s.have_costs = o.eager_profile != NULL;
+    command_text(argc, argv, s.v.command, sizeof s.v.command);
+    for (int i = 0; i < o.n_measured; i++)
+        if (cp_glob_expand(o.measured[i], &files, &n_files, &cap, &err) < 0) {
+            rc = cp_bad("%s", err.msg);
+            goto done;
+        }
+    /* the calibration set: --calibration-set, else one among the files, else validation/'s */
+    const char *calib = o.calib_set;
+    for (int i = 0; !calib && i < n_files; i++)
+        if (strcmp(base_name(files[i]), CALIB_SET_NAME) == 0)
+            calib = files[i];
+    FILE *probe = calib ? NULL : fopen("validation/" CALIB_SET_NAME, "r");
+    if (probe) {
+        fclose(probe);
+        calib = "validation/" CALIB_SET_NAME;
+    }
+    if (calib && load_calib_set(&s, calib, &err)) {
+        rc = cp_bad("%s", err.msg);
+        goto done;
+    }
+    for (int i = 0; i < n_files; i++)
+        if (load_file(&s, files[i], &err)) {
+            rc = cp_bad("%s", err.msg);
+            goto done;
+        }
+    unique_labels(&s.v);
+    s.v.pairs = calloc((size_t)(s.v.n_runs ? s.v.n_runs : 1), sizeof *s.v.pairs);
+    if (!s.v.pairs) {
+        rc = cp_bad("out of memory");
+        goto done;
+    }
+    s.v.n_pairs = cp_val_pairs(s.v.runs, s.v.n_runs, s.v.pairs, s.v.n_runs);
+    cp_val_targets(s.v.runs, s.v.n_runs, s.v.ar, s.v.n_ar, s.v.pairs, s.v.n_pairs, 0, s.v.targets);
+    if (o.baseline && check_baseline(&s, o.baseline, &err)) {
+        rc = cp_bad("%s", err.msg);
+        goto done;
+    }
+    if (fmt == CP_VFMT_MARKDOWN && read_tail(o.output, &tail, &err)) {
+        rc = cp_bad("%s", err.msg);
+        goto done;
+    }
+    s.v.handwritten = tail;
+    s.v.doc_path = o.output;
+    if (o.plot && cp_validation_plots(&s.v, o.plot, &err)) {
+        rc = cp_bad("--plot: %s", err.msg);
+        goto done;
+    }
+    if ((rc = cp_write_result(o.output, put_report, &s.v, fmt)))
+        goto done;
+    if (o.write_baseline && (rc = cp_write_result(o.write_baseline, put_baseline, &s.v, 0)))
+        goto done;
+    if (o.check) {
+        const cp_validation *v = &s.v;
+        for (int t = 0; t < CP_T_COUNT; t++)
+            if (v->regressed[t]) {
+                fprintf(stderr, "cnnperf: accuracy regression: %s: baseline %.2f%%, now %.2f%%\n", v->targets[t].key,
+                        v->base_value[t], v->base_now[t].value);
+                rc = 1;
+            }
+        for (int i = 0; i < v->n_flips; i++) {
+            fprintf(stderr, "cnnperf: accuracy regression: ps_vs_nccl %s: baseline right, now wrong\n", v->flips[i]);
+            rc = 1;
+        }
+    }
+done:
+    for (int i = 0; i < n_files; i++)
+        free(files[i]);
+    free(files);
+    free(tail);
+    free(measured);
+    free_state(&s);
+    return rc;
+}

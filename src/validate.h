@@ -1,0 +1,174 @@
+/* validate: measured against predicted, the metrics of `cnnperf validate`.
+ *
+ * Pure computations over run records, so the unit tests can check them on
+ * numbers worked by hand: relative errors and MAPE, the PS-vs-NCCL
+ * verdict, the summaries and the accuracy targets of issue 5, the check
+ * against a baseline, `**` path patterns and the hand-written tail of a
+ * generated document. Reading files and predicting are cmd_validate.c's,
+ * printing validate_report.c's. */
+#ifndef CP_VALIDATE_H
+#define CP_VALIDATE_H
+
+#include "../util/cp_error.h"
+
+#define CP_VAL_PASSES 3            /* forward, backward-data, backward-weight */
+#define CP_VAL_MIN_PASS_MS 0.005   /* passes measured below 5 us are timer noise, not model error */
+#define CP_VAL_WINNER_MARGIN 0.10  /* PS and NCCL closer than 10%: no winner to get right */
+#define CP_VAL_TOLERANCE_PP 0.5    /* a metric regresses when worse by more than this (percentage points) */
+#define CP_VAL_MARKER "<!-- hand-written below: kept by the generator -->"
+
+typedef enum { CP_VAL_CNNPERF, CP_VAL_PYTORCH } cp_val_source;
+
+typedef struct {
+    char name[128], kind[32];
+    double meas[CP_VAL_PASSES], pred[CP_VAL_PASSES];
+} cp_val_layer;
+
+/* One measured iteration and its prediction. */
+typedef struct {
+    char file[512];
+    char label[192]; /* stable key: network, batch, precision, GPUs, exchange */
+    cp_val_source source;
+    char network[64], device[32], precision[8], comm[8]; /* comm "none" on one GPU */
+    int batch, gpus, overlap, ps_servers, emulated;
+    int calibration;  /* network in the calibration set: kept out of the targets */
+    int excluded;     /* kept out of the targets for another reason (note says why) */
+    double meas_ms, pred_ms;
+    int has_phases;   /* loading, forward, backward, update */
+    double meas_phase[4], pred_phase[4];
+    int has_exchange;
+    double meas_exchange_ms, pred_exchange_ms;
+    cp_val_layer *layers;
+    int n_layers;
+    char note[192];
+    int selected;     /* summaries can be restricted to selected runs (the baseline's) */
+    /* the baseline's record of a selected run */
+    double base_meas_ms, base_pred_ms, base_layer_sum_pct;
+    int base_layer_n;
+} cp_val_run;
+
+/* One size of a measured NCCL all-reduce sweep. */
+typedef struct {
+    char label[160]; /* stable key of the sweep: device, ranks, nodes */
+    char file[512];
+    char device[32];
+    int ranks, nodes, emulated;
+    double bytes, meas_us, pred_us;
+    int selected;
+    double base_error_pct; /* the baseline's record of a selected size */
+} cp_val_ar;
+
+/* The same job measured with both exchanges: the faster of each mode. */
+typedef enum { CP_VAL_TIE, CP_VAL_RIGHT, CP_VAL_WRONG } cp_val_verdict;
+typedef struct {
+    char label[192];
+    double meas_ps, meas_nccl, pred_ps, pred_nccl;
+    cp_val_verdict verdict;
+    int calibration, excluded, selected;
+} cp_val_pair;
+
+/* Absolute relative errors in percent: n = 0 means no data. */
+typedef struct {
+    int n;
+    double sum_pct, worst_pct;
+} cp_val_stat;
+
+/* Signed (pred - meas) / meas in percent; 0 when meas is not positive. */
+double cp_val_rel_pct(double pred, double meas);
+void cp_val_stat_add(cp_val_stat *s, double pred, double meas);
+double cp_val_mape(const cp_val_stat *s); /* mean, 0 for no data */
+/* Mean absolute percentage error of n pairs (0 for n = 0). */
+double cp_mape(const double *pred, const double *meas, int n);
+
+/* TIE when the measured times differ by 10% or less (not counted); else
+ * RIGHT when the predicted faster mode is the measured faster one. */
+cp_val_verdict cp_val_winner(double meas_ps, double meas_nccl, double pred_ps, double pred_nccl);
+const char *cp_val_verdict_name(cp_val_verdict v);
+
+/* Pairs PS and NCCL runs of the same network, device, batch, precision,
+ * GPU count and emulation; returns how many (at most cap). */
+int cp_val_pairs(const cp_val_run *runs, int n, cp_val_pair *out, int cap);
+
+/* Whether a run counts in the target statistics (evaluation set). */
+int cp_val_in_targets(const cp_val_run *r);
+/* Whether a run is in the one-GPU target's scope: H100/H200, fp32 or
+ * fp16, batch 32...256, one GPU. */
+int cp_val_one_gpu_scope(const cp_val_run *r);
+/* A layer pass that counts in the per-layer statistics. */
+int cp_val_pass_counts(double meas_ms);
+
+/* --- targets ----------------------------------------------------------------- */
+
+typedef enum {
+    CP_T_ONE_GPU_MAPE,
+    CP_T_ONE_GPU_WORST,
+    CP_T_LAYER_MAPE,
+    CP_T_MULTI_GPU_MAPE,
+    CP_T_NCCL_MAPE,
+    CP_T_WINNER,
+    CP_T_COUNT
+} cp_val_target_id;
+
+typedef struct {
+    const char *key;  /* stable metric name, e.g. "one_gpu_iteration_mape" */
+    const char *what; /* the target in words */
+    double limit;     /* percent; for the winner the wrong decisions allowed (0) */
+    double value;     /* percent, or wrong decisions */
+    int n;            /* runs, passes, sizes or decisions it is over; 0: no data */
+    int met;
+} cp_val_target;
+
+/* The targets over the evaluation set (only_selected: only selected runs,
+ * sizes and pairs, to compare with a baseline on the runs it knows). */
+void cp_val_targets(const cp_val_run *runs, int n, const cp_val_ar *ar, int nar, const cp_val_pair *pairs,
+                    int npairs, int only_selected, cp_val_target out[CP_T_COUNT]);
+const char *cp_val_status(const cp_val_target *t); /* "met", "NOT met", "no data" */
+
+/* Iteration-time statistics of runs grouped by one field. */
+typedef enum { CP_DIM_NETWORK, CP_DIM_DEVICE, CP_DIM_PRECISION, CP_DIM_COMM, CP_DIM_GPUS, CP_DIM_COUNT } cp_val_dim;
+extern const char *const cp_val_dim_names[CP_DIM_COUNT];
+typedef struct {
+    char value[64];
+    cp_val_stat st;
+} cp_val_group;
+/* calibration: 1 the calibration set, 0 the evaluation set. Returns the
+ * number of groups (at most cap), in order of first appearance. */
+int cp_val_groups(const cp_val_run *runs, int n, cp_val_dim d, int calibration, cp_val_group *out, int cap);
+
+/* Per-layer statistics of one layer kind ("conv"; NULL: conv and fc) and
+ * pass (CP_VAL_PASSES: all three) over the evaluation set. */
+cp_val_stat cp_val_layer_stat(const cp_val_run *runs, int n, const char *kind, int pass, int only_selected);
+
+/* Indices of the k layers of r with the largest |predicted - measured|
+ * over the three passes; returns how many (at most k). */
+int cp_val_worst_layers(const cp_val_run *r, int *idx, int k);
+
+/* The targets as the baseline recorded them, over the selected runs and
+ * sizes only (their base_* fields), so that a baseline and today compare
+ * on the same runs whatever was added or removed since. The winner target
+ * is left with no data: decisions are compared one by one. */
+void cp_val_baseline_targets(const cp_val_run *runs, int n, const cp_val_ar *ar, int nar,
+                             cp_val_target out[CP_T_COUNT]);
+
+/* A lower-is-better metric regressed: now worse than base by more than
+ * CP_VAL_TOLERANCE_PP. */
+int cp_val_regressed(double base, double now);
+
+/* --- paths ------------------------------------------------------------------- */
+
+/* Whether path matches pattern: fnmatch(3) per '/'-separated segment (a
+ * leading '.' only matched explicitly), and a segment "**" matches any
+ * number of directories, none included. */
+int cp_glob_match(const char *pattern, const char *path);
+/* Appends the regular files pattern names to *list (each malloc'd, each
+ * listed once): a file, a directory (its *.json at any depth), or a
+ * pattern with * ? [ ] and "**" segments. Returns the number of files
+ * matched; -1 (err filled) when a pattern matches nothing, a file is
+ * missing, or memory runs out. */
+int cp_glob_expand(const char *pattern, char ***list, int *n, int *cap, cp_error *err);
+
+/* The hand-written tail of a generated document: the text after the
+ * CP_VAL_MARKER line, or NULL when there is no such line. */
+const char *cp_val_handwritten(const char *doc);
+
+#endif

@@ -1,0 +1,705 @@
+/* The output of `cnnperf validate`: a table for people, JSON with every
+ * number, CSV with one row per run, and Markdown for docs/ACCURACY.md. */
+#include "validate_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *const phase_names[4] = {"loading", "forward", "backward", "update"};
+static const char *const pass_names[CP_VAL_PASSES] = {"forward", "backward_data", "backward_weight"};
+
+static const char *set_name(const cp_val_run *r)
+{
+    return r->calibration ? "calibration" : r->excluded ? "excluded" : "evaluation";
+}
+
+static int count_runs(const cp_validation *v, int calibration, int multi)
+{
+    int n = 0;
+    for (int i = 0; i < v->n_runs; i++)
+        n += (v->runs[i].calibration != 0) == calibration && (calibration || !v->runs[i].excluded) &&
+             (multi < 0 || (v->runs[i].gpus > 1) == multi);
+    return n;
+}
+
+/* The distinct layer kinds of the evaluation runs, in order of appearance. */
+static int layer_kinds(const cp_validation *v, const char *kinds[], int cap)
+{
+    int n = 0;
+    for (int i = 0; i < v->n_runs; i++) {
+        if (!cp_val_in_targets(&v->runs[i]))
+            continue;
+        for (int l = 0; l < v->runs[i].n_layers; l++) {
+            const char *k = v->runs[i].layers[l].kind;
+            int j = 0;
+            while (j < n && strcmp(kinds[j], k) != 0)
+                j++;
+            if (j == n && n < cap)
+                kinds[n++] = k;
+        }
+    }
+    return n;
+}
+
+/* A run the baseline has with another measured time. */
+static int remeasured(const cp_validation *v, const char *label)
+{
+    for (int k = 0; k < v->n_remeasured; k++)
+        if (strcmp(v->remeasured[k], label) == 0)
+            return 1;
+    return 0;
+}
+
+static double layer_sum(const double *x)
+{
+    return x[0] + x[1] + x[2];
+}
+
+static const char *winner(double ps, double nccl)
+{
+    return ps < nccl ? "ps" : "nccl";
+}
+
+/* --- JSON -------------------------------------------------------------------------- */
+
+static cJSON *err_json(double meas, double pred, const char *unit)
+{
+    char k[32];
+    cJSON *o = cJSON_CreateObject();
+    snprintf(k, sizeof k, "measured_%s", unit);
+    cJSON_AddNumberToObject(o, k, meas);
+    snprintf(k, sizeof k, "predicted_%s", unit);
+    cJSON_AddNumberToObject(o, k, pred);
+    snprintf(k, sizeof k, "error_%s", unit);
+    cJSON_AddNumberToObject(o, k, pred - meas);
+    cJSON_AddNumberToObject(o, "error_pct", cp_val_rel_pct(pred, meas));
+    return o;
+}
+
+static cJSON *stat_json(const cp_val_stat *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", s->n);
+    if (s->n) {
+        cJSON_AddNumberToObject(o, "mape_pct", cp_val_mape(s));
+        cJSON_AddNumberToObject(o, "worst_pct", s->worst_pct);
+    } else {
+        cJSON_AddNullToObject(o, "mape_pct");
+        cJSON_AddNullToObject(o, "worst_pct");
+    }
+    return o;
+}
+
+static cJSON *groups_json(const cp_validation *v, int calibration)
+{
+    cJSON *o = cJSON_CreateObject();
+    cp_val_stat all = {0};
+    for (int i = 0; i < v->n_runs; i++)
+        if (!v->runs[i].excluded && (v->runs[i].calibration != 0) == calibration)
+            cp_val_stat_add(&all, v->runs[i].pred_ms, v->runs[i].meas_ms);
+    cJSON_AddItemToObject(o, "iteration", stat_json(&all));
+    cp_val_group *g = malloc((size_t)(v->n_runs ? v->n_runs : 1) * sizeof *g);
+    for (int d = 0; g && d < CP_DIM_COUNT; d++) {
+        char key[32];
+        snprintf(key, sizeof key, "by_%s", cp_val_dim_names[d]);
+        cJSON *arr = cJSON_AddArrayToObject(o, key);
+        int ng = cp_val_groups(v->runs, v->n_runs, (cp_val_dim)d, calibration, g, v->n_runs);
+        for (int k = 0; k < ng; k++) {
+            cJSON *e = stat_json(&g[k].st);
+            cJSON_AddStringToObject(e, "value", g[k].value);
+            cJSON_AddItemToArray(arr, e);
+        }
+    }
+    free(g);
+    return o;
+}
+
+static cJSON *run_json(const cp_val_run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", r->file);
+    cJSON_AddStringToObject(o, "label", r->label);
+    cJSON_AddStringToObject(o, "source", r->source == CP_VAL_PYTORCH ? "pytorch" : "measurement");
+    cJSON_AddStringToObject(o, "network", r->network);
+    cJSON_AddStringToObject(o, "device", r->device);
+    cJSON_AddNumberToObject(o, "batch", r->batch);
+    cJSON_AddStringToObject(o, "precision", r->precision);
+    cJSON_AddNumberToObject(o, "gpus", r->gpus);
+    cJSON_AddStringToObject(o, "comm", r->comm);
+    cJSON_AddBoolToObject(o, "overlap", r->overlap != 0);
+    cJSON_AddNumberToObject(o, "ps_servers", r->ps_servers);
+    cJSON_AddBoolToObject(o, "nccl_network_emulation", r->emulated != 0);
+    cJSON_AddStringToObject(o, "set", set_name(r));
+    cJSON_AddStringToObject(o, "note", r->note);
+    cJSON_AddItemToObject(o, "iteration", err_json(r->meas_ms, r->pred_ms, "ms"));
+    if (r->has_phases) {
+        cJSON *ph = cJSON_AddObjectToObject(o, "phases");
+        for (int k = 0; k < 4; k++)
+            cJSON_AddItemToObject(ph, phase_names[k], err_json(r->meas_phase[k], r->pred_phase[k], "ms"));
+    }
+    if (r->has_exchange)
+        cJSON_AddItemToObject(o, "exchange", err_json(r->meas_exchange_ms, r->pred_exchange_ms, "ms"));
+    cJSON *ls = cJSON_AddArrayToObject(o, "layers");
+    for (int l = 0; l < r->n_layers; l++) {
+        const cp_val_layer *y = &r->layers[l];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", y->name);
+        cJSON_AddStringToObject(e, "kind", y->kind);
+        for (int p = 0; p < CP_VAL_PASSES; p++)
+            cJSON_AddItemToObject(e, pass_names[p], err_json(y->meas[p], y->pred[p], "ms"));
+        cJSON_AddItemToArray(ls, e);
+    }
+    int idx[5], nw = cp_val_worst_layers(r, idx, 5);
+    cJSON *w = cJSON_AddArrayToObject(o, "worst_layers");
+    for (int k = 0; k < nw; k++) {
+        const cp_val_layer *y = &r->layers[idx[k]];
+        cJSON *e = err_json(layer_sum(y->meas), layer_sum(y->pred), "ms");
+        cJSON_AddStringToObject(e, "name", y->name);
+        cJSON_AddStringToObject(e, "kind", y->kind);
+        cJSON_AddItemToArray(w, e);
+    }
+    return o;
+}
+
+static int report_json(FILE *f, const cp_validation *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "schema", "cnnperf-validation/1");
+    cJSON_AddStringToObject(o, "command", v->command);
+    cJSON *cs = cJSON_AddObjectToObject(o, "calibration_set");
+    cJSON_AddStringToObject(cs, "file", v->calib_file);
+    cJSON *nets = cJSON_AddArrayToObject(cs, "networks");
+    for (int i = 0; i < v->n_calib_networks; i++)
+        cJSON_AddItemToArray(nets, cJSON_CreateString(v->calib_networks[i]));
+    cJSON *ts = cJSON_AddArrayToObject(o, "targets");
+    for (int t = 0; t < CP_T_COUNT; t++) {
+        const cp_val_target *x = &v->targets[t];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "key", x->key);
+        cJSON_AddStringToObject(e, "target", x->what);
+        cJSON_AddNumberToObject(e, "limit", x->limit);
+        if (x->n)
+            cJSON_AddNumberToObject(e, "value", x->value);
+        else
+            cJSON_AddNullToObject(e, "value");
+        cJSON_AddNumberToObject(e, "n", x->n);
+        cJSON_AddStringToObject(e, "status", x->n == 0 ? "no data" : x->met ? "met" : "not met");
+        cJSON_AddItemToArray(ts, e);
+    }
+    cJSON *sum = cJSON_AddObjectToObject(o, "summary");
+    cJSON_AddItemToObject(sum, "evaluation", groups_json(v, 0));
+    cJSON_AddItemToObject(sum, "calibration", groups_json(v, 1));
+    cJSON *lp = cJSON_AddArrayToObject(sum, "layer_passes");
+    const char *kinds[64];
+    int nk = layer_kinds(v, kinds, 64);
+    for (int k = 0; k < nk; k++)
+        for (int p = 0; p < CP_VAL_PASSES; p++) {
+            cp_val_stat st = cp_val_layer_stat(v->runs, v->n_runs, kinds[k], p, 0);
+            if (!st.n)
+                continue;
+            cJSON *e = stat_json(&st);
+            cJSON_AddStringToObject(e, "kind", kinds[k]);
+            cJSON_AddStringToObject(e, "pass", pass_names[p]);
+            cJSON_AddItemToArray(lp, e);
+        }
+    cJSON *runs = cJSON_AddArrayToObject(o, "runs");
+    for (int i = 0; i < v->n_runs; i++)
+        cJSON_AddItemToArray(runs, run_json(&v->runs[i]));
+    cJSON *ar = cJSON_AddArrayToObject(o, "nccl_allreduce");
+    for (int i = 0; i < v->n_ar; i++) {
+        const cp_val_ar *a = &v->ar[i];
+        cJSON *e = err_json(a->meas_us, a->pred_us, "us");
+        cJSON_AddStringToObject(e, "label", a->label);
+        cJSON_AddStringToObject(e, "file", a->file);
+        cJSON_AddStringToObject(e, "device", a->device);
+        cJSON_AddNumberToObject(e, "ranks", a->ranks);
+        cJSON_AddNumberToObject(e, "nodes", a->nodes);
+        cJSON_AddBoolToObject(e, "nccl_network_emulation", a->emulated != 0);
+        cJSON_AddNumberToObject(e, "bytes", a->bytes);
+        cJSON_AddItemToArray(ar, e);
+    }
+    cJSON *pairs = cJSON_AddArrayToObject(o, "ps_vs_nccl");
+    for (int i = 0; i < v->n_pairs; i++) {
+        const cp_val_pair *p = &v->pairs[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "label", p->label);
+        cJSON_AddNumberToObject(e, "measured_ps_ms", p->meas_ps);
+        cJSON_AddNumberToObject(e, "measured_nccl_ms", p->meas_nccl);
+        cJSON_AddNumberToObject(e, "predicted_ps_ms", p->pred_ps);
+        cJSON_AddNumberToObject(e, "predicted_nccl_ms", p->pred_nccl);
+        cJSON_AddStringToObject(e, "measured_winner", winner(p->meas_ps, p->meas_nccl));
+        cJSON_AddStringToObject(e, "predicted_winner", winner(p->pred_ps, p->pred_nccl));
+        cJSON_AddStringToObject(e, "verdict", cp_val_verdict_name(p->verdict));
+        cJSON_AddStringToObject(e, "set", p->calibration ? "calibration" : p->excluded ? "excluded" : "evaluation");
+        cJSON_AddItemToArray(pairs, e);
+    }
+    cJSON *sk = cJSON_AddArrayToObject(o, "skipped");
+    for (int i = 0; i < v->n_skipped; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "file", v->skipped[i].file);
+        cJSON_AddStringToObject(e, "reason", v->skipped[i].reason);
+        cJSON_AddItemToArray(sk, e);
+    }
+    if (v->has_baseline) {
+        cJSON *b = cJSON_AddObjectToObject(o, "baseline");
+        cJSON_AddStringToObject(b, "file", v->baseline_file);
+        cJSON *m = cJSON_AddArrayToObject(b, "metrics");
+        for (int t = 0; t < CP_T_COUNT; t++) {
+            if (t == CP_T_WINNER)
+                continue;
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "key", v->targets[t].key);
+            if (v->base_has[t])
+                cJSON_AddNumberToObject(e, "baseline", v->base_value[t]);
+            else
+                cJSON_AddNullToObject(e, "baseline");
+            if (v->base_now[t].n)
+                cJSON_AddNumberToObject(e, "now", v->base_now[t].value);
+            else
+                cJSON_AddNullToObject(e, "now");
+            cJSON_AddBoolToObject(e, "regressed", v->regressed[t] != 0);
+            cJSON_AddItemToArray(m, e);
+        }
+        cJSON *fl = cJSON_AddArrayToObject(b, "decisions_now_wrong");
+        for (int i = 0; i < v->n_flips; i++)
+            cJSON_AddItemToArray(fl, cJSON_CreateString(v->flips[i]));
+        cJSON *nw = cJSON_AddArrayToObject(b, "new_runs");
+        for (int i = 0; i < v->n_runs; i++)
+            if (!v->runs[i].selected && !remeasured(v, v->runs[i].label))
+                cJSON_AddItemToArray(nw, cJSON_CreateString(v->runs[i].label));
+        cJSON *ms = cJSON_AddArrayToObject(b, "missing_runs");
+        for (int i = 0; i < v->n_missing; i++)
+            cJSON_AddItemToArray(ms, cJSON_CreateString(v->missing[i]));
+        cJSON *rm = cJSON_AddArrayToObject(b, "remeasured_runs");
+        for (int i = 0; i < v->n_remeasured; i++)
+            cJSON_AddItemToArray(rm, cJSON_CreateString(v->remeasured[i]));
+    }
+    return cp_report_json(f, o);
+}
+
+/* --- CSV: one row per run ------------------------------------------------------------- */
+
+static int report_csv(FILE *f, const cp_validation *v)
+{
+    fputs("file,label,source,network,device,batch,precision,gpus,comm,overlap,ps_servers,nccl_network_emulation,set,"
+          "measured_ms,predicted_ms,error_ms,error_pct",
+          f);
+    for (int k = 0; k < 4; k++)
+        fprintf(f, ",%s_measured_ms,%s_predicted_ms", phase_names[k], phase_names[k]);
+    fputs(",exchange_measured_ms,exchange_predicted_ms,note\n", f);
+    for (int i = 0; i < v->n_runs; i++) {
+        const cp_val_run *r = &v->runs[i];
+        cp_csv_text(f, r->file);
+        fputc(',', f);
+        cp_csv_text(f, r->label);
+        fprintf(f, ",%s,", r->source == CP_VAL_PYTORCH ? "pytorch" : "measurement");
+        cp_csv_text(f, r->network);
+        fputc(',', f);
+        cp_csv_text(f, r->device);
+        fprintf(f, ",%d,%s,%d,%s,%d,%d,%d,%s,%.6g,%.6g,%.6g,%.4g", r->batch, r->precision, r->gpus, r->comm,
+                r->overlap, r->ps_servers, r->emulated, set_name(r), r->meas_ms, r->pred_ms, r->pred_ms - r->meas_ms,
+                cp_val_rel_pct(r->pred_ms, r->meas_ms));
+        for (int k = 0; k < 4; k++)
+            if (r->has_phases)
+                fprintf(f, ",%.6g,%.6g", r->meas_phase[k], r->pred_phase[k]);
+            else
+                fputs(",,", f);
+        if (r->has_exchange)
+            fprintf(f, ",%.6g,%.6g,", r->meas_exchange_ms, r->pred_exchange_ms);
+        else
+            fputs(",,,", f);
+        cp_csv_text(f, r->note);
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* --- table and Markdown share their layout through these --------------------------------- */
+
+typedef struct {
+    FILE *f;
+    int md;
+    const char *doc; /* the Markdown's path, NULL on standard output */
+} out;
+
+/* "../" for every folder of the document's relative path, so a relative
+ * file name links from the document's folder. */
+static void link_prefix(const char *file, const char *doc, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (!doc || file[0] == '/' || doc[0] == '/')
+        return;
+    while (doc[0] == '.' && doc[1] == '/')
+        doc += 2;
+    for (const char *p = doc; (p = strchr(p, '/')) && strlen(buf) + 3 < n; p++)
+        strcat(buf, "../");
+}
+
+static void heading(out *o, const char *title)
+{
+    if (o->md)
+        fprintf(o->f, "\n## %s\n\n", title);
+    else
+        fprintf(o->f, "\n%s:\n", title);
+}
+
+/* One table row: cells separated by " | " in Markdown, by widths in text
+ * (negative: left-aligned). */
+static void row(out *o, const int *widths, int n, const char *const *cells)
+{
+    if (o->md) {
+        fputs("|", o->f);
+        for (int i = 0; i < n; i++) {
+            fputc(' ', o->f);
+            for (const char *c = cells[i]; *c; c++) /* a '|' in a cell would end it */
+                fputs(*c == '|' ? "\\|" : (char[2]){*c, 0}, o->f);
+            fputs(" |", o->f);
+        }
+        fputc('\n', o->f);
+        return;
+    }
+    fputs(" ", o->f);
+    for (int i = 0; i < n; i++)
+        fprintf(o->f, " %*s", i == n - 1 && widths[i] < 0 ? 0 : widths[i], cells[i]); /* no trailing blanks */
+    fputc('\n', o->f);
+}
+
+static void header(out *o, const int *widths, int n, const char *const *cells)
+{
+    row(o, widths, n, cells);
+    if (!o->md)
+        return;
+    fputs("|", o->f);
+    for (int i = 0; i < n; i++)
+        fputs(widths[i] < 0 ? " --- |" : " ---: |", o->f);
+    fputc('\n', o->f);
+}
+
+static void fmt_pct(char *b, size_t n, double pct)
+{
+    snprintf(b, n, "%+.1f%%", pct);
+}
+
+static void fmt_stat(char *mape, char *worst, size_t n, const cp_val_stat *s)
+{
+    if (!s->n) {
+        snprintf(mape, n, "-");
+        snprintf(worst, n, "-");
+        return;
+    }
+    snprintf(mape, n, "%.1f%%", cp_val_mape(s));
+    snprintf(worst, n, "%.1f%%", s->worst_pct);
+}
+
+static void targets_section(out *o, const cp_validation *v)
+{
+    heading(o, o->md ? "Targets (evaluation set)" : "targets (evaluation set, issue 5)");
+    static const int w[] = {-70, 9, 10, -28};
+    const char *h[] = {"target", "status", "value", "over"};
+    header(o, w, 4, h);
+    static const char *const over[CP_T_COUNT] = {"run", "run", "layer pass", "run", "all-reduce size", "decision"};
+    for (int t = 0; t < CP_T_COUNT; t++) {
+        const cp_val_target *x = &v->targets[t];
+        char val[32], n[48], status[32];
+        if (!x->n)
+            snprintf(val, sizeof val, "-");
+        else if (t == CP_T_WINNER)
+            snprintf(val, sizeof val, "%.0f wrong", x->value);
+        else
+            snprintf(val, sizeof val, "%.2f%%", x->value);
+        snprintf(n, sizeof n, "%d %s%s", x->n, over[t], x->n == 1 ? "" : t == CP_T_LAYER_MAPE ? "es" : "s");
+        snprintf(status, sizeof status, o->md && x->n ? "**%s**" : "%s", cp_val_status(x));
+        const char *c[] = {x->what, status, val, n};
+        row(o, w, 4, c);
+    }
+}
+
+static void sets_section(out *o, const cp_validation *v)
+{
+    int ev = count_runs(v, 0, -1), ca = count_runs(v, 1, -1), excl = 0;
+    for (int i = 0; i < v->n_runs; i++)
+        excl += v->runs[i].excluded && !v->runs[i].calibration;
+    heading(o, o->md ? "Data" : "data");
+    const char *li = o->md ? "- " : "  ";
+    fprintf(o->f, "%sevaluation set: %d runs (%d one-GPU, %d multi-GPU); %d NCCL all-reduce sizes; %d PS/NCCL pairs\n",
+            li, ev, count_runs(v, 0, 0), count_runs(v, 0, 1), v->n_ar, v->n_pairs);
+    if (excl)
+        fprintf(o->f, "%s%d run%s kept out of the targets (the note says why)\n", li, excl, excl == 1 ? "" : "s");
+    fprintf(o->f, "%scalibration set (%s): ", li, v->calib_file[0] ? v->calib_file : "no list found");
+    for (int i = 0; i < v->n_calib_networks; i++)
+        fprintf(o->f, "%s%s", i ? ", " : "", v->calib_networks[i]);
+    fprintf(o->f, "%s%d run%s measured, kept out of the targets\n", v->n_calib_networks ? "; " : "", ca,
+            ca == 1 ? "" : "s");
+    if (v->n_skipped) {
+        fprintf(o->f, "%s%d file%s skipped: ", li, v->n_skipped, v->n_skipped == 1 ? "" : "s");
+        for (int i = 0; i < v->n_skipped; i++)
+            fprintf(o->f, "%s%s%s%s (%s)", i ? ", " : "", o->md ? "`" : "", v->skipped[i].file, o->md ? "`" : "",
+                    v->skipped[i].reason);
+        fputc('\n', o->f);
+    }
+}
+
+static void runs_section(out *o, const cp_validation *v)
+{
+    heading(o, o->md ? "Runs: iteration time" : "runs: iteration time (ms)");
+    static const int w[] = {-44, -11, 11, 12, 10, 8, -1};
+    const char *h[] = {"run", "set", "measured", "predicted", "error", "error %", "note"};
+    header(o, w, 7, h);
+    for (int i = 0; i < v->n_runs; i++) {
+        const cp_val_run *r = &v->runs[i];
+        char m[32], p[32], e[32], pc[32], lab[256];
+        snprintf(m, sizeof m, "%.3f", r->meas_ms);
+        snprintf(p, sizeof p, "%.3f", r->pred_ms);
+        snprintf(e, sizeof e, "%+.3f", r->pred_ms - r->meas_ms);
+        fmt_pct(pc, sizeof pc, cp_val_rel_pct(r->pred_ms, r->meas_ms));
+        char up[64] = "";
+        link_prefix(r->file, o->doc, up, sizeof up);
+        snprintf(lab, sizeof lab, o->md ? "[%s](%s%s)" : "%s", r->label, up, r->file);
+        const char *c[] = {o->md ? lab : r->label, set_name(r), m, p, e, pc, r->note};
+        row(o, w, 7, c);
+    }
+}
+
+static void groups_section(out *o, const cp_validation *v, int calibration)
+{
+    if (count_runs(v, calibration, -1) == 0)
+        return;
+    heading(o, calibration ? "Iteration time, calibration set (not in the targets)"
+                           : "Iteration time by network, device, precision, exchange and GPU count (evaluation set)");
+    static const int w[] = {-10, -22, 5, 8, 8};
+    const char *h[] = {"by", "value", "runs", "MAPE", "worst"};
+    header(o, w, 5, h);
+    cp_val_group *g = malloc((size_t)v->n_runs * sizeof *g);
+    for (int d = 0; g && d < CP_DIM_COUNT; d++) {
+        int ng = cp_val_groups(v->runs, v->n_runs, (cp_val_dim)d, calibration, g, v->n_runs);
+        for (int k = 0; k < ng; k++) {
+            char n[16], mape[32], worst[32];
+            snprintf(n, sizeof n, "%d", g[k].st.n);
+            fmt_stat(mape, worst, sizeof mape, &g[k].st);
+            const char *c[] = {cp_val_dim_names[d], g[k].value, n, mape, worst};
+            row(o, w, 5, c);
+        }
+    }
+    free(g);
+}
+
+static void layers_section(out *o, const cp_validation *v)
+{
+    const char *kinds[64];
+    int nk = layer_kinds(v, kinds, 64);
+    if (!nk)
+        return;
+    heading(o, o->md ? "Layer passes by kind (evaluation set, passes measured at 5 us or more)"
+                     : "layer passes by kind (evaluation set, passes measured >= 5 us)");
+    static const int w[] = {-16, -16, 7, 8, 9};
+    const char *h[] = {"kind", "pass", "passes", "MAPE", "worst"};
+    header(o, w, 5, h);
+    for (int k = 0; k < nk; k++)
+        for (int p = 0; p < CP_VAL_PASSES; p++) {
+            cp_val_stat st = cp_val_layer_stat(v->runs, v->n_runs, kinds[k], p, 0);
+            if (!st.n)
+                continue;
+            char n[16], mape[32], worst[32];
+            snprintf(n, sizeof n, "%d", st.n);
+            fmt_stat(mape, worst, sizeof mape, &st);
+            const char *c[] = {kinds[k], pass_names[p], n, mape, worst};
+            row(o, w, 5, c);
+        }
+}
+
+static void phases_section(out *o, const cp_validation *v)
+{
+    int any = 0, exchange = 0;
+    for (int i = 0; i < v->n_runs; i++) {
+        any |= v->runs[i].has_phases;
+        exchange |= v->runs[i].has_exchange;
+    }
+    if (!any)
+        return;
+    heading(o, o->md ? "Phases: measured / predicted ms (error)" : "phases: measured / predicted ms (error)");
+    static const int w[] = {-44, -25, -25, -25, -25, -25};
+    const char *h[] = {"run", "loading", "forward", "backward", "update", "exchange"};
+    int cols = exchange ? 6 : 5;
+    header(o, w, cols, h);
+    for (int i = 0; i < v->n_runs; i++) {
+        const cp_val_run *r = &v->runs[i];
+        if (!r->has_phases)
+            continue;
+        char cell[5][64];
+        for (int k = 0; k < 4; k++)
+            snprintf(cell[k], sizeof cell[k], "%.3f / %.3f (%+.0f%%)", r->meas_phase[k], r->pred_phase[k],
+                     cp_val_rel_pct(r->pred_phase[k], r->meas_phase[k]));
+        if (r->has_exchange)
+            snprintf(cell[4], sizeof cell[4], "%.3f / %.3f (%+.0f%%)", r->meas_exchange_ms, r->pred_exchange_ms,
+                     cp_val_rel_pct(r->pred_exchange_ms, r->meas_exchange_ms));
+        else
+            snprintf(cell[4], sizeof cell[4], "-");
+        const char *c[] = {r->label, cell[0], cell[1], cell[2], cell[3], cell[4]};
+        row(o, w, cols, c);
+    }
+}
+
+static void worst_section(out *o, const cp_validation *v)
+{
+    int any = 0;
+    for (int i = 0; i < v->n_runs; i++)
+        any |= v->runs[i].n_layers > 0;
+    if (!any)
+        return;
+    heading(o, o->md ? "Worst layers (5 per run, forward + both backward passes, ms)"
+                     : "worst layers (5 per run, forward + both backward passes, ms)");
+    static const int w[] = {-44, -28, -10, 9, 10, 9, 8};
+    const char *h[] = {"run", "layer", "kind", "measured", "predicted", "error", "error %"};
+    header(o, w, 7, h);
+    for (int i = 0; i < v->n_runs; i++) {
+        const cp_val_run *r = &v->runs[i];
+        int idx[5], n = cp_val_worst_layers(r, idx, 5);
+        for (int k = 0; k < n; k++) {
+            const cp_val_layer *y = &r->layers[idx[k]];
+            double m = layer_sum(y->meas), p = layer_sum(y->pred);
+            char ms[32], ps[32], es[32], pc[32];
+            snprintf(ms, sizeof ms, "%.3f", m);
+            snprintf(ps, sizeof ps, "%.3f", p);
+            snprintf(es, sizeof es, "%+.3f", p - m);
+            fmt_pct(pc, sizeof pc, cp_val_rel_pct(p, m));
+            const char *c[] = {k ? "" : r->label, y->name, y->kind, ms, ps, es, pc};
+            row(o, w, 7, c);
+        }
+    }
+}
+
+static void nccl_section(out *o, const cp_validation *v)
+{
+    if (!v->n_ar)
+        return;
+    heading(o, o->md ? "NCCL all-reduce, in place (1 MB to 1 GB)" : "NCCL all-reduce, in place (1 MB to 1 GB)");
+    static const int w[] = {-34, 12, 12, 13, 8};
+    const char *h[] = {"sweep", "bytes", "measured us", "predicted us", "error %"};
+    header(o, w, 5, h);
+    for (int i = 0; i < v->n_ar; i++) {
+        const cp_val_ar *a = &v->ar[i];
+        char b[32], m[32], p[32], pc[32];
+        snprintf(b, sizeof b, "%.0f", a->bytes);
+        snprintf(m, sizeof m, "%.1f", a->meas_us);
+        snprintf(p, sizeof p, "%.1f", a->pred_us);
+        fmt_pct(pc, sizeof pc, cp_val_rel_pct(a->pred_us, a->meas_us));
+        const char *c[] = {a->label, b, m, p, pc};
+        row(o, w, 5, c);
+    }
+}
+
+static void pairs_section(out *o, const cp_validation *v)
+{
+    if (!v->n_pairs)
+        return;
+    heading(o, o->md ? "PS or NCCL: the faster of each, measured and predicted (ms)"
+                     : "PS or NCCL: the faster of each, measured and predicted (ms)");
+    static const int w[] = {-34, 11, 11, 11, 11, -12, -11};
+    const char *h[] = {"job", "meas. ps", "meas. nccl", "pred. ps", "pred. nccl", "verdict", "set"};
+    header(o, w, 7, h);
+    for (int i = 0; i < v->n_pairs; i++) {
+        const cp_val_pair *p = &v->pairs[i];
+        char a[32], b[32], c2[32], d[32];
+        snprintf(a, sizeof a, "%.3f", p->meas_ps);
+        snprintf(b, sizeof b, "%.3f", p->meas_nccl);
+        snprintf(c2, sizeof c2, "%.3f", p->pred_ps);
+        snprintf(d, sizeof d, "%.3f", p->pred_nccl);
+        const char *c[] = {p->label, a, b, c2, d, cp_val_verdict_name(p->verdict),
+                           p->calibration ? "calibration" : p->excluded ? "excluded" : "evaluation"};
+        row(o, w, 7, c);
+    }
+}
+
+static void baseline_section(out *o, const cp_validation *v)
+{
+    if (!v->has_baseline)
+        return;
+    heading(o, "baseline");
+    fprintf(o->f, "  %s (tolerance %.1f percentage points; metrics recomputed over the runs it knows)\n",
+            v->baseline_file, CP_VAL_TOLERANCE_PP);
+    static const int w[] = {-28, 10, 10, -10};
+    const char *h[] = {"metric", "baseline", "now", "status"};
+    header(o, w, 4, h);
+    for (int t = 0; t < CP_T_COUNT; t++) {
+        if (t == CP_T_WINNER)
+            continue;
+        char b[32], n[32];
+        snprintf(b, sizeof b, v->base_has[t] ? "%.2f%%" : "-", v->base_value[t]);
+        snprintf(n, sizeof n, v->base_now[t].n ? "%.2f%%" : "-", v->base_now[t].value);
+        const char *c[] = {v->targets[t].key, b, n, v->regressed[t] ? "REGRESSED" : "ok"};
+        row(o, w, 4, c);
+    }
+    for (int i = 0; i < v->n_flips; i++)
+        fprintf(o->f, "  PS/NCCL decision right in the baseline, wrong now: %s\n", v->flips[i]);
+    for (int i = 0; i < v->n_remeasured; i++)
+        fprintf(o->f, "  measured again since the baseline (reported, not checked): %s\n", v->remeasured[i]);
+    for (int i = 0; i < v->n_runs; i++) {
+        if (!v->runs[i].selected && !remeasured(v, v->runs[i].label))
+            fprintf(o->f, "  new run, not in the baseline (reported, not checked): %s\n", v->runs[i].label);
+    }
+    for (int i = 0; i < v->n_missing; i++)
+        fprintf(o->f, "  in the baseline, not measured now: %s\n", v->missing[i]);
+}
+
+/* The plot's path as the document links it: relative to the document's folder. */
+static const char *relative_to_doc(const char *plot, const char *doc)
+{
+    const char *slash = doc ? strrchr(doc, '/') : NULL;
+    size_t dir = slash ? (size_t)(slash - doc + 1) : 0;
+    if (dir && strncmp(plot, doc, dir) == 0)
+        return plot + dir;
+    return plot;
+}
+
+static int report_text(FILE *f, const cp_validation *v, int md)
+{
+    out o = {f, md, v->doc_path && strcmp(v->doc_path, "-") != 0 ? v->doc_path : NULL};
+    if (md) {
+        fprintf(f, "# Accuracy: predictions against measurements\n\n");
+        fprintf(f, "<!-- generated by cnnperf validate: edit only below the hand-written marker line -->\n\n");
+        fprintf(f, "Generated by `tools/accuracy.sh`, which runs\n`%s`.\nEverything above the line "
+                   "`%s` is regenerated; the text below it is kept.\n",
+                v->command, CP_VAL_MARKER);
+    } else {
+        fprintf(f, "cnnperf validate: %d run%s, %d NCCL all-reduce size%s, %d file%s skipped\n", v->n_runs,
+                v->n_runs == 1 ? "" : "s", v->n_ar, v->n_ar == 1 ? "" : "s", v->n_skipped,
+                v->n_skipped == 1 ? "" : "s");
+    }
+    targets_section(&o, v);
+    sets_section(&o, v);
+    runs_section(&o, v);
+    groups_section(&o, v, 0);
+    groups_section(&o, v, 1);
+    layers_section(&o, v);
+    phases_section(&o, v);
+    worst_section(&o, v);
+    nccl_section(&o, v);
+    pairs_section(&o, v);
+    if (!md)
+        baseline_section(&o, v);
+    if (md && v->n_plots) {
+        heading(&o, "Plots");
+        for (int i = 0; i < v->n_plots; i++)
+            fprintf(f, "![%s](%s)\n\n", relative_to_doc(v->plots[i], v->doc_path),
+                    relative_to_doc(v->plots[i], v->doc_path));
+    }
+    if (md) {
+        fprintf(f, "\n%s\n", CP_VAL_MARKER);
+        fputs(v->handwritten ? v->handwritten : "\n## Why the model is off\n\n(hand-written: explain the gaps here)\n",
+              f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int cp_validation_report(FILE *f, const cp_validation *v, cp_val_format fmt)
+{
+    switch (fmt) {
+    case CP_VFMT_JSON: return report_json(f, v);
+    case CP_VFMT_CSV: return report_csv(f, v);
+    case CP_VFMT_MARKDOWN: return report_text(f, v, 1);
+    default: return report_text(f, v, 0);
+    }
+}

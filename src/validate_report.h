@@ -1,0 +1,73 @@
+/* validate_report: what `cnnperf validate` prints (table, JSON, CSV,
+ * Markdown for docs/ACCURACY.md) and draws (SVG through gnuplot).
+ *
+ * The JSON field names are the stable schema documented in README.md
+ * ("cnnperf-validation/1"). */
+#ifndef CP_VALIDATE_REPORT_H
+#define CP_VALIDATE_REPORT_H
+
+#include <stdio.h>
+
+#include "validate.h"
+
+typedef enum { CP_VFMT_TABLE, CP_VFMT_JSON, CP_VFMT_CSV, CP_VFMT_MARKDOWN } cp_val_format;
+
+typedef struct {
+    char file[512];
+    char reason[192];
+} cp_val_skip;
+
+#define CP_VAL_MAX_CALIB 64
+#define CP_VAL_MAX_PLOTS 64
+
+/* Everything one validation found; filled by cmd_validate.c. */
+typedef struct {
+    char command[1024]; /* how it was run, for the generated document */
+    cp_val_run *runs;
+    int n_runs;
+    cp_val_ar *ar;
+    int n_ar;
+    cp_val_pair *pairs;
+    int n_pairs;
+    cp_val_skip *skipped;
+    int n_skipped;
+    char calib_file[512]; /* the calibration-set list read, "" if none */
+    char calib_networks[CP_VAL_MAX_CALIB][64];
+    int n_calib_networks;
+    cp_val_target targets[CP_T_COUNT];
+
+    /* --baseline: its metrics and today's, both over the runs it knows
+     * measured as it recorded them; which regressed, the decisions that
+     * flipped, the runs it has that were not measured now */
+    int has_baseline;
+    char baseline_file[512];
+    int base_has[CP_T_COUNT];
+    double base_value[CP_T_COUNT];
+    cp_val_target base_now[CP_T_COUNT];
+    int regressed[CP_T_COUNT];
+    char (*flips)[192];
+    int n_flips;
+    char (*missing)[192];
+    int n_missing;
+    char (*remeasured)[192]; /* in the baseline with another measured time: not checked */
+    int n_remeasured;
+
+    /* --plot: the SVGs written, for the Markdown to show */
+    char plots[CP_VAL_MAX_PLOTS][600];
+    int n_plots;
+    const char *doc_path;    /* the Markdown's own path, to link plots relative to it */
+    const char *handwritten; /* Markdown: the tail to keep after CP_VAL_MARKER */
+} cp_validation;
+
+/* Returns 0, or -1 on a write error. */
+int cp_validation_report(FILE *f, const cp_validation *v, cp_val_format fmt);
+
+/* Writes PREFIX-iterations.svg, PREFIX-layers-<run>.svg (one run per
+ * network) and, with multi-GPU runs, PREFIX-scaling.svg through the
+ * gnuplot found on PATH, recording them in v->plots. Returns 0, or -1 with
+ * err filled (gnuplot missing or failing, a file not writable). */
+int cp_validation_plots(cp_validation *v, const char *prefix, cp_error *err);
+/* The gnuplot on PATH into buf; 0 found, -1 not. */
+int cp_find_gnuplot(char *buf, size_t n);
+
+#endif
