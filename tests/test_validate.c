@@ -1,0 +1,399 @@
+/* cnnperf validate's metrics (src/validate.c) on numbers worked by hand:
+ * relative errors and MAPE, which runs and passes count, the PS-vs-NCCL
+ * verdict, the targets, the baseline tolerance, `**` patterns on a
+ * directory tree made here, and the hand-written tail of a document. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/validate.h"
+
+static cp_val_run run(const char *net, const char *dev, const char *prec, int batch, int gpus, const char *comm,
+                      double meas, double pred)
+{
+    cp_val_run r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.network, sizeof r.network, "%s", net);
+    snprintf(r.device, sizeof r.device, "%s", dev);
+    snprintf(r.precision, sizeof r.precision, "%s", prec);
+    snprintf(r.comm, sizeof r.comm, "%s", comm);
+    r.batch = batch;
+    r.gpus = gpus;
+    r.meas_ms = meas;
+    r.pred_ms = pred;
+    return r;
+}
+
+/* --- errors and MAPE ------------------------------------------------------------- */
+
+static void test_relative_error(void **state)
+{
+    (void)state;
+    assert_float_equal(cp_val_rel_pct(110, 100), 10.0, 1e-12);
+    assert_float_equal(cp_val_rel_pct(50, 100), -50.0, 1e-12);
+    assert_float_equal(cp_val_rel_pct(5, 0), 0.0, 0); /* nothing measured: no error to speak of */
+}
+
+static void test_mape(void **state)
+{
+    (void)state;
+    /* |+10%|, |-20%|, |+30%| -> 20% */
+    double pred[] = {1.1, 8, 13}, meas[] = {1, 10, 10};
+    assert_float_equal(cp_mape(pred, meas, 3), 20.0, 1e-9);
+    assert_float_equal(cp_mape(pred, meas, 0), 0.0, 0);
+    cp_val_stat s = {0};
+    for (int i = 0; i < 3; i++)
+        cp_val_stat_add(&s, pred[i], meas[i]);
+    assert_int_equal(s.n, 3);
+    assert_float_equal(cp_val_mape(&s), 20.0, 1e-9);
+    assert_float_equal(s.worst_pct, 30.0, 1e-9);
+}
+
+/* --- PS or NCCL -------------------------------------------------------------------- */
+
+static void test_winner(void **state)
+{
+    (void)state;
+    /* measured: PS 100, NCCL 150 (PS wins by 50%) */
+    assert_int_equal(cp_val_winner(100, 150, 10, 20), CP_VAL_RIGHT);
+    assert_int_equal(cp_val_winner(100, 150, 20, 10), CP_VAL_WRONG);
+    /* NCCL wins */
+    assert_int_equal(cp_val_winner(150, 100, 20, 10), CP_VAL_RIGHT);
+    assert_int_equal(cp_val_winner(150, 100, 10, 20), CP_VAL_WRONG);
+    /* within 10%: no winner to get right, whatever was predicted */
+    assert_int_equal(cp_val_winner(100, 110, 10, 20), CP_VAL_TIE);
+    assert_int_equal(cp_val_winner(105, 100, 1, 2), CP_VAL_TIE);
+    assert_int_equal(cp_val_winner(100, 110.5, 20, 10), CP_VAL_WRONG);
+}
+
+static void test_pairs(void **state)
+{
+    (void)state;
+    cp_val_run r[6] = {
+        run("resnet50", "h200", "fp32", 64, 2, "nccl", 120, 100),
+        run("resnet50", "h200", "fp32", 64, 2, "nccl", 110, 105), /* overlap off: the faster of NCCL counts */
+        run("resnet50", "h200", "fp32", 64, 2, "ps", 200, 90),
+        run("resnet50", "h200", "fp32", 64, 4, "ps", 200, 90),    /* no NCCL run with 4 GPUs: no pair */
+        run("resnet50", "h200", "fp32", 64, 1, "none", 60, 50),
+        run("vgg16", "h200", "fp32", 64, 2, "nccl", 100, 100),
+    };
+    cp_val_pair p[6];
+    int n = cp_val_pairs(r, 6, p, 6);
+    assert_int_equal(n, 1);
+    assert_string_equal(p[0].label, "resnet50 b64 fp32 2xh200");
+    assert_float_equal(p[0].meas_nccl, 110, 0);
+    assert_float_equal(p[0].pred_nccl, 100, 0);
+    assert_float_equal(p[0].meas_ps, 200, 0);
+    assert_float_equal(p[0].pred_ps, 90, 0);
+    assert_int_equal(p[0].verdict, CP_VAL_WRONG); /* NCCL measured faster, PS predicted faster */
+    /* an emulated two-node run is another job */
+    r[2].emulated = 1;
+    assert_int_equal(cp_val_pairs(r, 6, p, 6), 0);
+}
+
+/* --- targets -------------------------------------------------------------------- */
+
+static void test_one_gpu_scope(void **state)
+{
+    (void)state;
+    cp_val_run r = run("resnet50", "h100", "fp32", 64, 1, "none", 10, 11);
+    assert_true(cp_val_one_gpu_scope(&r));
+    r.batch = 16;
+    assert_false(cp_val_one_gpu_scope(&r));
+    r.batch = 256;
+    assert_true(cp_val_one_gpu_scope(&r));
+    snprintf(r.precision, sizeof r.precision, "tf32");
+    assert_false(cp_val_one_gpu_scope(&r));
+    snprintf(r.precision, sizeof r.precision, "fp16");
+    snprintf(r.device, sizeof r.device, "a100");
+    assert_false(cp_val_one_gpu_scope(&r));
+    snprintf(r.device, sizeof r.device, "h200");
+    assert_true(cp_val_one_gpu_scope(&r));
+    r.gpus = 2;
+    assert_false(cp_val_one_gpu_scope(&r));
+}
+
+static void test_targets(void **state)
+{
+    (void)state;
+    cp_val_layer conv = {"c", "conv", {1.0, 0.002, 2.0}, {1.1, 5.0, 1.0}}; /* +10%, (2 us: skipped), -50% */
+    cp_val_layer bn = {"b", "batchnorm", {1.0, 1.0, 0}, {3.0, 3.0, 0}};     /* not conv or fc: not counted */
+    cp_val_layer fc = {"f", "fc", {0.5, 0, 0.5}, {0.6, 0, 0.5}};            /* +20%, (0: skipped), 0% */
+    cp_val_layer layers[] = {conv, bn, fc};
+    cp_val_run r[5] = {
+        run("resnet50", "h100", "fp32", 64, 1, "none", 10, 11),    /* +10% */
+        run("resnet50", "h200", "fp16", 32, 1, "none", 10, 7),     /* -30% */
+        run("resnet50", "h100", "tf32", 64, 1, "none", 10, 1),     /* out of the one-GPU target's scope */
+        run("resnet18", "h100", "fp32", 64, 1, "none", 10, 1),     /* calibration set */
+        run("resnet50", "h100", "fp32", 64, 2, "nccl", 10, 10.4),  /* +4% */
+    };
+    r[0].layers = layers;
+    r[0].n_layers = 3;
+    r[3].calibration = 1;
+    r[3].layers = layers; /* calibration runs' layers do not count either */
+    r[3].n_layers = 3;
+    cp_val_ar ar[2] = {{.bytes = 1e6, .meas_us = 100, .pred_us = 104}, {.bytes = 1e9, .meas_us = 1000, .pred_us = 1060}};
+    cp_val_pair pairs[2] = {{.verdict = CP_VAL_RIGHT}, {.verdict = CP_VAL_TIE}};
+    cp_val_target t[CP_T_COUNT];
+    cp_val_targets(r, 5, ar, 2, pairs, 2, 0, t);
+
+    assert_string_equal(t[CP_T_ONE_GPU_MAPE].key, "one_gpu_iteration_mape");
+    assert_int_equal(t[CP_T_ONE_GPU_MAPE].n, 2);
+    assert_float_equal(t[CP_T_ONE_GPU_MAPE].value, 20.0, 1e-9);
+    assert_false(t[CP_T_ONE_GPU_MAPE].met);
+    assert_float_equal(t[CP_T_ONE_GPU_WORST].value, 30.0, 1e-9);
+    assert_false(t[CP_T_ONE_GPU_WORST].met);
+    assert_int_equal(t[CP_T_LAYER_MAPE].n, 4); /* 10, 50, 20, 0 */
+    assert_float_equal(t[CP_T_LAYER_MAPE].value, 20.0, 1e-9);
+    assert_int_equal(t[CP_T_MULTI_GPU_MAPE].n, 1);
+    assert_float_equal(t[CP_T_MULTI_GPU_MAPE].value, 4.0, 1e-9);
+    assert_true(t[CP_T_MULTI_GPU_MAPE].met);
+    assert_float_equal(t[CP_T_NCCL_MAPE].value, 5.0, 1e-9);
+    assert_true(t[CP_T_NCCL_MAPE].met); /* at the limit is met */
+    assert_int_equal(t[CP_T_WINNER].n, 1);  /* the tie is not counted */
+    assert_float_equal(t[CP_T_WINNER].value, 0, 0);
+    assert_true(t[CP_T_WINNER].met);
+    assert_string_equal(cp_val_status(&t[CP_T_WINNER]), "met");
+    assert_string_equal(cp_val_status(&t[CP_T_ONE_GPU_MAPE]), "NOT met");
+
+    /* restricted to the runs a baseline knows */
+    r[1].selected = 1;
+    cp_val_targets(r, 5, ar, 2, pairs, 2, 1, t);
+    assert_int_equal(t[CP_T_ONE_GPU_MAPE].n, 1);
+    assert_float_equal(t[CP_T_ONE_GPU_MAPE].value, 30.0, 1e-9);
+    assert_int_equal(t[CP_T_NCCL_MAPE].n, 0);
+    assert_string_equal(cp_val_status(&t[CP_T_NCCL_MAPE]), "no data");
+    assert_int_equal(t[CP_T_WINNER].n, 0);
+    assert_false(t[CP_T_WINNER].met);
+}
+
+static void test_groups(void **state)
+{
+    (void)state;
+    cp_val_run r[3] = {
+        run("resnet50", "h100", "fp32", 64, 1, "none", 10, 11),
+        run("vgg16", "h100", "fp32", 64, 1, "none", 10, 7),
+        run("resnet50", "h200", "fp16", 64, 1, "none", 10, 9),
+    };
+    cp_val_group g[3];
+    int n = cp_val_groups(r, 3, CP_DIM_NETWORK, 0, g, 3);
+    assert_int_equal(n, 2);
+    assert_string_equal(g[0].value, "resnet50");
+    assert_int_equal(g[0].st.n, 2);
+    assert_float_equal(cp_val_mape(&g[0].st), 10.0, 1e-9);
+    assert_float_equal(g[1].st.worst_pct, 30.0, 1e-9);
+    assert_int_equal(cp_val_groups(r, 3, CP_DIM_DEVICE, 1, g, 3), 0); /* no calibration runs */
+}
+
+static void test_worst_layers(void **state)
+{
+    (void)state;
+    cp_val_layer l[4] = {
+        {"a", "conv", {1, 0, 0}, {1.1, 0, 0}},  /* 0.1 */
+        {"b", "conv", {1, 1, 1}, {0, 0, 0}},    /* 3 */
+        {"c", "fc", {2, 0, 0}, {2.5, 0, 0}},    /* 0.5 */
+        {"d", "relu", {1, 1, 0}, {2, 0, 0}},    /* passes cancel: 0 */
+    };
+    cp_val_run r = run("x", "h100", "fp32", 1, 1, "none", 1, 1);
+    r.layers = l;
+    r.n_layers = 4;
+    int idx[3];
+    assert_int_equal(cp_val_worst_layers(&r, idx, 3), 3);
+    assert_int_equal(idx[0], 1);
+    assert_int_equal(idx[1], 2);
+    assert_int_equal(idx[2], 0);
+}
+
+/* A baseline and today compare over the runs both know, with the
+ * baseline's own numbers for them. */
+static void test_baseline_targets(void **state)
+{
+    (void)state;
+    cp_val_run r[3] = {
+        run("resnet50", "h100", "fp32", 64, 1, "none", 10, 12), /* today +20% */
+        run("vgg16", "h100", "fp32", 64, 1, "none", 10, 5),     /* not in the baseline: no say */
+        run("resnet50", "h200", "fp32", 64, 2, "nccl", 10, 9),  /* today -10% */
+    };
+    r[0].selected = r[2].selected = 1;
+    r[0].base_meas_ms = 10, r[0].base_pred_ms = 11;  /* +10% then */
+    r[2].base_meas_ms = 10, r[2].base_pred_ms = 9.5; /* -5% then */
+    r[0].base_layer_n = 4, r[0].base_layer_sum_pct = 40;
+    cp_val_ar ar[2] = {{.bytes = 1e6, .meas_us = 100, .pred_us = 130, .selected = 1, .base_error_pct = -20},
+                       {.bytes = 1e9, .meas_us = 100, .pred_us = 100}};
+    cp_val_target base[CP_T_COUNT], now[CP_T_COUNT];
+    cp_val_baseline_targets(r, 3, ar, 2, base);
+    cp_val_targets(r, 3, ar, 2, NULL, 0, 1, now);
+    assert_int_equal(base[CP_T_ONE_GPU_MAPE].n, 1);
+    assert_float_equal(base[CP_T_ONE_GPU_MAPE].value, 10.0, 1e-9);
+    assert_float_equal(now[CP_T_ONE_GPU_MAPE].value, 20.0, 1e-9);
+    assert_true(cp_val_regressed(base[CP_T_ONE_GPU_MAPE].value, now[CP_T_ONE_GPU_MAPE].value));
+    assert_float_equal(base[CP_T_MULTI_GPU_MAPE].value, 5.0, 1e-9);
+    assert_float_equal(now[CP_T_MULTI_GPU_MAPE].value, 10.0, 1e-9);
+    assert_int_equal(base[CP_T_LAYER_MAPE].n, 4);
+    assert_float_equal(base[CP_T_LAYER_MAPE].value, 10.0, 1e-9);
+    assert_int_equal(base[CP_T_NCCL_MAPE].n, 1);
+    assert_float_equal(base[CP_T_NCCL_MAPE].value, 20.0, 1e-9);
+    assert_float_equal(now[CP_T_NCCL_MAPE].value, 30.0, 1e-9);
+    assert_int_equal(base[CP_T_WINNER].n, 0);
+}
+
+static void test_regressed(void **state)
+{
+    (void)state;
+    assert_false(cp_val_regressed(40.0, 40.5)); /* within 0.5 percentage points */
+    assert_true(cp_val_regressed(40.0, 40.51));
+    assert_false(cp_val_regressed(40.0, 10.0)); /* better is never a regression */
+}
+
+/* --- paths -------------------------------------------------------------------------- */
+
+static void test_glob_match(void **state)
+{
+    (void)state;
+    const char *p = "validation/**/*.json";
+    assert_true(cp_glob_match(p, "validation/a.json")); /* "**" may be no directory at all */
+    assert_true(cp_glob_match(p, "validation/h100/resnet50.json"));
+    assert_true(cp_glob_match(p, "validation/h200x2/calib/raw/x.json"));
+    assert_false(cp_glob_match(p, "validation/h100/run.log"));
+    assert_false(cp_glob_match(p, "other/h100/x.json"));
+    assert_false(cp_glob_match(p, "validation/.cache/x.json")); /* hidden folders only when named */
+    assert_false(cp_glob_match(p, "validation/h100/.x.json"));
+    assert_true(cp_glob_match("validation/*/*.json", "validation/h100/x.json"));
+    assert_false(cp_glob_match("validation/*/*.json", "validation/h100/deep/x.json"));
+    assert_false(cp_glob_match("validation/*/*.json", "validation/x.json"));
+    assert_true(cp_glob_match("**/x.json", "a/b/c/x.json"));
+    assert_true(cp_glob_match("**/x.json", "x.json"));
+    assert_true(cp_glob_match("a/**", "a/b/c"));
+    assert_true(cp_glob_match("a/**/b/**/c.json", "a/x/b/y/z/c.json"));
+    assert_false(cp_glob_match("a/**/b/**/c.json", "a/x/y/z/c.json"));
+    assert_true(cp_glob_match("/abs/**/h1[0-9]0/*.json", "/abs/v/h100/r.json"));
+    assert_true(cp_glob_match("validation//h100/*.json", "validation/h100/a.json"));
+}
+
+static char tree[64];
+
+static void touch(const char *rel)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tree, rel);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("{}\n", f);
+    fclose(f);
+}
+
+static int make_tree(void **state)
+{
+    (void)state;
+    snprintf(tree, sizeof tree, "/tmp/cnnperf-test-validate-XXXXXX");
+    if (!mkdtemp(tree))
+        return -1;
+    char p[256];
+    const char *dirs[] = {"v", "v/h100", "v/h200x2", "v/h200x2/calib", "v/.hidden"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", tree, dirs[i]);
+        if (mkdir(p, 0700))
+            return -1;
+    }
+    const char *files[] = {"v/top.json", "v/h100/b.json", "v/h100/a.json", "v/h100/run.log",
+                           "v/h200x2/calib/raw.json", "v/.hidden/h.json"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        touch(files[i]);
+    return 0;
+}
+
+static int remove_tree(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tree);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void free_list(char **l, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(l[i]);
+    free(l);
+}
+
+static void test_glob_expand(void **state)
+{
+    (void)state;
+    char pat[256], want[256];
+    char **l = NULL;
+    int n = 0, cap = 0;
+    cp_error err;
+    snprintf(pat, sizeof pat, "%s/v/**/*.json", tree);
+    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), 4);
+    assert_int_equal(n, 4);
+    const char *expect[] = {"v/h100/a.json", "v/h100/b.json", "v/h200x2/calib/raw.json", "v/top.json"}; /* sorted */
+    for (int i = 0; i < 4; i++) {
+        snprintf(want, sizeof want, "%s/%s", tree, expect[i]);
+        assert_string_equal(l[i], want);
+    }
+    /* a second pattern naming the same files adds none twice */
+    snprintf(pat, sizeof pat, "%s/v/h100/*.json", tree);
+    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), 2);
+    assert_int_equal(n, 4);
+    /* a folder: its *.json at any depth */
+    free_list(l, n);
+    l = NULL, n = cap = 0;
+    snprintf(pat, sizeof pat, "%s/v/h200x2", tree);
+    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), 1);
+    /* nothing matches, a missing file: errors naming the pattern */
+    snprintf(pat, sizeof pat, "%s/v/**/*.csv", tree);
+    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), -1);
+    assert_non_null(strstr(err.msg, "no file matches"));
+    snprintf(pat, sizeof pat, "%s/v/none.json", tree);
+    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), -1);
+    assert_non_null(strstr(err.msg, "cannot open"));
+    free_list(l, n);
+}
+
+/* --- the hand-written tail --------------------------------------------------------------- */
+
+static void test_handwritten(void **state)
+{
+    (void)state;
+    const char *doc = "# Accuracy\n\n| generated |\n" CP_VAL_MARKER "\n## Why\n\nkept text\n";
+    const char *tail = cp_val_handwritten(doc);
+    assert_non_null(tail);
+    assert_string_equal(tail, "## Why\n\nkept text\n");
+    /* blanks and a CR around the marker, the marker as the last line */
+    assert_string_equal(cp_val_handwritten("x\n  " CP_VAL_MARKER " \r\nt\n"), "t\n");
+    assert_string_equal(cp_val_handwritten("x\n" CP_VAL_MARKER), "");
+    /* no marker, or the marker inside a line: nothing to keep */
+    assert_null(cp_val_handwritten("# Accuracy\nno marker here\n"));
+    assert_null(cp_val_handwritten("see " CP_VAL_MARKER " in text\n"));
+    assert_null(cp_val_handwritten(""));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_relative_error),
+        cmocka_unit_test(test_mape),
+        cmocka_unit_test(test_winner),
+        cmocka_unit_test(test_pairs),
+        cmocka_unit_test(test_one_gpu_scope),
+        cmocka_unit_test(test_targets),
+        cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_worst_layers),
+        cmocka_unit_test(test_baseline_targets),
+        cmocka_unit_test(test_regressed),
+        cmocka_unit_test(test_glob_match),
+        cmocka_unit_test_setup_teardown(test_glob_expand, make_tree, remove_tree),
+        cmocka_unit_test(test_handwritten),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
