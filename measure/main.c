@@ -43,7 +43,8 @@ static const char usage[] =
     "                        default fp32)\n"
     "  --warmup N            untimed iterations first (default 5)\n"
     "  --iters N             timed iterations (default 20)\n"
-    "  --workspace-mb N      cuDNN convolution workspace limit in MiB (default 1024)\n"
+    "  --workspace-mb N      cuDNN convolution workspace limit in MiB (default 8192,\n"
+    "                        less when the GPU has less memory free after the tensors)\n"
     "  --check-loss N        train N iterations on one fixed batch, print the loss of each to stderr;\n"
     "                        exit 0 only if the last loss is lower than the first\n"
     "  --comm MODE           gradient exchange between MPI ranks: nccl, ps or none (default: none for one\n"
@@ -675,7 +676,7 @@ static int check_loss(cm_net *n, int iterations)
 
 int main(int argc, char **argv)
 {
-    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", 64, 5, 20, 1024, 0, 1, 0};
+    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", 64, 5, 20, 8192, 0, 1, 0};
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;

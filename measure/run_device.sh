@@ -465,6 +465,13 @@ main() {
     multi) multi ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
+    remeasure) # the campaign's configurations again, nothing else (e.g. after a change of defaults)
+        single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
+        single "$CAMPAIGN_CALIB
+resnet18 64 tf32
+vgg11 64 tf32
+mobilenet_v2 64 tf32
+densenet121 64 tf32" "--warmup 3 --iters 10" ;;
     *) single ;;
     esac
 }

@@ -180,7 +180,18 @@ static int parse_device(const char *text, size_t len, const char *file, void *d,
 int cp_device_load(const char *spec, cp_device *d, cp_error *err)
 {
     memset(d, 0, sizeof *d);
-    return cp_resource_load("devices", "device", spec, parse_device, d, err);
+    if (cp_resource_load("devices", "device", spec, parse_device, d, err))
+        return -1;
+    const char *cal = cp_calibration_default();
+    if (strcmp(cal, "none") == 0)
+        return 0;
+    if (strcmp(cal, "auto") == 0) {
+        /* calibration/<id> when one is embedded; a device nobody calibrated stays analytic */
+        if (!cp_resource_find("calibration", d->id))
+            return 0;
+        cal = d->id;
+    }
+    return cp_calibration_load(cal, &d->calib, err);
 }
 
 double cp_device_peak_flops(const cp_device *d, cp_precision p)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "../util/cp_error.h"
+#include "calibration.h"
 #include "eager_costs.h"
 
 typedef enum { CP_PREC_FP32, CP_PREC_TF32, CP_PREC_FP16, CP_PREC_BF16, CP_PREC_COUNT } cp_precision;
@@ -67,6 +68,9 @@ typedef struct {
 
     /* the optional "eager" section: the framework host's costs (--mode eager) */
     cp_eager_costs eager;
+
+    /* attached by cp_device_load (cp_calibration_set_default); not loaded: analytic only */
+    cp_calibration calib;
 } cp_device;
 
 /* spec is an embedded id ("h100") or a path to a JSON file. */

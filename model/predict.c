@@ -43,6 +43,42 @@ static void find_twins(const cp_network *net, int *twin, int *slot, int slots)
     }
 }
 
+/* The calibration class of a layer (calibration.h). */
+static cp_calib_class calib_class(const cp_layer *l)
+{
+    const char *k = l->kind->name;
+    if (strcmp(k, "conv") == 0) {
+        if (l->in[0].c <= 4)
+            return CP_CC_CONV_FIRST;
+        if (l->groups > 1)
+            return CP_CC_CONV_GROUPED;
+        return l->kh == 1 && l->kw == 1 ? CP_CC_CONV_1X1 : CP_CC_CONV_KXK;
+    }
+    if (strcmp(k, "fc") == 0)
+        return CP_CC_FC;
+    if (strcmp(k, "batchnorm") == 0)
+        return CP_CC_BATCHNORM;
+    if (strstr(k, "pool"))
+        return CP_CC_POOL;
+    if (strcmp(k, "lrn") == 0)
+        return CP_CC_OTHER;
+    return CP_CC_ELEMENTWISE;
+}
+
+cp_calib_class cp_layer_calib_class(const cp_layer *l) { return calib_class(l); }
+
+/* A pass node's calibration: t = scale x (its kernels) + offset. */
+static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pass pass, const cp_exec *x)
+{
+    const cp_calibration *cal = &x->dev->calib;
+    if (!cal->loaded)
+        return;
+    cp_calib_group g = x->prec == CP_PREC_FP32 ? CP_CG_FP32 : x->prec == CP_PREC_TF32 ? CP_CG_TF32 : CP_CG_HALF;
+    const cp_calib_term *t = &cal->term[g][calib_class(l)][pass];
+    p->tree.t[node].scale = t->scale;
+    p->tree.t[node].offset_ms = t->offset_ms;
+}
+
 /* Adds the kernels of one layer pass under parent; returns the pass node,
  * -2 when the pass runs nothing, -1 on error. built[] holds, per group
  * representative and pass, the first node built for the group. */
@@ -71,6 +107,7 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
         }
         lp->flops[pass] = pass == CP_PASS_BWD_DATA && !l->needs_input_grad ? 0 : l->kind->flops(l, pass, x->batch);
         lp->node[pass] = node;
+        calibrate_pass(p, node, l, pass, x);
         return node;
     } else {
         /* Gradients that meet where a tensor forks must be summed first. */
@@ -102,6 +139,7 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
     }
     *first = node;
     lp->node[pass] = node;
+    calibrate_pass(p, node, l, pass, x);
     lp->kernels += n;
     return node;
 }

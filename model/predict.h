@@ -45,4 +45,8 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
                cp_error *err);
 void cp_prediction_free(cp_prediction *p);
 
+/* The calibration class of a layer's passes (calibration.h), as the
+ * prediction applies it: for reports and the fitting tool. */
+cp_calib_class cp_layer_calib_class(const cp_layer *l);
+
 #endif

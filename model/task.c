@@ -51,7 +51,7 @@ int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, i
     }
     int i = tr->n++;
     tr->t[i] = (cp_task){.type = type, .name = name, .unit = unit, .link = -1, .kernel = -1,
-                         .first = -1, .last = -1, .next = -1, .dep = {-1, -1}};
+                         .first = -1, .last = -1, .next = -1, .dep = {-1, -1}, .scale = 1};
     if (parent >= 0) {
         cp_task *p = &tr->t[parent];
         if (p->last >= 0)
@@ -292,7 +292,8 @@ static int eval_node(cp_tree *tr, int root, const cp_system *s, cp_error *err)
                 return -1;
             sum += tr->t[c].time_ms;
         }
-        tr->t[root].time_ms = sum;
+        t = &tr->t[root];
+        tr->t[root].time_ms = t->scale * sum + t->offset_ms;
         return 0;
     }
     case CP_TASK_FIXED:

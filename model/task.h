@@ -36,6 +36,9 @@ typedef struct {
     int first, last, next; /* children, as indices (-1: none) */
     int count;        /* number of children */
     double time_ms;   /* filled by cp_tree_eval; FIXED: given */
+    /* SEQ: time = scale x sum + offset_ms; a layer pass's calibration
+     * (calibration.h), 1 and 0 otherwise */
+    double scale, offset_ms;
     /* as a child of a DAG */
     int resource;            /* the stream it runs on */
     int dep[CP_MAX_DEPS];    /* nodes that must finish first */

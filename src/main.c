@@ -157,6 +157,7 @@ static int cmd_list(const char *dir)
 
 int main(int argc, char **argv)
 {
+    cp_calibration_set_default("auto"); /* --calibration overrides */
     if (argc < 2)
         return cmd_predict(1, argv); /* the embedded default: ResNet-50 on H100 */
     const char *cmd = argv[1];

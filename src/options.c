@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include "../model/calibration.h"
 #include "../util/atomic_file.h"
 
 #include <stdarg.h>
@@ -39,6 +40,8 @@ const char cp_usage[] =
     "                          eager (as PyTorch runs them: per-operator host costs, autocast casts, foreach SGD)\n"
     "  --eager-profile FILE    host costs of eager operators: tools/torch_bench.py --eager-overhead JSON\n"
     "  --format F              table, json or csv (default table)\n"
+    "  --calibration auto|none|FILE  per-class corrections fitted on measured networks (calibration/);\n"
+    "                          auto (default): the device's own when there is one; none: the analytic model\n"
     "  --explain               print the task tree with every kernel's queue-model terms\n"
     "  --layer NAME            with --explain: only this layer's passes\n"
     "  --trace FILE            write the predicted iteration as Chrome trace-event JSON (Perfetto)\n"
@@ -86,6 +89,7 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
         {"--bucket-mb", offsetof(cp_options, bucket_mb)}, {"--ps-servers", offsetof(cp_options, ps_servers)},
         {"--ps-on", offsetof(cp_options, ps_on)},
         {"--mode", offsetof(cp_options, mode)},           {"--eager-profile", offsetof(cp_options, eager_profile)},
+        {"--calibration", offsetof(cp_options, calibration)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -106,6 +110,8 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
             return cp_bad("%s needs a value", a);
         *(const char **)((char *)o + valued[k].offset) = argv[++i];
     }
+    if (o->calibration) /* read by cp_device_load for every device the command loads */
+        cp_calibration_set_default(o->calibration);
     return 0;
 }
 

@@ -9,6 +9,7 @@ typedef struct {
     const char *network, *device, *cluster, *precision, *format, *layer, *output, *trace;
     const char *batch, *gpus, *comm, *nccl_algo, *overlap, *bucket_mb, *ps_servers, *ps_on;
     const char *mode, *eager_profile; /* --mode harness|eager, --eager-profile FILE */
+    const char *calibration;          /* --calibration auto|none|FILE */
     int explain;
 } cp_options;
 

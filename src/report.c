@@ -99,6 +99,7 @@ static const column layer_cols[] = {
     {"output", "output", COL_TEXT, -14, 0},
     {"params", "params", COL_INT, 12, 0},
     {"fwd_MFLOP", "forward_flops", COL_NUM, 12, 2},
+    {"calib_class", "calibration_class", COL_TEXT, -13, 0},
 };
 
 static cell layer_cell(const row *r, int col, char *buf, size_t n, int scaled)
@@ -112,6 +113,7 @@ static cell layer_cell(const row *r, int col, char *buf, size_t n, int scaled)
     case 3: shape_text(l->out, buf, n); c.s = buf; break;
     case 4: c.d = (double)l->params; break;
     case 5: c.d = l->kind->flops(l, CP_PASS_FWD, r->batch) / (scaled ? 1e6 : 1); break;
+    case 6: c.s = cp_calib_class_name(cp_layer_calib_class(l)); break;
     }
     return c;
 }

@@ -1,0 +1,133 @@
+#include "calibration.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/jsonread.h"
+#include "../util/resources.h"
+
+static const char *const class_names[CP_CC_COUNT] = {"conv_first", "conv_grouped", "conv_1x1", "conv_kxk", "fc",
+                                                     "batchnorm",  "elementwise",  "pool",     "other"};
+static const char *const group_names[CP_CG_COUNT] = {"fp32", "tf32", "half"};
+static const char *const pass_keys[CP_CALIB_PASSES] = {"forward", "backward_data", "backward_weight", "update"};
+
+const char *cp_calib_class_name(cp_calib_class c) { return (unsigned)c < CP_CC_COUNT ? class_names[c] : "?"; }
+const char *cp_calib_group_name(cp_calib_group g) { return (unsigned)g < CP_CG_COUNT ? group_names[g] : "?"; }
+
+static int parse_pass(cp_jctx *c, const cJSON *obj, cp_calib_term *t)
+{
+    static const char *const known[] = {"scale", "offset_us", "points", NULL};
+    if (!cJSON_IsObject(obj))
+        return cp_jfail(c, NULL, "must be an object {\"scale\": S, \"offset_us\": O}");
+    double off = 0;
+    if (cp_jonly(c, obj, known) || cp_jnum(c, obj, "scale", true, 1, 0.05, 100, &t->scale) ||
+        cp_jnum(c, obj, "offset_us", false, 0, 0, 1e5, &off))
+        return -1;
+    t->offset_ms = off * 1e-3;
+    return 0;
+}
+
+static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_CALIB_PASSES])
+{
+    if (!cJSON_IsObject(obj))
+        return cp_jfail(c, NULL, "must be an object of layer classes");
+    for (const cJSON *cl = obj->child; cl; cl = cl->next) {
+        int k = 0;
+        while (k < CP_CC_COUNT && strcmp(class_names[k], cl->string) != 0)
+            k++;
+        if (k == CP_CC_COUNT)
+            return cp_jfail(c, cl->string,
+                            "unknown layer class (known: conv_first, conv_grouped, conv_1x1, conv_kxk, fc, "
+                            "batchnorm, elementwise, pool, other)");
+        size_t mark = cp_jpush_key(c, cl->string);
+        if (!cJSON_IsObject(cl))
+            return cp_jfail(c, NULL, "must be an object of passes");
+        for (const cJSON *ps = cl->child; ps; ps = ps->next) {
+            int p = 0;
+            while (p < CP_CALIB_PASSES && strcmp(pass_keys[p], ps->string) != 0)
+                p++;
+            if (p == CP_CALIB_PASSES)
+                return cp_jfail(c, ps->string, "unknown pass (known: forward, backward_data, backward_weight, update)");
+            size_t m2 = cp_jpush_key(c, ps->string);
+            if (parse_pass(c, ps, &terms[k][p]))
+                return -1;
+            cp_jpop(c, m2);
+        }
+        cp_jpop(c, mark);
+    }
+    return 0;
+}
+
+int cp_calibration_parse(const char *text, size_t len, const char *file, cp_calibration *cal, cp_error *err)
+{
+    static const char *const known[] = {"format", "device", "source", "library", "training_set", "method",
+                                        "fitted", "git_commit", "terms", "description", NULL};
+    memset(cal, 0, sizeof *cal);
+    for (int g = 0; g < CP_CG_COUNT; g++)
+        for (int k = 0; k < CP_CC_COUNT; k++)
+            for (int p = 0; p < CP_CALIB_PASSES; p++)
+                cal->term[g][k][p].scale = 1;
+    cJSON *root = cp_json_parse(text, len, file, err);
+    if (!root)
+        return -1;
+    cp_jctx c = {file, "$", err};
+    const char *format = NULL, *source = NULL;
+    int rc = -1;
+    if (!cJSON_IsObject(root)) {
+        cp_jfail(&c, NULL, "must be an object");
+        goto out;
+    }
+    if (cp_jonly(&c, root, known) || cp_jstr(&c, root, "format", true, &format) ||
+        cp_jstr(&c, root, "source", true, &source))
+        goto out;
+    if (strcmp(format, "cnnperf-calibration-factors/1") != 0) {
+        cp_jfail(&c, "format", "expected \"cnnperf-calibration-factors/1\", got \"%s\"", format);
+        goto out;
+    }
+    const cJSON *terms = cp_jget(root, "terms");
+    if (!terms) {
+        cp_jfail(&c, "terms", "missing: the fitted terms by precision group, class and pass");
+        goto out;
+    }
+    if (!cJSON_IsObject(terms)) {
+        cp_jfail(&c, "terms", "must be an object with fp32, tf32 and half tables");
+        goto out;
+    }
+    size_t mark = cp_jpush_key(&c, "terms");
+    for (const cJSON *g = terms->child; g; g = g->next) {
+        int gi = 0;
+        while (gi < CP_CG_COUNT && strcmp(group_names[gi], g->string) != 0)
+            gi++;
+        if (gi == CP_CG_COUNT) {
+            cp_jfail(&c, g->string, "unknown precision group (known: fp32, tf32, half)");
+            goto out;
+        }
+        size_t m2 = cp_jpush_key(&c, g->string);
+        if (parse_table(&c, g, cal->term[gi]))
+            goto out;
+        cp_jpop(&c, m2);
+    }
+    cp_jpop(&c, mark);
+    snprintf(cal->file, sizeof cal->file, "%s", file);
+    snprintf(cal->source, sizeof cal->source, "%s", source);
+    cal->loaded = true;
+    rc = 0;
+out:
+    cJSON_Delete(root);
+    return rc;
+}
+
+static int parse_cb(const char *text, size_t len, const char *file, void *obj, cp_error *err)
+{
+    return cp_calibration_parse(text, len, file, obj, err);
+}
+
+int cp_calibration_load(const char *spec, cp_calibration *c, cp_error *err)
+{
+    return cp_resource_load("calibration", "calibration", spec, parse_cb, c, err);
+}
+
+static const char *default_spec = "none";
+
+void cp_calibration_set_default(const char *spec) { default_spec = spec ? spec : "none"; }
+const char *cp_calibration_default(void) { return default_spec; }

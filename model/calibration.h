@@ -1,0 +1,64 @@
+/* calibration: how far the kernels cuDNN actually runs are from the
+ * modelled decomposition, per class of layer pass, fitted on a named
+ * training set of measured networks (calibration/FORMAT.md).
+ *
+ * The queue model times the kernels a layer pass is decomposed into. cuDNN
+ * picks other algorithms (FFT, Winograd, NCHW<->NHWC transposes around
+ * tensor-core kernels, several kernels for one batch-norm pass), so each
+ * pass of a class is corrected as t = scale x t_model + offset, with
+ * offset the per-call cost the decomposition lacks. The correction is a
+ * property of a device and a library version, fitted once from networks
+ * kept apart from the ones the accuracy is judged on. */
+#ifndef CP_CALIBRATION_H
+#define CP_CALIBRATION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../util/cp_error.h"
+
+/* Precision groups: fp32 on FMA lanes, tf32 and 16-bit on tensor cores. */
+typedef enum { CP_CG_FP32, CP_CG_TF32, CP_CG_HALF, CP_CG_COUNT } cp_calib_group;
+
+typedef enum {
+    CP_CC_CONV_FIRST,   /* a convolution of the input image (<= 4 channels) */
+    CP_CC_CONV_GROUPED, /* groups > 1: depthwise and grouped */
+    CP_CC_CONV_1X1,
+    CP_CC_CONV_KXK,
+    CP_CC_FC,
+    CP_CC_BATCHNORM,
+    CP_CC_ELEMENTWISE, /* relu, relu6, dropout, add, concat, softmax, flatten */
+    CP_CC_POOL,        /* max, avg, adaptive and global average pooling */
+    CP_CC_OTHER,       /* lrn */
+    CP_CC_COUNT
+} cp_calib_class;
+
+#define CP_CALIB_PASSES 4 /* forward, backward-data, backward-weight, update */
+
+typedef struct {
+    double scale;     /* 1 when not set */
+    double offset_ms; /* 0 when not set */
+} cp_calib_term;
+
+typedef struct {
+    bool loaded;
+    char file[256];
+    char source[256]; /* one line: what it was fitted on */
+    cp_calib_term term[CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
+} cp_calibration;
+
+const char *cp_calib_class_name(cp_calib_class c);
+const char *cp_calib_group_name(cp_calib_group g);
+
+/* spec: an embedded name under calibration/ ("h100") or a path. */
+int cp_calibration_load(const char *spec, cp_calibration *c, cp_error *err);
+int cp_calibration_parse(const char *text, size_t len, const char *file, cp_calibration *c, cp_error *err);
+
+/* What cp_device_load attaches to every device it loads:
+ *   "none" (the library's default): the analytic model alone;
+ *   "auto" (the program's default): calibration/<device id> when embedded;
+ *   a path or embedded name: that file, for every device. */
+void cp_calibration_set_default(const char *spec);
+const char *cp_calibration_default(void);
+
+#endif

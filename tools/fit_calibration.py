@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""fit_calibration: fit calibration/<device>.json from measured training runs.
+
+The analytic model times the kernels each layer pass is decomposed into;
+cuDNN runs other kernels (FFT, Winograd, transposes around tensor-core
+kernels, several kernels per batch norm). For every precision group (fp32,
+tf32, half = fp16/bf16), layer class (`cnnperf layers` shows it) and pass,
+this fits
+
+    t_measured = scale * t_model + offset
+
+over the layers of the *calibration-set* networks only
+(validation/calibration-set.json): weighted least squares with weights
+t_measured^-1/2, between absolute error (which big layers dominate) and
+relative error (which small layers dominate). With fewer than 4 points, a
+negative offset or a scale under 0.2, the offset is dropped and the scale
+alone fitted. Runs of other networks are never read.
+
+  python3 tools/fit_calibration.py --device h100 --measured 'validation/h100/*.json' \\
+      -o calibration/h100.json [--also h200]
+
+Needs the cnnperf program (--cnnperf, default build/cnnperf); the predictions
+it fits against are made with --calibration none. The project does not need
+Python to build, test or predict: this is a maintenance tool, and its output
+is committed.
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PASSES = (("forward", "forward_ms"), ("backward_data", "backward_data_ms"),
+          ("backward_weight", "backward_weight_ms"), ("update", "update_ms"))
+
+
+def group(precision):
+    return {"fp32": "fp32", "tf32": "tf32", "fp16": "half", "bf16": "half"}[precision]
+
+
+def run_json(cnnperf, args):
+    out = subprocess.run([cnnperf] + args + ["--format", "json"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def fit(points):
+    """points: (model_ms, measured_ms). Returns (scale, offset_ms)."""
+    s0 = s1 = s2 = s3 = s4 = 0.0
+    for x, y in points:
+        w = y ** -0.5
+        s0 += w
+        s1 += w * x
+        s2 += w * x * x
+        s3 += w * y
+        s4 += w * x * y
+    det = s0 * s2 - s1 * s1
+    if len(points) >= 4 and det > 0:
+        a = (s0 * s4 - s1 * s3) / det
+        b = (s2 * s3 - s1 * s4) / det
+        if a >= 0.2 and b >= 0:
+            return a, b
+    return (s4 / s2 if s2 > 0 else 1.0), 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", required=True, help="device id the runs were measured on (h100)")
+    ap.add_argument("--measured", required=True, action="append", help="glob of cnnperf-measure JSON files")
+    ap.add_argument("--calibration-set", default=os.path.join(REPO, "validation", "calibration-set.json"))
+    ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--also", action="append", default=[],
+                    help="also write calibration/<ID>.json with the same terms for a device of the same "
+                         "architecture (say so in its source)")
+    args = ap.parse_args()
+
+    train = set(json.load(open(args.calibration_set))["networks"])
+    files = sorted({f for g in args.measured for f in glob.glob(g)})
+    points, used, classes = {}, [], {}
+    for f in files:
+        try:
+            m = json.load(open(f))
+        except (OSError, ValueError):
+            continue
+        if m.get("source") != "measurement" or m.get("gpus", 1) != 1 or m.get("network") not in train:
+            continue
+        net, batch, prec = m["network"], m["batch"], m["precision"]
+        if net not in classes:
+            layers = run_json(args.cnnperf, ["layers", "--network", net, "--batch", "1"])["layers"]
+            classes[net] = {l["name"]: l["calibration_class"] for l in layers}
+        p = run_json(args.cnnperf, ["predict", "--network", net, "--device", args.device, "--batch", str(batch),
+                                    "--precision", prec, "--calibration", "none"])
+        pred = {l["name"]: l for l in p["layers"]}
+        for l in m["layers"]:
+            q = pred.get(l["name"])
+            if not q:
+                sys.exit(f"fit_calibration: {f}: layer {l['name']} is not in the prediction of {net}")
+            for key, field in PASSES:
+                x, y = q.get(field, 0), l.get(field, 0)
+                if x > 0 and y > 0:
+                    points.setdefault((group(prec), classes[net][l["name"]], key), []).append((x, y))
+        used.append(os.path.relpath(f, REPO))
+
+    if not used:
+        sys.exit("fit_calibration: no single-GPU cnnperf-measure run of a calibration-set network matched")
+    terms = {}
+    for (g, cls, key), pts in sorted(points.items()):
+        a, b = fit(pts)
+        terms.setdefault(g, {}).setdefault(cls, {})[key] = {
+            "scale": round(a, 4), "offset_us": round(b * 1e3, 2), "points": len(pts)}
+        print(f"fit_calibration: {g:5} {cls:13} {key:16} scale {a:6.3f} offset {b * 1e3:7.1f} us  "
+              f"({len(pts)} layer passes)", file=sys.stderr)
+
+    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    nets = sorted({json.load(open(os.path.join(REPO, f)))["network"] for f in used})
+    libs = sorted({json.load(open(os.path.join(REPO, f)))["provenance"].get("cudnn", "?") for f in used})
+    gpu = json.load(open(os.path.join(REPO, used[0])))["provenance"].get("gpu_name", "?")
+    for dev, path in [(args.device, args.output)] + [(d, os.path.join(os.path.dirname(args.output), d + ".json"))
+                                                      for d in args.also]:
+        source = (f"fitted by tools/fit_calibration.py on {len(used)} cnnperf-measure runs of the calibration "
+                  f"set ({', '.join(nets)}) on {gpu}, cuDNN {', '.join(libs)}")
+        if dev != args.device:
+            source += f"; applied to {dev} as the same SM architecture, not fitted on it"
+        doc = {
+            "format": "cnnperf-calibration-factors/1",
+            "device": dev,
+            "source": source,
+            "library": "cuDNN " + ", ".join(libs) + ", legacy convolution API, NCHW (cnnperf-measure)",
+            "training_set": used,
+            "method": "per precision group, layer class and pass: t = scale * t_model + offset, weighted least "
+                      "squares (weights t^-1/2) over the layer passes of the training runs; scale alone when "
+                      "the fit gives a negative offset, a scale under 0.2 or fewer than 4 points",
+            "fitted": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+            "git_commit": commit,
+            "terms": terms,
+        }
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, path)
+        print(f"fit_calibration: wrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
