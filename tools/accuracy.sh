@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Regenerates docs/ACCURACY.md and its plots from every measurement under
+# validation/ (issue 5). Builds cnnperf first if needed; needs gnuplot for
+# the plots (setup.sh installs gnuplot-nox). Text after the line
+#   <!-- hand-written below: kept by the generator -->
+# in docs/ACCURACY.md is kept.
+#   tools/accuracy.sh                 regenerate the document
+#   tools/accuracy.sh --baseline      also rewrite validation/accuracy-baseline.json (the CI guard's
+#                                     reference: only when a model change is meant to move the numbers)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x build/cnnperf ] || [ -n "$(find src model layers comm networks devices clusters util -newer build/cnnperf -print -quit)" ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target cnnperf >/dev/null
+fi
+
+extra=()
+if [ "${1:-}" = "--baseline" ]; then
+  extra=(--write-baseline validation/accuracy-baseline.json)
+fi
+rm -f docs/accuracy-*.svg # plots of runs no longer measured go too
+build/cnnperf validate --measured 'validation/**/*.json' --format markdown -o docs/ACCURACY.md --plot docs/accuracy "${extra[@]}"
+echo "tools/accuracy.sh: wrote docs/ACCURACY.md and docs/accuracy-*.svg" >&2
