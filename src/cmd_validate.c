@@ -27,6 +27,7 @@ typedef struct {
     const char **measured;
     int n_measured;
     const char *format, *output, *plot, *baseline, *write_baseline, *device, *cluster, *calib_set, *eager_profile;
+    const char *calibration; /* --calibration auto|none|FILE, as cnnperf predict */
     int check;
 } val_opts;
 
@@ -318,15 +319,9 @@ static void run_label(cp_val_run *r, const cJSON *root)
             strcat(ex, " emulated");
     }
     const char *mf = str_at(root, "memory_format");
-    /* cnnperf-measure's cuDNN workspace, where not its default of 1024 MiB */
-    const cJSON *ws = cp_jget(cp_jget(root, "provenance"), "workspace_limit_mib");
-    char wbuf[32] = "";
-    if (cJSON_IsNumber(ws) && ws->valuedouble != 1024)
-        snprintf(wbuf, sizeof wbuf, " ws%.0f", ws->valuedouble);
     char label[512];
-    snprintf(label, sizeof label, "%s b%d %s %dx%s%s%s%s%s", r->network, r->batch, r->precision, r->gpus, r->device,
-             ex, wbuf, r->source == CP_VAL_PYTORCH ? " pytorch" : "",
-             mf && strcmp(mf, "channels_last") == 0 ? " channels-last" : "");
+    snprintf(label, sizeof label, "%s b%d %s %dx%s%s%s%s", r->network, r->batch, r->precision, r->gpus, r->device, ex,
+             r->source == CP_VAL_PYTORCH ? " pytorch" : "", mf && strcmp(mf, "channels_last") == 0 ? " channels-last" : "");
     snprintf(r->label, sizeof r->label, "%.*s", (int)sizeof r->label - 1, label);
 }
 
@@ -399,6 +394,17 @@ static void fill_predicted(cp_val_run *r, const cp_prediction *p)
     }
 }
 
+/* The layer-pass corrections the predictions carry (cp_device_load
+ * attaches them), listed once each for the report. */
+static void note_calibration(cp_validation *v, const cp_device *dev)
+{
+    const char *f = dev->calib.loaded ? dev->calib.file : "none (the analytic model)";
+    if (strstr(v->calibration, f))
+        return;
+    size_t k = strlen(v->calibration);
+    snprintf(v->calibration + k, sizeof v->calibration - k, "%s%s", k ? ", " : "", f);
+}
+
 /* PyTorch's runs are predicted as PyTorch runs them (--mode eager: the
  * host's cost per operator, autocast casts, the foreach optimizer);
  * cnnperf-measure's as it runs them (harness mode). */
@@ -408,6 +414,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     cp_device dev;
     if (cp_device_load(r->device, &dev, &e))
         return s->o->device ? cp_fail(c->err, NULL, NULL, "--device: %s", e.msg) : cp_jfail(c, "device", "%s", e.msg);
+    note_calibration(&s->v, &dev);
     int eager = r->source == CP_VAL_PYTORCH, rc_ = 0, builtin = 0;
     const cp_eager_costs *costs = s->have_costs ? &s->costs : NULL;
     if (r->gpus == 1) {
@@ -896,6 +903,7 @@ static int parse_args(int argc, char **argv, val_opts *o)
         {"--cluster", offsetof(val_opts, cluster)},
         {"--calibration-set", offsetof(val_opts, calib_set)},
         {"--eager-profile", offsetof(val_opts, eager_profile)},
+        {"--calibration", offsetof(val_opts, calibration)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -926,6 +934,8 @@ static int parse_args(int argc, char **argv, val_opts *o)
     }
     if (o->n_measured == 0)
         return cp_bad("validate: --measured FILE|GLOB is required (e.g. --measured 'validation/**/*.json')");
+    if (o->calibration) /* read by cp_device_load for every device */
+        cp_calibration_set_default(o->calibration);
     if (o->check && !o->baseline)
         return cp_bad("--check needs --baseline FILE");
     return 0;

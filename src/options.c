@@ -50,7 +50,7 @@ const char cp_usage[] =
     "\n"
     "validate --measured FILE|GLOB... ['dir/**/*.json': any depth] [--format table|json|csv|markdown] [-o FILE]\n"
     "         [--plot PREFIX] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
-    "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE]\n"
+    "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE] [--calibration auto|none|FILE]\n"
     "         (README.md, \"cnnperf validate\")\n";
 
 int cp_bad(const char *fmt, ...)

@@ -22,7 +22,8 @@ typedef struct {
 
 /* Everything one validation found; filled by cmd_validate.c. */
 typedef struct {
-    char command[1024]; /* how it was run, for the generated document */
+    char command[1024];    /* how it was run, for the generated document */
+    char calibration[512]; /* the layer-pass corrections the predictions used */
     cp_val_run *runs;
     int n_runs;
     cp_val_ar *ar;
