@@ -130,8 +130,11 @@ static void pass_kernels(run *r, int node, const char *layer)
     const cp_tree *tr = &r->p->tree;
     if (node < 0)
         return;
-    for (int c = tr->t[node].first; c >= 0; c = tr->t[c].next)
-        kernel(r, tr->t[c].time_ms, tr->k[tr->t[c].kernel].name, layer);
+    /* the pass's calibration (calibration.h): its scale on every kernel, its
+     * per-call offset on the first */
+    double scale = tr->t[node].scale, offset = tr->t[node].offset_ms;
+    for (int c = tr->t[node].first; c >= 0; c = tr->t[c].next, offset = 0)
+        kernel(r, scale * tr->t[c].time_ms + offset, tr->k[tr->t[c].kernel].name, layer);
 }
 
 /* Parameter tensors of a layer as torch holds them (weight and bias, or BN's
