@@ -1,0 +1,169 @@
+/* calibration (model/calibration.c): the file format and its errors, that
+ * a pass's correction t = scale x t_model + offset lands on exactly the
+ * passes of its class and precision group, and which devices cp_device_load
+ * calibrates under each default. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/calibration.h"
+#include "model/predict.h"
+
+static int parse(const char *text, cp_calibration *c, cp_error *err)
+{
+    return cp_calibration_parse(text, strlen(text), "test.json", c, err);
+}
+
+#define HEAD "{\"format\": \"cnnperf-calibration-factors/1\", \"source\": \"test\", "
+
+static void test_parse_defaults_to_identity(void **state)
+{
+    (void)state;
+    cp_calibration c;
+    cp_error err;
+    assert_int_equal(parse(HEAD "\"terms\": {\"half\": {\"conv_1x1\": {\"forward\": {\"scale\": 2.5, "
+                                "\"offset_us\": 20}}}}}",
+                           &c, &err),
+                     0);
+    assert_true(c.loaded);
+    assert_true(fabs(c.term[CP_CG_HALF][CP_CC_CONV_1X1][0].scale - 2.5) < 1e-12);
+    assert_true(fabs(c.term[CP_CG_HALF][CP_CC_CONV_1X1][0].offset_ms - 0.020) < 1e-12);
+    /* everything not named is left alone */
+    assert_true(c.term[CP_CG_HALF][CP_CC_CONV_1X1][1].scale == 1 && c.term[CP_CG_HALF][CP_CC_CONV_1X1][1].offset_ms == 0);
+    assert_true(c.term[CP_CG_FP32][CP_CC_CONV_1X1][0].scale == 1);
+}
+
+static void test_bad_files_name_the_field(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"[1]", "test.json: $: must be an object"},
+        {"{\"format\": \"x\", \"source\": \"s\", \"terms\": {}}", "$.format"},
+        {"{\"format\": \"cnnperf-calibration-factors/1\", \"terms\": {}}", "$.source"},
+        {HEAD "\"terms\": {\"fp64\": {}}}", "$.terms.fp64"},
+        {HEAD "\"terms\": {\"fp32\": {\"conv_5x5\": {}}}}", "$.terms.fp32.conv_5x5"},
+        {HEAD "\"terms\": {\"fp32\": {\"fc\": {\"sideways\": {\"scale\": 1}}}}}", "$.terms.fp32.fc.sideways"},
+        {HEAD "\"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": 0}}}}}", "$.terms.fp32.fc.forward.scale"},
+        {HEAD "\"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": 1, \"offset_us\": -3}}}}}",
+         "$.terms.fp32.fc.forward.offset_us"},
+        {HEAD "\"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"offset_us\": 3}}}}}", "$.terms.fp32.fc.forward.scale"},
+        {HEAD "\"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": 1, \"bias\": 3}}}}}",
+         "$.terms.fp32.fc.forward.bias"},
+        {HEAD "\"unknown\": 1, \"terms\": {}}", "$.unknown"},
+        {HEAD "\"terms\": [1]}", "$.terms"},
+        {HEAD "\"terms\": {\"fp32\": 3}}", "$.terms.fp32"},
+        {"{\"format\": ", "test.json"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cp_calibration c;
+        cp_error err = {0};
+        if (parse(cases[i].text, &c, &err) == 0)
+            fail_msg("case %zu parsed: %s", i, cases[i].text);
+        if (!strstr(err.msg, cases[i].want) || !strstr(err.msg, "test.json"))
+            fail_msg("case %zu: message '%s' does not name '%s'", i, err.msg, cases[i].want);
+        assert_false(c.loaded);
+    }
+}
+
+static void test_scale_and_offset_apply_to_their_class(void **state)
+{
+    (void)state;
+    cp_error err;
+    cp_device dev;
+    cp_network net;
+    cp_calibration_set_default("none");
+    assert_int_equal(cp_device_load("h100", &dev, &err), 0);
+    assert_false(dev.calib.loaded);
+    assert_int_equal(cp_network_load("resnet18", &net, &err), 0);
+    cp_prediction a = {0}, b = {0};
+    assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &a, &err), 0);
+    assert_int_equal(parse(HEAD "\"terms\": {\"fp32\": {\"conv_kxk\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
+                                "\"batchnorm\": {\"backward_data\": {\"scale\": 3}}},"
+                                "\"half\": {\"fc\": {\"forward\": {\"scale\": 7}}}}}",
+                           &dev.calib, &err),
+                     0);
+    assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &b, &err), 0);
+    int kxk = 0;
+    double added = 0;
+    for (int i = 0; i < net.n_layers; i++) {
+        const cp_layer *l = &net.layers[i];
+        cp_calib_class cls = cp_layer_calib_class(l);
+        for (int p = 0; p < CP_PASS_COUNT; p++) {
+            double want = a.layers[i].ms[p];
+            if (cls == CP_CC_CONV_KXK && p == CP_PASS_FWD)
+                want = 2 * want + 0.010, kxk++;
+            if (cls == CP_CC_BATCHNORM && p == CP_PASS_BWD_DATA)
+                want = 3 * want;
+            if (fabs(b.layers[i].ms[p] - want) > 1e-9 * fmax(1, want))
+                fail_msg("%s pass %d: %.9f ms, want %.9f", l->name, p, b.layers[i].ms[p], want);
+            added += b.layers[i].ms[p] - a.layers[i].ms[p];
+        }
+    }
+    /* ResNet-18: conv1 is conv_first, the downsampling convolutions are 1x1, the rest 3x3 */
+    assert_int_equal(kxk, 16);
+    /* the task tree carries the corrections up to the iteration */
+    assert_true(fabs((b.iteration_ms - a.iteration_ms) - added) < 1e-6);
+    cp_prediction_free(&a);
+    cp_prediction_free(&b);
+    cp_network_free(&net);
+}
+
+static void test_auto_attaches_embedded_calibrations(void **state)
+{
+    (void)state;
+    cp_error err;
+    cp_device dev;
+    cp_calibration_set_default("auto");
+    assert_int_equal(cp_device_load("h100", &dev, &err), 0);
+    assert_true(dev.calib.loaded);
+    assert_non_null(strstr(dev.calib.source, "calibration set"));
+    assert_int_equal(cp_device_load("gtx1080", &dev, &err), 0); /* nobody calibrated it */
+    assert_false(dev.calib.loaded);
+    cp_calibration_set_default("no-such-calibration");
+    assert_int_not_equal(cp_device_load("h100", &dev, &err), 0);
+    assert_non_null(strstr(err.msg, "no-such-calibration"));
+    cp_calibration_set_default("none");
+}
+
+/* The fitted files must never have been fitted on an evaluation network. */
+static void test_fitted_files_name_only_the_calibration_set(void **state)
+{
+    (void)state;
+    static const char *const evaluation[] = {"resnet50", "vgg16", "alexnet", "googlenet", "lenet5"};
+    static const char *const files[] = {CNNPERF_SOURCE_DIR "/calibration/h100.json",
+                                        CNNPERF_SOURCE_DIR "/calibration/h200.json"};
+    for (size_t f = 0; f < 2; f++) {
+        FILE *in = fopen(files[f], "r");
+        assert_non_null(in);
+        static char text[1 << 20];
+        size_t n = fread(text, 1, sizeof text - 1, in);
+        fclose(in);
+        text[n] = 0;
+        for (size_t e = 0; e < sizeof evaluation / sizeof evaluation[0]; e++) {
+            char needle[64];
+            snprintf(needle, sizeof needle, "/%s-b", evaluation[e]);
+            if (strstr(text, needle))
+                fail_msg("%s was fitted on %s runs", files[f], evaluation[e]);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_defaults_to_identity),
+        cmocka_unit_test(test_bad_files_name_the_field),
+        cmocka_unit_test(test_scale_and_offset_apply_to_their_class),
+        cmocka_unit_test(test_auto_attaches_embedded_calibrations),
+        cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
