@@ -202,16 +202,19 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
             tile_of[n_cand++] = (int)i;
         }
     }
-    /* the lowest remaining bound next, until it cannot beat the best */
-    for (;;) {
-        int c = -1;
-        for (int j = 0; j < n_cand; j++)
-            if (lb[j] < best && (c < 0 || lb[j] < lb[c]))
-                c = j;
-        if (c < 0)
-            break;
-        int i = tile_of[c];
-        lb[c] = INFINITY; /* tried */
+    /* in the order of their bounds (insertion sort: a few dozen), until a
+     * bound cannot beat the best */
+    int order[MAX_CAND];
+    for (int j = 0; j < n_cand; j++) {
+        int at = j;
+        while (at > 0 && lb[order[at - 1]] > lb[j]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = j;
+    }
+    for (int o = 0; o < n_cand && lb[order[o]] < best; o++) {
+        int c = order[o], i = tile_of[c];
         cp_kernel k = tt->k[i];
         cp_kernel_eval e;
         k.name = what;
