@@ -1070,6 +1070,29 @@ int cp_cmd_validate(int argc, char **argv)
     for (int i = 0; !calib && i < n_files; i++)
         if (strcmp(base_name(files[i]), CALIB_SET_NAME) == 0)
             calib = files[i];
+    /* else the nearest one in a folder above the first measured file
+     * (validation/h100/x.json -> validation/calibration-set.json) */
+    static char found[4096];
+    for (int i = 0; !calib && i < n_files && i < 1; i++) {
+        snprintf(found, sizeof found, "%s", files[i]);
+        for (int up = 0; up < 4 && !calib; up++) {
+            char *slash = strrchr(found, '/');
+            if (!slash)
+                break;
+            *slash = 0;
+            size_t n = strlen(found);
+            if (n + sizeof "/" CALIB_SET_NAME > sizeof found)
+                break;
+            memcpy(found + n, "/" CALIB_SET_NAME, sizeof "/" CALIB_SET_NAME);
+            FILE *f = fopen(found, "r");
+            if (f) {
+                fclose(f);
+                calib = found;
+            } else {
+                found[n] = 0;
+            }
+        }
+    }
     FILE *probe = calib ? NULL : fopen("validation/" CALIB_SET_NAME, "r");
     if (probe) {
         fclose(probe);
