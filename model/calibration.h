@@ -24,7 +24,8 @@ typedef enum {
     CP_CC_CONV_FIRST,   /* a convolution of the input image (<= 4 channels) */
     CP_CC_CONV_GROUPED, /* groups > 1: depthwise and grouped */
     CP_CC_CONV_1X1,
-    CP_CC_CONV_KXK,
+    CP_CC_CONV_3X3,     /* the one size with Winograd and FFT-tiling algorithms */
+    CP_CC_CONV_KXK,     /* every other kernel size (5x5, 7x7, 1x7, 11x11, ...) */
     CP_CC_FC,
     CP_CC_BATCHNORM,
     CP_CC_ELEMENTWISE, /* relu, relu6, dropout, add, concat, softmax, flatten */

@@ -52,7 +52,9 @@ static cp_calib_class calib_class(const cp_layer *l)
             return CP_CC_CONV_FIRST;
         if (l->groups > 1)
             return CP_CC_CONV_GROUPED;
-        return l->kh == 1 && l->kw == 1 ? CP_CC_CONV_1X1 : CP_CC_CONV_KXK;
+        if (l->kh == 1 && l->kw == 1)
+            return CP_CC_CONV_1X1;
+        return l->kh == 3 && l->kw == 3 ? CP_CC_CONV_3X3 : CP_CC_CONV_KXK;
     }
     if (strcmp(k, "fc") == 0)
         return CP_CC_FC;

@@ -85,7 +85,7 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
     assert_int_equal(cp_network_load("resnet18", &net, &err), 0);
     cp_prediction a = {0}, b = {0};
     assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &a, &err), 0);
-    assert_int_equal(parse(HEAD "\"terms\": {\"fp32\": {\"conv_kxk\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
+    assert_int_equal(parse(HEAD "\"terms\": {\"fp32\": {\"conv_3x3\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
                                 "\"batchnorm\": {\"backward_data\": {\"scale\": 3}}},"
                                 "\"half\": {\"fc\": {\"forward\": {\"scale\": 7}}}}}",
                            &dev.calib, &err),
@@ -98,7 +98,7 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
         cp_calib_class cls = cp_layer_calib_class(l);
         for (int p = 0; p < CP_PASS_COUNT; p++) {
             double want = a.layers[i].ms[p];
-            if (cls == CP_CC_CONV_KXK && p == CP_PASS_FWD)
+            if (cls == CP_CC_CONV_3X3 && p == CP_PASS_FWD)
                 want = 2 * want + 0.010, kxk++;
             if (cls == CP_CC_BATCHNORM && p == CP_PASS_BWD_DATA)
                 want = 3 * want;
@@ -107,7 +107,7 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
             added += b.layers[i].ms[p] - a.layers[i].ms[p];
         }
     }
-    /* ResNet-18: conv1 is conv_first, the downsampling convolutions are 1x1, the rest 3x3 */
+    /* ResNet-18: conv1 is conv_first (7x7 on 3 channels), the downsampling convolutions 1x1, the rest 3x3 */
     assert_int_equal(kxk, 16);
     /* the task tree carries the corrections up to the iteration */
     assert_true(fabs((b.iteration_ms - a.iteration_ms) - added) < 1e-6);
