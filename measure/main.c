@@ -45,6 +45,9 @@ static const char usage[] =
     "  --iters N             timed iterations (default 20)\n"
     "  --workspace-mb N      cuDNN convolution workspace limit in MiB (default 8192,\n"
     "                        less when the GPU has less memory free after the tensors)\n"
+    "  --layers MODE         iteration (default): each layer pass timed inside the training iteration;\n"
+    "                        isolated: each pass also alone, 5 times back to back in the iteration's state\n"
+    "                        (one GPU, --comm none); layers[] then holds those times\n"
     "  --check-loss N        train N iterations on one fixed batch, print the loss of each to stderr;\n"
     "                        exit 0 only if the last loss is lower than the first\n"
     "  --comm MODE           gradient exchange between MPI ranks: nccl, ps or none (default: none for one\n"
@@ -62,7 +65,7 @@ static const char usage[] =
     "2 bad input, 77 no GPU (skipped).\n";
 
 typedef struct {
-    const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s;
+    const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s, *layers;
     int batch, warmup, iters, workspace_mb, check_loss, ps_servers, ps_threads;
 } options;
 
@@ -114,6 +117,8 @@ static int parse_options(int argc, char **argv, options *o)
             num = &o->warmup, min = 0, what = "a non-negative integer";
         else if (strcmp(a, "--workspace-mb") == 0)
             num = &o->workspace_mb, min = 0, max = 1 << 24, what = "a non-negative integer";
+        else if (strcmp(a, "--layers") == 0)
+            text = &o->layers;
         else if (strcmp(a, "--check-loss") == 0)
             num = &o->check_loss, min = 2, what = "an integer of at least 2";
         else if (strcmp(a, "--ps-servers") == 0)
@@ -676,7 +681,7 @@ static int check_loss(cm_net *n, int iterations)
 
 int main(int argc, char **argv)
 {
-    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", 64, 5, 20, 8192, 0, 1, 0};
+    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", 64, 5, 20, 8192, 0, 1, 0};
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;
@@ -693,6 +698,11 @@ int main(int argc, char **argv)
         return bad("--timeout-s: expected a positive number of seconds, got '%s'", o.timeout_s);
     if (o.comm && strcmp(o.comm, "nccl") != 0 && strcmp(o.comm, "ps") != 0 && strcmp(o.comm, "none") != 0)
         return bad("--comm: expected nccl, ps or none, got '%s'", o.comm);
+    bool isolated = strcmp(o.layers, "isolated") == 0;
+    if (!isolated && strcmp(o.layers, "iteration") != 0)
+        return bad("--layers: expected iteration or isolated, got '%s'", o.layers);
+    if (isolated && o.comm && strcmp(o.comm, "none") != 0)
+        return bad("--layers isolated times one GPU's passes alone: use it with --comm none, not '%s'", o.comm);
     cp_error err;
     cp_network net;
     if (cp_network_load(o.network, &net, &err))
@@ -810,6 +820,11 @@ int main(int argc, char **argv)
         cm_collect(&n, &s.iter[t], &s.phases[t * CM_PHASE_COUNT], &s.layers[(size_t)t * N * CP_PASS_COUNT]);
         s.exch[t] = ex ? cm_exchange_ms(ex) : 0;
     }
+    /* --layers isolated: the layer medians come from passes run alone */
+    if (isolated && ex)
+        cm_fatal("--layers isolated needs one rank without gradient exchange (--comm none)");
+    for (int t = 0; isolated && t < T; t++)
+        cm_isolated(&n, 5, &s.layers[(size_t)t * N * CP_PASS_COUNT]);
     /* The parameters as the exchange left them (the compute-only iterations
      * below run the SGD with learning rate 0). */
     unsigned long long checksum = cm_params_checksum(&n);
@@ -857,6 +872,15 @@ int main(int argc, char **argv)
                 identical = false;
         result_in in = {&n, &o, &run, &k, ex, all, len, info, identical};
         cJSON *root = result_json(&in);
+        cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
+        if (prov)
+            cJSON_AddStringToObject(prov, "layer_timing",
+                                    isolated ? "isolated: each layer pass alone, 5 times back to back between two CUDA "
+                                               "events in the state a training iteration gives it, after the timed "
+                                               "iterations; medians over as many rounds as timed iterations. "
+                                               "iteration_ms and phases are the training iterations'"
+                                             : "iteration: CUDA events around each layer pass inside the timed "
+                                               "training iterations");
         const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "iteration_ms");
         const cJSON *p10 = cJSON_GetObjectItemCaseSensitive(root, "iteration_p10_ms");
         const cJSON *p90 = cJSON_GetObjectItemCaseSensitive(root, "iteration_p90_ms");

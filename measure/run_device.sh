@@ -199,7 +199,10 @@ single() {
         [ -n "$net" ] || continue
         tag=$net-b$batch-$prec
         ws=()
-        case "${extra:-}" in ws=*) ws=(--workspace-mb "${extra#ws=}") tag=$tag-ws${extra#ws=} ;; esac
+        case "${extra:-}" in
+        ws=*) ws=(--workspace-mb "${extra#ws=}") tag=$tag-ws${extra#ws=} ;;
+        isolated) ws=(--layers isolated) tag=$tag-isolated ;;
+        esac
         if [ $(($(date +%s) - START)) -gt "$DEADLINE" ]; then
             fail "measure $tag skipped: past the ${DEADLINE} s budget"
             continue
@@ -465,6 +468,13 @@ main() {
     multi) multi ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
+    isolated) # --layers isolated beside the in-iteration layer times
+        single "
+alexnet 256 fp32 isolated
+resnet50 64 fp32 isolated
+resnet50 64 fp16 isolated
+googlenet 32 fp16 isolated
+vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
     remeasure) # the campaign's configurations again, nothing else (e.g. after a change of defaults)
         single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
         single "$CAMPAIGN_CALIB

@@ -614,6 +614,79 @@ void cm_iteration(cm_net *n)
     cm_where = "end of iteration";
 }
 
+/* One pass of one layer `reps` times back to back between two events;
+ * before each repetition the gradient pointers of the layer's producers are
+ * put back as the iteration had them, so that every repetition runs what the
+ * iteration runs once (a gradient sum where a tensor forks included). */
+static double isolate(cm_net *n, cm_layer *L, int pass, int reps, cudaEvent_t ev[2])
+{
+    void *saved[CP_MAX_INPUTS] = {0};
+    cm_layer *prod[CP_MAX_INPUTS] = {0};
+    for (int j = 0; j < L->l->n_inputs; j++)
+        if ((prod[j] = cm_producer(n, L, j)))
+            saved[j] = prod[j]->grad;
+    cm_where = L->l->name;
+    cudaCheck(cudaEventRecord(ev[0], n->gpu->stream));
+    for (int r = 0; r < reps; r++) {
+        for (int j = 0; j < L->l->n_inputs; j++)
+            if (prod[j])
+                prod[j]->grad = saved[j];
+        if (pass == CP_PASS_FWD)
+            L->kind->forward(n, L);
+        else if (pass == CP_PASS_BWD_DATA)
+            L->kind->backward_data(n, L);
+        else if (pass == CP_PASS_BWD_WEIGHT)
+            L->kind->backward_weight(n, L);
+        else
+            cm_sgd(&n->gpu->kern, L->ptype, L->w32, L->v32, L->g, L->ptype == CM_F32 ? NULL : L->w, L->n_params,
+                   n->lr * n->lr_scale, n->momentum, n->gpu->stream);
+    }
+    cudaCheck(cudaEventRecord(ev[1], n->gpu->stream));
+    cudaCheck(cudaEventSynchronize(ev[1]));
+    cudaCheck(cudaGetLastError());
+    float ms = 0;
+    cudaCheck(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    n->tl.n = 0; /* the gradient sums' own marks: not this timeline's */
+    return ms / reps;
+}
+
+void cm_isolated(cm_net *n, int reps, double *layer_ms)
+{
+    cm_gpu *g = n->gpu;
+    cudaEvent_t ev[2];
+    cudaCheck(cudaEventCreate(&ev[0]));
+    cudaCheck(cudaEventCreate(&ev[1]));
+    memset(layer_ms, 0, (size_t)n->n * CP_PASS_COUNT * sizeof *layer_ms);
+    n->tl.n = 0;
+    cm_where = "loading";
+    cudaCheck(cudaMemcpyAsync(n->input, n->input_host, n->input_bytes, cudaMemcpyHostToDevice, g->stream));
+    cudaCheck(cudaMemcpyAsync(n->labels, n->labels_host, (size_t)g->batch * sizeof(int), cudaMemcpyHostToDevice,
+                              g->stream));
+    n->phase = CM_PHASE_FORWARD;
+    for (int i = 0; i < n->n; i++) {
+        cm_layer *L = &n->layers[i];
+        if (L->kind->forward)
+            layer_ms[i * CP_PASS_COUNT + CP_PASS_FWD] = isolate(n, L, CP_PASS_FWD, reps, ev);
+    }
+    n->phase = CM_PHASE_BACKWARD;
+    for (int i = 0; i < n->n; i++)
+        n->layers[i].grad = NULL;
+    for (int i = n->n - 1; i >= 0; i--) {
+        cm_layer *L = &n->layers[i];
+        if (runs_backward_data(L))
+            layer_ms[i * CP_PASS_COUNT + CP_PASS_BWD_DATA] = isolate(n, L, CP_PASS_BWD_DATA, reps, ev);
+        if (runs_backward_weight(L))
+            layer_ms[i * CP_PASS_COUNT + CP_PASS_BWD_WEIGHT] = isolate(n, L, CP_PASS_BWD_WEIGHT, reps, ev);
+    }
+    n->phase = CM_PHASE_UPDATE;
+    for (int i = 0; i < n->n; i++)
+        if (n->layers[i].n_params > 0)
+            layer_ms[i * CP_PASS_COUNT + CP_PASS_UPDATE] = isolate(n, &n->layers[i], CP_PASS_UPDATE, reps, ev);
+    cudaCheck(cudaEventDestroy(ev[0]));
+    cudaCheck(cudaEventDestroy(ev[1]));
+    cm_where = "end of the isolated passes";
+}
+
 void cm_collect(cm_net *n, double *iteration_ms, double phase_ms[CM_PHASE_COUNT], double *layer_ms)
 {
     cm_timeline *t = &n->tl;

@@ -147,6 +147,10 @@ void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net);
 void cm_iteration(cm_net *n);
 /* Waits for the iteration and reads its times: layer_ms has n x CP_PASS_COUNT entries. */
 void cm_collect(cm_net *n, double *iteration_ms, double phase_ms[CM_PHASE_COUNT], double *layer_ms);
+/* --layers isolated: every layer pass alone, `reps` times back to back in
+ * the state a normal iteration gives it (run after at least one); layer_ms
+ * as cm_collect's, the time of one repetition. One GPU, no exchange. */
+void cm_isolated(cm_net *n, int reps, double *layer_ms);
 /* Mean loss of the last iteration (the network must end in softmax). */
 double cm_loss(cm_net *n);
 /* 64-bit FNV-1a over the bytes of the fp32 master parameters (every flat
