@@ -34,6 +34,10 @@ typedef struct {
     int cpu_cores;          /* per node */
     double cpu_gflops_per_core;
     double host_memory_bandwidth_gbs; /* per node */
+    /* One message stream between two processes of a node (MPI's shared
+     * memory, gRPC): how a CPU parameter server's workers reach it.
+     * bandwidth 0: not modelled (the server reads the copies in place). */
+    cp_link ipc;
 } cp_cluster;
 
 /* spec: embedded name ("dgx-h100-x2") or a path to a JSON file. */

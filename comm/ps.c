@@ -217,11 +217,26 @@ static double to_gpu_server(const cp_cluster *c, const ps_setup *s, worst_term *
     return t;
 }
 
+/* Workers and a CPU server are separate processes: on one node, the host
+ * copies then go as messages from each worker process to the server's, one
+ * stream each, and a server takes its node's streams one after the other
+ * (a receiving process copies one message at a time). */
+static double to_server_process(const cp_cluster *c, const ps_setup *s, worst_term *w)
+{
+    if (c->ipc.bandwidth_gbs <= 0 || s->where == OWN_NODES)
+        return 0;
+    char b[32], k[32];
+    double shard = s->bytes / s->k;
+    return consider(w, s->g * (ms_of(shard, c->ipc.bandwidth_gbs) + c->ipc.latency_us * 1e-3), "server process",
+                    "PS server process: %d worker%s x %s%s, one message stream at a time at %.3g GB/s", s->g,
+                    plural(s->g), mb(s->bytes, b, sizeof b), shards(s->k, k, sizeof k), c->ipc.bandwidth_gbs);
+}
+
 static double one_way(const cp_cluster *c, const ps_setup *s, worst_term *w)
 {
     if (s->on_gpu)
         return to_gpu_server(c, s, w);
-    double t = host_copy(c, s, w);
+    double t = host_copy(c, s, w) + to_server_process(c, s, w);
     if (s->where != SAME_NODE)
         t += network(c, s, w);
     return t;

@@ -112,27 +112,34 @@ static double compute_of(const cp_dist_prediction *p, int g)
 }
 
 /* The exchange of one bucket of `bytes` gradients on the communication
- * stream, after node `after`; for PS only the push (aggregate and pull
- * follow once all buckets are in). Returns the node or -1. */
+ * stream (resource 1), after node `after`. A PS bucket is pushed, summed
+ * and applied by the server (resource 2) and pulled back on the
+ * host-to-device stream (resource 3) as soon as every worker has pushed it,
+ * while the next buckets are pushed: per bucket, as the workers' copies and
+ * the server's messages are. Returns the last node of the bucket or -1. */
 static int exchange_bucket(cp_dist_prediction *p, int dag, int after, double bytes, cp_error *err)
 {
-    double ms;
+    cp_tree *tr = &p->tree;
+    p->buckets++;
     if (p->comm == CP_COMM_NCCL) {
         cp_ar_est e;
         if (cp_nccl_allreduce(p->cluster, p->cfg.gpus, bytes, p->cfg.algo, &e, err))
             return -1;
-        ms = e.time_ms;
-    } else {
-        cp_ps_est e;
-        if (cp_ps_exchange(p->cluster, p->cfg.gpus, bytes, &p->cfg.ps, &e, err))
-            return -1;
-        ms = e.push_ms;
+        int node = cp_tree_fixed(tr, dag, "all-reduce", e.time_ms);
+        if (node < 0 || cp_tree_place(tr, node, 1, after))
+            return cp_fail(err, NULL, NULL, "out of memory");
+        return node;
     }
-    int node = cp_tree_fixed(&p->tree, dag, p->comm == CP_COMM_NCCL ? "all-reduce" : "push to PS", ms);
-    if (node < 0 || cp_tree_place(&p->tree, node, 1, after))
+    cp_ps_est e;
+    if (cp_ps_exchange(p->cluster, p->cfg.gpus, bytes, &p->cfg.ps, &e, err))
+        return -1;
+    int push = cp_tree_fixed(tr, dag, "push to PS", e.push_ms);
+    int agg = cp_tree_fixed(tr, dag, "PS aggregate + SGD", e.aggregate_ms);
+    int pull = cp_tree_fixed(tr, dag, "pull from PS", e.pull_ms);
+    if (push < 0 || agg < 0 || pull < 0 || cp_tree_place(tr, push, 1, after) || cp_tree_place(tr, agg, 2, push) ||
+        cp_tree_place(tr, pull, 3, agg))
         return cp_fail(err, NULL, NULL, "out of memory");
-    p->buckets++;
-    return node;
+    return pull;
 }
 
 static int build(cp_dist_prediction *p, cp_error *err)
@@ -177,14 +184,6 @@ static int build(cp_dist_prediction *p, cp_error *err)
     }
     if (exchanging && acc > 0 && (last_comm = exchange_bucket(p, dag, last_compute, acc, err)) < 0)
         return -1;
-    if (exchanging && p->comm == CP_COMM_PS) {
-        /* the server sums and updates once every worker has pushed, then
-         * the workers pull the parameters */
-        int agg = cp_tree_fixed(tr, dag, "PS aggregate + SGD", p->ps.aggregate_ms);
-        int pull = cp_tree_fixed(tr, dag, "pull from PS", p->ps.pull_ms);
-        if (agg < 0 || pull < 0 || cp_tree_place(tr, agg, 2, last_comm) || cp_tree_place(tr, pull, 1, agg))
-            return cp_fail(err, NULL, NULL, "out of memory");
-    }
     /* The workers apply SGD themselves, except under a PS, which did. */
     p->phase[3] = per_group(p, root, exchanging && p->comm == CP_COMM_PS ? "update (on the PS)" : "update",
                             exchanging && p->comm == CP_COMM_PS ? zero_of : update_of, 0);

@@ -96,7 +96,8 @@ int cp_trace_distributed(FILE *f, const cp_dist_prediction *p)
     cJSON *root = cJSON_CreateObject(), *ev = cJSON_AddArrayToObject(root, "traceEvents");
     const cp_tree *tr = &p->tree;
     double t_load = p->loading_ms, t_fwd = t_load + p->forward_ms, t_upd = t_fwd + p->backward_ms;
-    static const char *const streams[] = {"compute stream", "communication stream", "server"};
+    static const char *const streams[] = {"compute stream", "communication stream", "server",
+                                          "host-to-device stream (PS pulls)"};
     for (int g = 0; g < p->n_groups; g++) {
         char name[160];
         snprintf(name, sizeof name, "%d x %s%s", p->group_gpus[g], p->group_dev[g]->name,
@@ -105,6 +106,8 @@ int cp_trace_distributed(FILE *f, const cp_dist_prediction *p)
         label(ev, "thread_name", g, 0, "host link");
         label(ev, "thread_name", g, 1, streams[0]);
         label(ev, "thread_name", g, 2, streams[1]);
+        if (p->comm == CP_COMM_PS)
+            label(ev, "thread_name", g, 3, streams[3]);
         const cp_prediction *q = p->group[g];
         const cp_eager *e = p->group_eager[g];
         slice(ev, "load batch", "loading", g, 0, 0, e ? e->loading_ms : q->loading_ms);
@@ -124,7 +127,8 @@ int cp_trace_distributed(FILE *f, const cp_dist_prediction *p)
                 continue;
             char what[192];
             snprintf(what, sizeof what, "%s%s", t->name, t->resource == 0 ? " backward" : "");
-            slice(ev, what, t->resource == 0 ? "backward" : "exchange", g, t->resource == 0 ? 1 : 2,
+            /* DAG resources 0 compute, 1 communication, 3 PS pulls: tracks 1, 2, 3 */
+            slice(ev, what, t->resource == 0 ? "backward" : "exchange", g, t->resource == 0 ? 1 : t->resource == 3 ? 3 : 2,
                   t_fwd + t->start_ms, t->end_ms - t->start_ms);
         }
         slice(ev, "update", "update", g, 1, t_upd, p->update_ms);
