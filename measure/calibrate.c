@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostinfo.h"
 #include "../util/atomic_file.h"
 #include "calib_check.h"
 #include "calib_comm.h"
@@ -184,41 +185,6 @@ static int parse_options(int argc, char **argv, options *o)
 
 /* --- provenance -------------------------------------------------------------- */
 
-static void driver_version(char *out, size_t size)
-{
-    snprintf(out, size, "unknown");
-    FILE *f = fopen("/proc/driver/nvidia/version", "r");
-    if (!f)
-        return;
-    char line[512];
-    if (fgets(line, sizeof line, f)) {
-        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n"))
-            if (isdigit((unsigned char)tok[0]) && strchr(tok, '.')) {
-                snprintf(out, size, "%s", tok);
-                break;
-            }
-    }
-    fclose(f);
-}
-
-static void git_commit(char *out, size_t size)
-{
-    const char *env = getenv("CNNPERF_GIT_COMMIT");
-    snprintf(out, size, "%s", env && *env ? env : "unknown");
-    if (env && *env)
-        return;
-    FILE *p = popen("git rev-parse HEAD 2>/dev/null", "r");
-    if (!p)
-        return;
-    char line[128];
-    if (fgets(line, sizeof line, p)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0])
-            snprintf(out, size, "%s", line);
-    }
-    pclose(p);
-}
-
 static void command_line(int argc, char **argv, char *out, size_t size)
 {
     size_t n = 0;
@@ -245,7 +211,7 @@ static void collect_provenance(provenance *p, int argc, char **argv)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    driver_version(p->driver, sizeof p->driver);
+    cm_driver_version(p->driver, sizeof p->driver);
     int v = 0;
     snprintf(p->cuda_runtime, sizeof p->cuda_runtime, "unknown");
     snprintf(p->cuda_driver, sizeof p->cuda_driver, "unknown");
@@ -271,7 +237,7 @@ static void collect_provenance(provenance *p, int argc, char **argv)
         snprintf(p->mpi, sizeof p->mpi, "%s", lib);
     }
 #endif
-    git_commit(p->git, sizeof p->git);
+    cm_git_commit(p->git, sizeof p->git);
     command_line(argc, argv, p->command, sizeof p->command);
 }
 

@@ -1,3 +1,4 @@
+#include "hostinfo.h"
 #include "provenance.h"
 
 #include <ctype.h>
@@ -32,45 +33,6 @@ void cm_device_id(const char *gpu_name, char *id, size_t size)
                 return;
             }
     snprintf(id, size, "%s", gpu_name);
-}
-
-/* "580.159.04" from the kernel module's banner; the CUDA driver API version
- * is reported separately. */
-static void driver_version(char *out, size_t size)
-{
-    snprintf(out, size, "unknown");
-    FILE *f = fopen("/proc/driver/nvidia/version", "r");
-    if (!f)
-        return;
-    char line[512];
-    if (fgets(line, sizeof line, f)) {
-        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n"))
-            if (isdigit((unsigned char)tok[0]) && strchr(tok, '.')) {
-                snprintf(out, size, "%s", tok);
-                break;
-            }
-    }
-    fclose(f);
-}
-
-static void git_commit(char *out, size_t size)
-{
-    const char *env = getenv("CNNPERF_GIT_COMMIT");
-    if (env && *env) {
-        snprintf(out, size, "%s", env);
-        return;
-    }
-    snprintf(out, size, "unknown");
-    FILE *p = popen("git rev-parse HEAD 2>/dev/null", "r");
-    if (!p)
-        return;
-    char line[128];
-    if (fgets(line, sizeof line, p)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0])
-            snprintf(out, size, "%s", line);
-    }
-    pclose(p);
 }
 
 /* The command line as a shell would take it back. */
@@ -127,7 +89,7 @@ cJSON *cm_provenance(const cm_net *n, const cm_run_info *run)
     cJSON_AddStringToObject(o, "gpu_compute_capability", buf);
     cJSON_AddNumberToObject(o, "gpu_sm_count", g->sm_count);
     cJSON_AddNumberToObject(o, "gpu_memory_gib", g->memory_gb);
-    driver_version(buf, sizeof buf);
+    cm_driver_version(buf, sizeof buf);
     cJSON_AddStringToObject(o, "driver_version", buf);
 
     int v = 0;
@@ -173,7 +135,7 @@ cJSON *cm_provenance(const cm_net *n, const cm_run_info *run)
     gmtime_r(&now, &tm);
     strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     cJSON_AddStringToObject(o, "date_utc", buf);
-    git_commit(buf, sizeof buf);
+    cm_git_commit(buf, sizeof buf);
     cJSON_AddStringToObject(o, "git_commit", buf);
 
     cJSON_AddNumberToObject(o, "warmup_iterations", run->warmup);
