@@ -611,12 +611,7 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
 
 static int load_file(val_state *s, const char *path, cp_error *err)
 {
-    size_t len;
-    char *text = cp_read_file(path, &len, err);
-    if (!text)
-        return -1;
-    cJSON *root = cp_json_parse(text, len, path, err);
-    free(text);
+    cJSON *root = cp_json_read_file(path, err);
     if (!root)
         return -1;
     cp_jctx c = {path, "$", err};
@@ -653,12 +648,7 @@ static int load_file(val_state *s, const char *path, cp_error *err)
  * {"networks": [...], "note": "..."}. */
 static int load_calib_set(val_state *s, const char *path, cp_error *err)
 {
-    size_t len;
-    char *text = cp_read_file(path, &len, err);
-    if (!text)
-        return -1;
-    cJSON *root = cp_json_parse(text, len, path, err);
-    free(text);
+    cJSON *root = cp_json_read_file(path, err);
     if (!root)
         return -1;
     cp_jctx c = {path, "$", err};
@@ -840,12 +830,7 @@ static int read_baseline_entries(cp_validation *v, cp_jctx *c, const cJSON *runs
 static int check_baseline(val_state *s, const char *path, cp_error *err)
 {
     cp_validation *v = &s->v;
-    size_t len;
-    char *text = cp_read_file(path, &len, err);
-    if (!text)
-        return -1;
-    cJSON *root = cp_json_parse(text, len, path, err);
-    free(text);
+    cJSON *root = cp_json_read_file(path, err);
     if (!root)
         return -1;
     cp_jctx c = {path, "$", err};

@@ -260,3 +260,14 @@ int cp_jonly(cp_jctx *c, const cJSON *obj, const char *const *known)
     }
     return 0;
 }
+
+cJSON *cp_json_read_file(const char *path, cp_error *err)
+{
+    size_t len;
+    char *text = cp_read_file(path, &len, err);
+    if (!text)
+        return NULL;
+    cJSON *root = cp_json_parse(text, len, path, err);
+    free(text);
+    return root;
+}

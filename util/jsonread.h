@@ -24,6 +24,9 @@ cJSON *cp_json_parse(const char *text, size_t len, const char *file, cp_error *e
 /* Reads a whole file into a NUL-terminated buffer (caller frees). */
 char *cp_read_file(const char *path, size_t *len, cp_error *err);
 
+/* cp_read_file then cp_json_parse: the tree (caller deletes) or NULL. */
+cJSON *cp_json_read_file(const char *path, cp_error *err);
+
 /* Path stack: push returns the previous length, pop restores it. */
 size_t cp_jpush_key(cp_jctx *c, const char *key);
 size_t cp_jpush_index(cp_jctx *c, int index);
