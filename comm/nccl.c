@@ -15,6 +15,7 @@ typedef struct {
     const char *name;
     double bw_frac; /* share of the link's bandwidth that carries payload */
     double hop_us;  /* synchronisation a step adds to the link's own latency */
+    double base_us; /* once per all-reduce: launch, set-up of the channels, the final flush */
 } proto_info;
 
 /* LL: every 8-byte store carries 4 bytes of data and a 4-byte flag, so the
@@ -23,10 +24,13 @@ typedef struct {
  * synchronisation per step. Simple: full bandwidth, but each chunk is
  * followed by a memory fence and a flag write the peer must see (NCCL's own
  * tuner charges ~3.4-5.7 us per ring hop on NVLink/PCIe, ~0.4-1 us for LL). */
+/* base_us: NCCL's own tuner charges every collective a base latency per
+ * protocol before any step (src/graph/tuning.cc, baseLat, ring: LL 6.6,
+ * LL128 14.0, Simple 8.4 us in NCCL 2.19 and later). */
 static const proto_info protos[] = {
-    [CP_PROTO_LL] = {"LL", 0.5, 0.0},
-    [CP_PROTO_LL128] = {"LL128", 120.0 / 128.0, 1.0},
-    [CP_PROTO_SIMPLE] = {"Simple", 1.0, 5.0},
+    [CP_PROTO_LL] = {"LL", 0.5, 0.0, 6.6},
+    [CP_PROTO_LL128] = {"LL128", 120.0 / 128.0, 1.0, 14.0},
+    [CP_PROTO_SIMPLE] = {"Simple", 1.0, 5.0, 8.4},
 };
 #define N_PROTOS ((int)(sizeof protos / sizeof protos[0]))
 
@@ -256,6 +260,7 @@ int cp_nccl_allreduce(const cp_cluster *c, int gpus, double bytes, cp_ar_algo al
     for (int a = first; a <= last; a++)
         for (int p = 0; p < N_PROTOS; p++) {
             ar_cost k = algos[a].time(&s, &protos[p]);
+            k.lat_ms += protos[p].base_us * 1e-3;
             if (k.lat_ms + k.bw_ms < best) {
                 best = k.lat_ms + k.bw_ms;
                 fill(out, &s, (cp_ar_algo)a, (cp_proto)p, k);

@@ -95,17 +95,18 @@ static void near(double a, double b, int line)
 
 /* --- NCCL closed forms ---------------------------------------------------- */
 
-/* One node, 100 GB/s, 2 us, 100 MB: Simple, 7 us a step.
- *   p = 2:  2 steps = 14 us, 1   x 1e8/1e11 s = 1.00 ms -> 1.014 ms
- *   p = 4:  6 steps = 42 us, 1.5 x 1 ms = 1.50 ms       -> 1.542 ms
- *   p = 8: 14 steps = 98 us, 1.75 x 1 ms = 1.75 ms      -> 1.848 ms
- * (LL128 at p = 2: 6 us + 1/0.9375 ms = 1.073 ms, slower.) */
+/* One node, 100 GB/s, 2 us, 100 MB: Simple, 7 us a step plus NCCL's 8.4 us
+ * base latency once.
+ *   p = 2:  2 steps = 14 us + 8.4, 1   x 1e8/1e11 s = 1.00 ms -> 1.0224 ms
+ *   p = 4:  6 steps = 42 us + 8.4, 1.5 x 1 ms = 1.50 ms       -> 1.5504 ms
+ *   p = 8: 14 steps = 98 us + 8.4, 1.75 x 1 ms = 1.75 ms      -> 1.8564 ms
+ * (LL128 at p = 2: 6 us + 14 + 1/0.9375 ms = 1.0867 ms, slower.) */
 static void ring_closed_form(void **state)
 {
     (void)state;
     cp_cluster c = synth(1, 8, 100, 2, 1, 0, 0, 0);
     const int p[] = {2, 4, 8};
-    const double want[] = {1.014, 1.542, 1.848}, lat[] = {0.014, 0.042, 0.098};
+    const double want[] = {1.0224, 1.5504, 1.8564}, lat[] = {0.0224, 0.0504, 0.1064};
     for (int i = 0; i < 3; i++) {
         cp_ar_est e = allreduce(&c, p[i], MB100, CP_AR_RING);
         NEAR(e.time_ms, want[i]);
@@ -115,21 +116,22 @@ static void ring_closed_form(void **state)
         assert_int_equal(e.proto, CP_PROTO_SIMPLE);
         assert_string_equal(e.bottleneck, "intra-node");
     }
-    /* p = 8: algbw = 0.1 GB / 1.848 ms = 54.11 GB/s; busbw = x 1.75 = 94.70 */
+    /* p = 8: algbw = 0.1 GB / 1.8564 ms = 53.87 GB/s; busbw = x 1.75 = 94.27 */
     cp_ar_est e = allreduce(&c, 8, MB100, CP_AR_RING);
-    NEAR(e.algbw_gbs, 0.1 / 1.848e-3);
-    NEAR(e.busbw_gbs, 0.1 / 1.848e-3 * 1.75);
+    NEAR(e.algbw_gbs, 0.1 / 1.8564e-3);
+    NEAR(e.busbw_gbs, 0.1 / 1.8564e-3 * 1.75);
 }
 
-/* 8 bytes over 8 GPUs: LL wins, 14 steps x 2 us = 28 us plus
- * 1.75 x 8 B / 50 GB/s = 2.8e-7 ms. */
+/* 8 bytes over 8 GPUs: LL wins, 14 steps x 2 us = 28 us plus its 6.6 us
+ * base plus 1.75 x 8 B / 50 GB/s = 2.8e-7 ms (LL128: 42 + 14 us; Simple:
+ * 98 + 8.4 us). */
 static void ring_small_message_ll(void **state)
 {
     (void)state;
     cp_cluster c = synth(1, 8, 100, 2, 1, 0, 0, 0);
     cp_ar_est e = allreduce(&c, 8, 8, CP_AR_RING);
     assert_int_equal(e.proto, CP_PROTO_LL);
-    NEAR(e.time_ms, 0.028 + 2.8e-7);
+    NEAR(e.time_ms, 0.0346 + 2.8e-7);
 }
 
 /* 2 nodes x 4 GPUs: intra 100 GB/s, 2 us; 2 NICs x 25 GB/s, 4 us (the node
@@ -137,7 +139,8 @@ static void ring_small_message_ll(void **state)
  *   ring: 14 x (max(2,4) + 5) = 126 us, 1.75 x 1e8 / 50e9 = 3.5 ms -> 3.626 ms
  *   tree: 2 x 3 x 7 + 2 x 1 x 9 = 60 us, 2 x 1e8 / 50e9 = 4 ms      -> 4.060 ms
  *   hierarchical: reduce-scatter + all-gather 2 x 3 x 7 = 42 us, 2 x 0.75 x 1 ms = 1.5 ms;
- *                 across 2 x 1 x 9 = 18 us, 2 x 0.5 x 1e8 / 50e9 = 2 ms -> 3.560 ms */
+ *                 across 2 x 1 x 9 = 18 us, 2 x 0.5 x 1e8 / 50e9 = 2 ms -> 3.560 ms
+ * each plus Simple's 8.4 us base latency. */
 static void multinode_closed_forms(void **state)
 {
     (void)state;
@@ -146,28 +149,28 @@ static void multinode_closed_forms(void **state)
     cp_ar_est t = allreduce(&c, 8, MB100, CP_AR_TREE);
     cp_ar_est h = allreduce(&c, 8, MB100, CP_AR_HIERARCHICAL);
     cp_ar_est a = allreduce(&c, 8, MB100, CP_AR_AUTO);
-    NEAR(r.time_ms, 3.626);
+    NEAR(r.time_ms, 3.6344);
     assert_string_equal(r.bottleneck, "network");
-    NEAR(t.time_ms, 4.060);
-    NEAR(h.time_ms, 3.560);
+    NEAR(t.time_ms, 4.0684);
+    NEAR(h.time_ms, 3.5684);
     assert_string_equal(h.bottleneck, "network"); /* 2 ms across vs 1.5 ms inside */
     assert_int_equal(a.algo, CP_AR_HIERARCHICAL);
-    NEAR(a.time_ms, 3.560);
+    NEAR(a.time_ms, 3.5684);
 }
 
 /* No P2P: 2 GPUs, 10 GB/s, 5 us PCIe each. A step crosses the host link
- * twice: 5 GB/s, 10 us. Ring Simple: 2 x 15 us + 1e8 / 5e9 = 20.03 ms.
- * With 16 GB/s of host memory (2 GPUs x write + read), 4 GB/s: 25.03 ms. */
+ * twice: 5 GB/s, 10 us. Ring Simple: 2 x 15 us + 8.4 us + 1e8 / 5e9 = 20.0384 ms.
+ * With 16 GB/s of host memory (2 GPUs x write + read), 4 GB/s: 25.0384 ms. */
 static void no_p2p_staging(void **state)
 {
     (void)state;
     cp_cluster c = synth(1, 2, 10, 5, 0, 0, 0, 0);
     cp_ar_est e = allreduce(&c, 2, MB100, CP_AR_RING);
-    NEAR(e.time_ms, 20.03);
+    NEAR(e.time_ms, 20.0384);
     assert_string_equal(e.bottleneck, "host link (no P2P)");
     c.host_memory_bandwidth_gbs = 16;
     e = allreduce(&c, 2, MB100, CP_AR_RING);
-    NEAR(e.time_ms, 25.03);
+    NEAR(e.time_ms, 25.0384);
     assert_string_equal(e.bottleneck, "host memory (no P2P)");
 }
 
