@@ -507,6 +507,85 @@ static void copy_sweep(cal_gpu *g, void *dst, const void *src, enum cudaMemcpyKi
     free(v);
 }
 
+void cal_run_p2p(cal_gpu *g, double min_bytes, double max_bytes, double step, cal_p2p *p)
+{
+    memset(p, 0, sizeof *p);
+    int count = 0, can = 0;
+    cudaCheck(cudaGetDeviceCount(&count));
+    p->peer = g->device == 0 ? 1 : 0;
+    if (count < 2) {
+        cal_say("peer to peer: one GPU visible to this process, no peer copy");
+        return;
+    }
+    cudaCheck(cudaDeviceCanAccessPeer(&can, g->device, p->peer));
+    if (!can) {
+        cal_say("peer to peer: GPU %d cannot reach GPU %d directly, no peer copy", g->device, p->peer);
+        return;
+    }
+    static const char timing[] = "median over 5-200 repetitions of one cudaMemcpyPeerAsync to the other GPU plus "
+                                 "cudaStreamSynchronize, host wall clock, peer access enabled";
+    cal_sweep_init(&p->one_way, "peer_one_way", timing, 1);
+    double sizes[64];
+    int n = cal_sizes(min_bytes, max_bytes, step, sizes, 64);
+    void *src, *dst, *back_src, *back_dst;
+    cudaStream_t back;
+    cal_where = "peer to peer buffers";
+    cudaError_t e = cudaDeviceEnablePeerAccess(p->peer, 0);
+    if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+        cudaCheck(e);
+    (void)cudaGetLastError();
+    cudaCheck(cudaMalloc(&src, (size_t)max_bytes));
+    cudaCheck(cudaMemset(src, 1, (size_t)max_bytes));
+    cudaCheck(cudaSetDevice(p->peer));
+    e = cudaDeviceEnablePeerAccess(g->device, 0);
+    if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+        cudaCheck(e);
+    (void)cudaGetLastError();
+    cudaCheck(cudaMalloc(&dst, (size_t)max_bytes));
+    cudaCheck(cudaMalloc(&back_src, (size_t)max_bytes));
+    cudaCheck(cudaStreamCreateWithFlags(&back, cudaStreamNonBlocking));
+    cudaCheck(cudaSetDevice(g->device));
+    cudaCheck(cudaMalloc(&back_dst, (size_t)max_bytes));
+    cal_where = "peer to peer copies";
+    double *v = cal_xcalloc(200, sizeof *v);
+    for (int i = 0; i < n; i++) {
+        size_t bytes = (size_t)sizes[i];
+        int reps = (int)fmin(200, fmax(5, (double)(1 << 30) / sizes[i]));
+        for (int r = -2; r < reps; r++) {
+            double t0 = cal_now_s();
+            cudaCheck(cudaMemcpyPeerAsync(dst, p->peer, src, g->device, bytes, g->stream));
+            cudaCheck(cudaStreamSynchronize(g->stream));
+            if (r >= 0)
+                v[r] = (cal_now_s() - t0) * 1e6;
+        }
+        cal_sweep_add(&p->one_way, sizes[i], cal_quantile(v, reps, 0.5));
+    }
+    /* both directions at once, the largest size (a ring step sends and receives) */
+    size_t big = (size_t)sizes[n - 1];
+    for (int r = -2; r < 5; r++) {
+        double t0 = cal_now_s();
+        cudaCheck(cudaMemcpyPeerAsync(dst, p->peer, src, g->device, big, g->stream));
+        cudaCheck(cudaMemcpyPeerAsync(back_dst, g->device, back_src, p->peer, big, back));
+        cudaCheck(cudaStreamSynchronize(g->stream));
+        cudaCheck(cudaStreamSynchronize(back));
+        if (r >= 0)
+            v[r] = (cal_now_s() - t0) * 1e6;
+    }
+    p->both_ways_gbs = (double)big / (cal_quantile(v, 5, 0.5) * 1e3);
+    free(v);
+    p->one_way_fit = cal_fit_sweep(&p->one_way);
+    p->done = 1;
+    cal_say("peer to peer GPU %d -> GPU %d: %.1f GB/s, %.2f us (fit t = L + S/B); both ways at once %.1f GB/s each",
+            g->device, p->peer, p->one_way_fit.bandwidth_gbs, p->one_way_fit.latency_us, p->both_ways_gbs);
+    cudaCheck(cudaFree(src));
+    cudaCheck(cudaFree(back_dst));
+    cudaCheck(cudaSetDevice(p->peer));
+    cudaCheck(cudaFree(dst));
+    cudaCheck(cudaFree(back_src));
+    cudaCheck(cudaStreamDestroy(back));
+    cudaCheck(cudaSetDevice(g->device));
+}
+
 void cal_run_hostlink(cal_gpu *g, double min_bytes, double max_bytes, double step, cal_hostlink *h)
 {
     memset(h, 0, sizeof *h);

@@ -8,7 +8,10 @@
  *    synchronisation round trip;
  *  - global memory latency: one thread chasing pointers through a random
  *    cycle (ld.global.cg), in an L2-sized and a DRAM-sized buffer;
- *  - host link: pinned cudaMemcpyAsync sweeps host-to-device and back.
+ *  - host link: pinned cudaMemcpyAsync sweeps host-to-device and back;
+ *  - peer to peer: with a second GPU in the process, cudaMemcpyPeerAsync
+ *    sweeps from this GPU to the other (NVLink or PCIe P2P), one way and
+ *    both ways at once: the bandwidth the GPU link delivers to a copy.
  *
  * The kernels are compiled at start-up by NVRTC for the GPU at hand, as
  * measure/kernels.c does, so the build needs only the C compiler. */
@@ -71,6 +74,13 @@ typedef struct {
     double tiny_h2d_us, tiny_d2h_us; /* the smallest size's median */
 } cal_hostlink;
 
+typedef struct {
+    int done, peer;              /* the other GPU's index */
+    cal_sweep one_way;           /* this GPU -> peer */
+    cal_fit one_way_fit;
+    double both_ways_gbs;        /* largest size, both directions at once: bytes of one direction / time */
+} cal_p2p;
+
 /* Selects device dev, reads its properties, creates the stream and cuBLAS
  * handle and compiles the kernels. */
 void cal_gpu_init(cal_gpu *g, int dev);
@@ -83,6 +93,9 @@ void cal_run_membw(cal_gpu *g, size_t bytes, int trials, cal_membw *m);
 void cal_run_launch(cal_gpu *g, int launches, cal_launch *l);
 void cal_run_latency(cal_gpu *g, int steps, cal_latency *l);
 void cal_run_hostlink(cal_gpu *g, double min_bytes, double max_bytes, double step, cal_hostlink *h);
+/* Needs a second GPU visible to the process that this one can reach
+ * directly; p->done stays 0 (with a message) otherwise. */
+void cal_run_p2p(cal_gpu *g, double min_bytes, double max_bytes, double step, cal_p2p *p);
 
 /* n floats uniform in [-1, 1) on the GPU's stream (NCCL's send buffers). */
 void cal_fill_random(cal_gpu *g, float *p, long long n, unsigned seed);

@@ -26,6 +26,7 @@ typedef struct {
     cal_launch launch;
     cal_latency lat;
     cal_hostlink host;
+    cal_p2p p2p; /* raw file only: a cluster's intra-node link, not a device field */
 } cal_device_results;
 
 typedef struct {

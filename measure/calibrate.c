@@ -45,7 +45,7 @@ static const char usage[] =
     "                      replaced by '-raw.json'; none when the profile goes to standard output)\n"
     "  --base ID|FILE      profile to start from (default: the built-in one named in the GPU's name:\n"
     "                      h100, h200, a100, v100, gtx1080, gtx1080ti)\n"
-    "  --only LIST         comma-separated subset of gemm,memory,launch,latency,hostlink,nccl,mpi (default all)\n"
+    "  --only LIST         comma-separated subset of gemm,memory,launch,latency,hostlink,p2p,nccl,mpi (default all)\n"
     "  --gemm-size N       GEMM m = n = k (default 8192)\n"
     "  --trials N          timed trials of GEMM and memory bandwidth, the best counts (default 5)\n"
     "  --mem-mib N         buffer size of the memory bandwidth test in MiB (default 1024)\n"
@@ -63,8 +63,9 @@ static const char usage[] =
     "\n"
     "Exit status: 0 success, 1 GPU/library or output error, 2 bad usage, 77 no GPU (skipped).\n";
 
-enum { B_GEMM, B_MEMORY, B_LAUNCH, B_LATENCY, B_HOSTLINK, B_NCCL, B_MPI, B_COUNT };
-static const char *const bench_names[B_COUNT] = {"gemm", "memory", "launch", "latency", "hostlink", "nccl", "mpi"};
+enum { B_GEMM, B_MEMORY, B_LAUNCH, B_LATENCY, B_HOSTLINK, B_P2P, B_NCCL, B_MPI, B_COUNT };
+static const char *const bench_names[B_COUNT] = {"gemm", "memory", "launch", "latency", "hostlink", "p2p", "nccl",
+                                                 "mpi"};
 
 typedef struct {
     const char *output, *raw, *base;
@@ -136,7 +137,7 @@ static int parse_options(int argc, char **argv, options *o)
             if (i + 1 >= argc)
                 return bad("%s needs a value", a);
             if (parse_only(argv[++i], o->only))
-                return bad("--only: expected a comma-separated subset of gemm,memory,launch,latency,hostlink,nccl,"
+                return bad("--only: expected a comma-separated subset of gemm,memory,launch,latency,hostlink,p2p,nccl,"
                            "mpi, got '%s'",
                            argv[i]);
             continue;
@@ -476,6 +477,12 @@ static cJSON *raw_json(const options *o, const provenance *pv, const cal_gpu *g,
         cJSON_AddItemToObject(h, "host_to_device", sweep_with_fit(&r->host.h2d, &r->host.h2d_fit));
         cJSON_AddItemToObject(h, "device_to_host", sweep_with_fit(&r->host.d2h, &r->host.d2h_fit));
     }
+    if (r->p2p.done) {
+        cJSON *q = cJSON_AddObjectToObject(root, "peer_to_peer");
+        cJSON_AddNumberToObject(q, "peer_device", r->p2p.peer);
+        cJSON_AddItemToObject(q, "one_way", sweep_with_fit(&r->p2p.one_way, &r->p2p.one_way_fit));
+        cJSON_AddNumberToObject(q, "both_ways_gbs_each", r->p2p.both_ways_gbs);
+    }
     if (nc->done) {
         cJSON *n = cJSON_AddObjectToObject(root, "nccl_allreduce");
         cJSON_AddStringToObject(n, "nccl", nc->version);
@@ -637,6 +644,8 @@ int main(int argc, char **argv)
             cal_run_latency(&g, o.quick ? 20000 : 100000, &r.lat);
         if (o.only[B_HOSTLINK])
             cal_run_hostlink(&g, o.min_bytes, o.max_bytes, o.step, &r.host);
+        if (o.only[B_P2P])
+            cal_run_p2p(&g, o.min_bytes, o.max_bytes, o.step, &r.p2p);
         cal_say("device benchmarks took %.1f s", cal_now_s() - t0);
     }
     barrier();
@@ -680,6 +689,9 @@ int main(int argc, char **argv)
         /* Report: standard output, unless the profile goes there. */
         FILE *rep = (!o.output || strcmp(o.output, "-") == 0) ? stderr : stdout;
         cal_print_legend(rep);
+        if (r.p2p.done)
+            cal_print_table(rep, "peer to peer, one way (time: median of repetitions)", &r.p2p.one_way, NULL,
+                            &r.p2p.one_way_fit);
         if (r.host.done) {
             cal_print_table(rep, "host link, pinned memory: host-to-device (time: median of repetitions)", &r.host.h2d,
                             NULL, &r.host.h2d_fit);
