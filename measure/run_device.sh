@@ -468,6 +468,11 @@ main() {
     multi) multi ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
+    p2p) # the GPU link as a copy sees it (two GPUs in one process)
+        say "calibrate --only p2p"
+        timeout 200 "$BUILD/measure/cnnperf-calibrate" --only p2p --raw "$RES/calibrated-p2p-raw.json" </dev/null 2>&1 |
+            tail -40 || fail "calibrate p2p"
+        bundle ;;
     isolated) # --layers isolated beside the in-iteration layer times
         single "
 alexnet 256 fp32 isolated
