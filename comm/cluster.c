@@ -271,10 +271,14 @@ typedef struct {
     double bandwidth_gbs, latency_us;
 } nvlink_gen;
 
-/* Per direction per GPU, through NVSwitch (or the V100 hybrid cube mesh). */
+/* Per direction per GPU, through NVSwitch (or the V100 hybrid cube mesh).
+ * NVLink 4: what it delivers to a peer copy, 389 GB/s one way and each way
+ * at once, measured by cnnperf-calibrate --only p2p on two H200s
+ * (validation/h200x2/calibrated-p2p-raw.json; 450 GB/s nominal). The older
+ * generations are nominal: nobody measured them here. */
 static const nvlink_gen nvlinks[] = {
-    {"h100", "NVLink 4", 450, 1},
-    {"h200", "NVLink 4", 450, 1},
+    {"h100", "NVLink 4", 389, 1},
+    {"h200", "NVLink 4", 389, 1},
     {"a100", "NVLink 3", 300, 1},
     {"v100", "NVLink 2", 150, 1},
 };
