@@ -234,6 +234,14 @@ static cJSON *result_json(const cp_prediction *p, double iteration_ms, double im
     cJSON_AddNumberToObject(ph, "backward_ms", backward_ms);
     cJSON_AddNumberToObject(ph, "update_ms", update_ms);
     cJSON_AddItemToObject(o, "layers", rows_json(pred_cols, ncols, pred_cell, &r, p->net->n_layers));
+    /* which layer-pass calibration made these numbers (null: the analytic model alone) */
+    if (p->dev->calib.loaded) {
+        cJSON *c = cJSON_AddObjectToObject(o, "calibration");
+        cJSON_AddStringToObject(c, "file", p->dev->calib.file);
+        cJSON_AddStringToObject(c, "source", p->dev->calib.source);
+    } else {
+        cJSON_AddNullToObject(o, "calibration");
+    }
     return o;
 }
 
@@ -335,6 +343,11 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
     fprintf(f, "  %.1f images/s, %.1f TFLOP/s achieved of %.1f peak (%s)\n", p->images_per_s,
             p->flops / (p->iteration_ms * 1e-3) / 1e12, cp_device_peak_flops(p->dev, p->prec) / 1e12,
             cp_precision_name(p->prec));
+    if (p->dev->calib.loaded)
+        fprintf(f, "  layer passes calibrated by %s (%s; --calibration none: the analytic model alone)\n",
+                p->dev->calib.file, p->dev->calib.source);
+    else
+        fprintf(f, "  analytic model, no layer-pass calibration for %s\n", p->dev->id);
     if (e)
         eager_text(f, e);
     return ferror(f) ? -1 : 0;
