@@ -300,7 +300,7 @@ static void scaling(const cp_validation *v, const void *arg, FILE *d, FILE *s, c
             snprintf(ex, sizeof ex, "ps%d", r->ps_servers);
         else
             snprintf(ex, sizeof ex, "%.16s", r->comm);
-        snprintf(title, sizeof title, "%s b%d %s %s %s%s%s", r->network, r->batch, r->precision, r->device, ex,
+        snprintf(title, sizeof title, "%s b%d %s %.48s %s%s%s", r->network, r->batch, r->precision, r->device, ex,
                  r->overlap ? "" : " no-overlap", r->emulated ? " emulated" : "");
         fputs(block ? ", " : "", s);
         gp_string(s, dp);
