@@ -118,8 +118,12 @@ static int device_from_name(const char *gpu_name, char *id, size_t n)
  * is a built-in one, else matched from the GPU's name. */
 static int resolve_device(val_state *s, cp_jctx *c, const cJSON *root, const char *id_key, char *id, size_t n)
 {
-    if (s->o->device) {
-        snprintf(id, n, "%s", s->o->device);
+    if (s->o->device) { /* an id or a path: the runs are labelled with the profile's id */
+        cp_device dev;
+        cp_error e;
+        if (cp_device_load(s->o->device, &dev, &e))
+            return cp_fail(c->err, NULL, NULL, "--device: %s", e.msg);
+        snprintf(id, n, "%s", dev.id);
         return 0;
     }
     const char *given = id_key ? str_at(root, id_key) : NULL;
@@ -412,7 +416,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
 {
     cp_error e;
     cp_device dev;
-    if (cp_device_load(r->device, &dev, &e))
+    if (cp_device_load(s->o->device ? s->o->device : r->device, &dev, &e))
         return s->o->device ? cp_fail(c->err, NULL, NULL, "--device: %s", e.msg) : cp_jfail(c, "device", "%s", e.msg);
     note_calibration(&s->v, &dev);
     int eager = r->source == CP_VAL_PYTORCH, rc_ = 0, builtin = 0;
@@ -553,7 +557,7 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
     cp_error e;
     cp_device dev;
     cp_cluster cl;
-    if (cp_device_load(id, &dev, &e))
+    if (cp_device_load(s->o->device ? s->o->device : id, &dev, &e))
         return s->o->device ? cp_fail(c->err, NULL, NULL, "--device: %s", e.msg)
                             : cp_jfail(c, "provenance.gpu_name", "%s", e.msg);
     if (run_cluster(s, &dev, (int)ranks, nodes, &cl, &e))

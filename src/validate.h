@@ -29,7 +29,7 @@ typedef struct {
     char file[512];
     char label[192]; /* stable key: network, batch, precision, GPUs, exchange */
     cp_val_source source;
-    char network[64], device[256], precision[8], comm[8]; /* device: an id or a path; comm "none" on one GPU */
+    char network[64], device[32], precision[8], comm[8]; /* device: the profile id; comm "none" on one GPU */
     int batch, gpus, overlap, ps_servers, emulated;
     int calibration;  /* network in the calibration set: kept out of the targets */
     int excluded;     /* kept out of the targets for another reason (note says why) */
