@@ -468,6 +468,13 @@ main() {
     multi) multi ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
+    calibset) # the calibration-set networks on this GPU (a device's own fit), then evaluation runs
+        single "$CAMPAIGN_CALIB
+resnet18 64 tf32
+vgg11 64 tf32
+mobilenet_v2 64 tf32
+densenet121 64 tf32" "--warmup 3 --iters 10"
+        single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10" ;;
     p2p) # the GPU link as a copy sees it (two GPUs in one process)
         say "calibrate --only p2p"
         timeout 200 "$BUILD/measure/cnnperf-calibrate" --only p2p --raw "$RES/calibrated-p2p-raw.json" </dev/null 2>&1 |
