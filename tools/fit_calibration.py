@@ -16,8 +16,8 @@ relative error (which small layers dominate). With fewer than 4 points, a
 negative offset or a scale under 0.2, the offset is dropped and the scale
 alone fitted. Runs of other networks are never read.
 
-  python3 tools/fit_calibration.py --device h100 --measured 'validation/h100/*.json' \\
-      -o calibration/h100.json [--also h200]
+  python3 tools/fit_calibration.py --device h100 --measured 'validation/h100/*.json' -o calibration/h100.json
+  python3 tools/fit_calibration.py --device h200 --measured 'validation/h200/*.json' -o calibration/h200.json
 
 Needs the cnnperf program (--cnnperf, default build/cnnperf); the predictions
 it fits against are made with --calibration none. The project does not need
@@ -72,6 +72,9 @@ def main():
     ap.add_argument("--calibration-set", default=os.path.join(REPO, "validation", "calibration-set.json"))
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
     ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--pool", action="store_true",
+                    help="predict each run on its own device (the file's device id), so that runs of GPUs of one "
+                         "architecture (H100 and H200) are fitted together")
     ap.add_argument("--also", action="append", default=[],
                     help="also write calibration/<ID>.json with the same terms for a device of the same "
                          "architecture (say so in its source)")
@@ -91,7 +94,10 @@ def main():
         if net not in classes:
             layers = run_json(args.cnnperf, ["layers", "--network", net, "--batch", "1"])["layers"]
             classes[net] = {l["name"]: l["calibration_class"] for l in layers}
-        p = run_json(args.cnnperf, ["predict", "--network", net, "--device", args.device, "--batch", str(batch),
+        # each run on the GPU it was measured on (runs of several GPUs of one
+        # architecture may be pooled), unless --device names a profile file
+        dev = m.get("device") if args.pool else args.device
+        p = run_json(args.cnnperf, ["predict", "--network", net, "--device", dev, "--batch", str(batch),
                                     "--precision", prec, "--calibration", "none"])
         pred = {l["name"]: l for l in p["layers"]}
         for l in m["layers"]:
