@@ -152,7 +152,7 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
     double fixed_ms = (d->launch_overhead_us * 1e-3) + d->global_latency_cycles / (d->core_clock_mhz * 1e3);
     cp_gemm_tiles local, *tt = tiles_done ? tiles_done : &local;
     if (!tiles_done)
-        local.ready = 0;
+        local.ready = 0, local.n_memo = 0;
     if (!tt->ready) {
         for (size_t i = 0; i < n_tiles && i < CP_GEMM_MAX_TILES; i++) {
             build_tile(&tt->k[i], d, p, &tiles[i], tensor, hopper, NULL);
@@ -165,6 +165,15 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
             }
         }
         tt->ready = 1;
+    }
+    for (int m = 0; m < tt->n_memo; m++) {
+        const cp_gemm *q = &tt->memo_key[m];
+        if (q->M == g->M && q->N == g->N && q->K == g->K && q->count == g->count &&
+            q->unique_bytes == g->unique_bytes && q->splitk_ok == g->splitk_ok) {
+            out[0] = tt->memo_k[m];
+            out[0].name = what;
+            return 1;
+        }
     }
     /* Candidates are (tile, split) pairs: each tile unsplit, and split just
      * enough to fill one and two waves (beyond that more slices only add
@@ -228,5 +237,9 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
     }
     if (best_n == 0)
         return cp_fail(err, NULL, NULL, "%s: no GEMM tile fits on %s", what, d->name);
+    if (tt->n_memo < CP_GEMM_MEMO) {
+        tt->memo_key[tt->n_memo] = *g;
+        tt->memo_k[tt->n_memo++] = out[0];
+    }
     return best_n;
 }

@@ -121,6 +121,12 @@ typedef struct {
     double per_wave[CP_GEMM_MAX_TILES]; /* blocks in one full wave */
     double round_ms[CP_GEMM_MAX_TILES]; /* C_b of a full wave, in ms */
     double floor_ms[CP_GEMM_MAX_TILES]; /* the least one iteration of any round takes, in ms */
+    /* GEMMs already solved in this prediction (a bottleneck's data gradient
+     * is often another layer's forward GEMM): problem -> chosen kernel */
+#define CP_GEMM_MEMO 64
+    int n_memo;
+    cp_gemm memo_key[CP_GEMM_MEMO];
+    cp_kernel memo_k[CP_GEMM_MEMO];
 } cp_gemm_tiles;
 
 /* Chooses, like cudnnFind / cuBLAS heuristics, the fastest tile
