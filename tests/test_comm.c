@@ -230,6 +230,32 @@ static void ps_gpu_server(void **state)
     assert_string_equal(e.bottleneck, "intra-node");
 }
 
+/* A CPU server process on the workers' node, reached by one message stream
+ * per worker (host.ipc: 10 GB/s, 1 us): one node of 4 GPUs, host links
+ * 10 GB/s and 10 us, host memory 100 GB/s, 100 MB:
+ *   push = host copy max(10 ms + 10 us, 4 x 100 MB / 100 GB/s = 4 ms) = 10.01 ms
+ *          + the server's 4 streams one after the other, 4 x (10 ms + 1 us) = 40.004 ms
+ *   two servers: 4 streams of 50 MB each at each, 4 x (5 ms + 1 us) = 20.004 ms
+ *   without ipc the stage is absent (the dissertation's model) */
+static void ps_server_process(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(1, 4, 100, 2, 1, 0, 0, 0);
+    cp_ps_est e = ps(&c, 4, MB100, 1, 0, 0);
+    NEAR(e.push_ms, 10.01);
+    c.ipc.bandwidth_gbs = 10;
+    c.ipc.latency_us = 1;
+    e = ps(&c, 4, MB100, 1, 0, 0);
+    NEAR(e.push_ms, 10.01 + 40.004);
+    NEAR(e.pull_ms, e.push_ms);
+    assert_string_equal(e.bottleneck, "server process");
+    e = ps(&c, 4, MB100, 2, 0, 0);
+    NEAR(e.push_ms, 10.01 + 20.004);
+    /* more workers, more streams: linear in W */
+    cp_ps_est e2 = ps(&c, 2, MB100, 1, 0, 0);
+    NEAR(e2.push_ms, 10.01 + 20.002);
+}
+
 /* The dissertation's box: 2 GPUs on PCIe x8 (6.3 GB/s, 10 us), CPU server
  * on the host, 102.2 MB (ResNet-50 fp32 gradients):
  *   push = 102.2e6 / 6.3e9 = 16.222 ms + 0.01 (host memory 2 x 102.2 MB /
@@ -510,6 +536,8 @@ static const bad_case bad[] = {
     {"cluster-p2p-string.json", "$.intra_node.p2p", "must be true or false"},
     {"cluster-host-missing.json", "$.host", "missing required field"},
     {"cluster-host-memory-value-string.json", "$.host.memory_bandwidth_gbs.value", "must be a number"},
+    {"cluster-ipc-bandwidth-zero.json", "$.host.ipc.bandwidth_gbs", "must be positive, got 0"},
+    {"cluster-ipc-field-unknown.json", "$.host.ipc.streams", "unknown field"},
 };
 #define N_BAD (sizeof bad / sizeof bad[0])
 
@@ -561,6 +589,7 @@ int main(void)
         cmocka_unit_test(one_gpu_is_free),
         cmocka_unit_test(ps_incast_linear),
         cmocka_unit_test(ps_gpu_server),
+        cmocka_unit_test(ps_server_process),
         cmocka_unit_test(ps_dissertation_box),
         cmocka_unit_test(refusals),
         cmocka_unit_test(shipped_clusters_load),
