@@ -457,6 +457,46 @@ campaign2() {
     fi
 }
 
+# --- MODE=multi2 ----------------------------------------------------------------
+# More networks, batch sizes and precisions on two GPUs (one rank each), NCCL
+# and parameter server (one CPU server rank, and two sharded).
+multi2() {
+    local P
+    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=multi2 needs 2 GPUs"; return; }
+    MPIRUN=(mpirun)
+    mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
+    export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
+    P="--device $DEV --gpus 2"
+    local c net batch prec comm np extra
+    while read -r net batch prec comm; do
+        [ -n "$net" ] || continue
+        np=2 extra=""
+        case "$comm" in
+        ps1) np=3 extra="--ps-servers 1" ;;
+        ps2) np=4 extra="--ps-servers 2" ;;
+        esac
+        c=${comm%[0-9]}
+        # shellcheck disable=SC2086
+        mpirun_measure "multi-$net-b$batch-$prec-$comm" "$np" \
+            "--network $net --batch $batch --precision $prec $P --comm $c $extra --ps-on cpu --overlap on" -- \
+            --network "$net" --batch "$batch" --precision "$prec" --comm "$c" $extra --overlap on
+    done <<'EOF2'
+alexnet 128 fp32 nccl
+alexnet 128 fp16 nccl
+googlenet 64 fp32 nccl
+googlenet 64 fp16 nccl
+lenet5 64 fp32 nccl
+resnet50 32 fp32 nccl
+resnet50 128 fp16 nccl
+vgg16 64 fp16 nccl
+alexnet 128 fp32 ps1
+googlenet 64 fp32 ps1
+resnet50 64 fp16 ps1
+vgg16 32 fp32 ps2
+resnet50 64 fp32 ps2
+EOF2
+}
+
 main() {
     setup || return
     [ -x "${MEASURE:-}" ] || return
@@ -466,6 +506,7 @@ main() {
     esac
     case "$MODE" in
     multi) multi ;;
+    multi2) multi2 ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
     calibset) # the calibration-set networks on this GPU (a device's own fit), then evaluation runs
