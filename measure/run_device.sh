@@ -202,6 +202,7 @@ single() {
         case "${extra:-}" in
         ws=*) ws=(--workspace-mb "${extra#ws=}") tag=$tag-ws${extra#ws=} ;;
         isolated) ws=(--layers isolated) tag=$tag-isolated ;;
+        r[0-9]) ws=() tag=$tag-$extra ;;
         esac
         if [ $(($(date +%s) - START)) -gt "$DEADLINE" ]; then
             fail "measure $tag skipped: past the ${DEADLINE} s budget"
@@ -516,6 +517,20 @@ vgg11 64 tf32
 mobilenet_v2 64 tf32
 densenet121 64 tf32" "--warmup 3 --iters 10"
         single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10" ;;
+    repeat) # the same configurations in separate processes: the run-to-run spread
+        single "
+resnet50 64 fp16 r1
+resnet50 64 fp16 r2
+resnet50 64 fp16 r3
+googlenet 32 fp16 r1
+googlenet 32 fp16 r2
+googlenet 32 fp16 r3
+vgg16 64 fp32 r1
+vgg16 64 fp32 r2
+vgg16 64 fp32 r3
+resnet50 64 fp32 r1
+resnet50 64 fp32 r2
+resnet50 64 fp32 r3" "--warmup 3 --iters 10" ;;
     p2p) # the GPU link as a copy sees it (two GPUs in one process)
         say "calibrate --only p2p"
         timeout 200 "$BUILD/measure/cnnperf-calibrate" --only p2p --raw "$RES/calibrated-p2p-raw.json" </dev/null 2>&1 |
