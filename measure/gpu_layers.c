@@ -87,89 +87,49 @@ static conv_choice *choice_for(const cp_layer *l)
     return c;
 }
 
-/* cudnnFind times each algorithm once, and one timing is noisy enough that
- * the pick changes from run to run (ResNet-50 b64 fp16 on an H100: 37.3,
- * 36.0 and 28.9 ms per iteration in three processes). So the search runs
- * FIND_ROUNDS times and each (algorithm, math type) keeps its best time;
- * the fastest that succeeded within the workspace wins. Perf results of the
- * three passes have the same leading fields. */
-#define FIND_ROUNDS 3
-
-typedef struct {
-    int n;
-    int algo[64];
-    cudnnMathType_t math[64];
-    size_t ws[64];
-    float ms[64];
-} find_best;
-
-#define MERGE(best, perf, got, ws_size)                                                                                \
+/* The fastest algorithm that succeeded within the workspace. Perf results
+ * of the three passes have the same leading fields. */
+#define PICK(perf, got, c, k, ws_size)                                                                                 \
     do {                                                                                                               \
-        for (int i_ = 0; i_ < (got); i_++) {                                                                           \
-            if ((perf)[i_].status != CUDNN_STATUS_SUCCESS || (perf)[i_].memory > (ws_size) || (perf)[i_].time < 0)    \
-                continue;                                                                                              \
-            int j_ = 0;                                                                                                \
-            while (j_ < (best)->n &&                                                                                   \
-                   !((best)->algo[j_] == (int)(perf)[i_].algo && (best)->math[j_] == (perf)[i_].mathType))             \
-                j_++;                                                                                                  \
-            if (j_ == (best)->n) {                                                                                     \
-                if ((best)->n == 64)                                                                                   \
-                    continue;                                                                                          \
-                (best)->n++;                                                                                           \
-                (best)->algo[j_] = (int)(perf)[i_].algo;                                                               \
-                (best)->math[j_] = (perf)[i_].mathType;                                                                \
-                (best)->ws[j_] = (perf)[i_].memory;                                                                    \
-                (best)->ms[j_] = (perf)[i_].time;                                                                      \
-            } else if ((perf)[i_].time < (best)->ms[j_]) {                                                             \
-                (best)->ms[j_] = (perf)[i_].time;                                                                      \
+        int found_ = 0;                                                                                                \
+        for (int i_ = 0; i_ < (got) && !found_; i_++)                                                                 \
+            if ((perf)[i_].status == CUDNN_STATUS_SUCCESS && (perf)[i_].memory <= (ws_size)) {                        \
+                (c)->algo[k] = (int)(perf)[i_].algo;                                                                   \
+                (c)->math[k] = (perf)[i_].mathType;                                                                    \
+                (c)->ws[k] = (perf)[i_].memory;                                                                        \
+                found_ = 1;                                                                                            \
             }                                                                                                          \
-        }                                                                                                              \
+        if (!found_)                                                                                                   \
+            cm_fatal("no convolution algorithm for the %s pass runs within a workspace of %zu MiB (--workspace-mb)",  \
+                     pass_names[k], (size_t)(ws_size) >> 20);                                                          \
+        (c)->have[k] = true;                                                                                           \
     } while (0)
-
-static void pick(const find_best *b, conv_choice *c, int k, size_t ws_size)
-{
-    static const char *const pass_names[3] = {"forward", "backward-data", "backward-filter"};
-    int at = -1;
-    for (int j = 0; j < b->n; j++)
-        if (at < 0 || b->ms[j] < b->ms[at])
-            at = j;
-    if (at < 0)
-        cm_fatal("no convolution algorithm for the %s pass runs within a workspace of %zu MiB (--workspace-mb)",
-                 pass_names[k], ws_size >> 20);
-    c->algo[k] = b->algo[at];
-    c->math[k] = b->math[at];
-    c->ws[k] = b->ws[at];
-    c->have[k] = true;
-}
 
 static void conv_find(cm_net *n, cm_layer *L, conv_choice *c, int k)
 {
+    static const char *const pass_names[3] = {"forward", "backward-data", "backward-filter"};
     cm_gpu *g = n->gpu;
-    find_best best = {0};
-    for (int round = 0; round < FIND_ROUNDS; round++) {
-        int got = 0;
-        if (k == 0) {
-            cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-            cudnnCheck(cudnnFindConvolutionForwardAlgorithmEx(
-                g->dnn, L->x_desc[0], cm_input(n, L, 0), L->w_desc, L->w, L->conv[0], L->y_desc, L->y,
-                CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf, g->workspace, g->workspace_size));
-            MERGE(&best, perf, got, g->workspace_size);
-        } else if (k == 1) {
-            /* Any y-sized data serves as dy; dx goes to the scratch buffer. */
-            cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-            cudnnCheck(cudnnFindConvolutionBackwardDataAlgorithmEx(
-                g->dnn, L->w_desc, L->w, L->y_desc, L->y, L->conv[1], L->x_desc[0], n->scratch,
-                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, perf, g->workspace, g->workspace_size));
-            MERGE(&best, perf, got, g->workspace_size);
-        } else {
-            cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-            cudnnCheck(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-                g->dnn, L->x_desc[0], cm_input(n, L, 0), L->y_desc, L->y, L->conv[2], L->w_desc, L->g,
-                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &got, perf, g->workspace, g->workspace_size));
-            MERGE(&best, perf, got, g->workspace_size);
-        }
+    int got = 0;
+    if (k == 0) {
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        cudnnCheck(cudnnFindConvolutionForwardAlgorithmEx(g->dnn, L->x_desc[0], cm_input(n, L, 0), L->w_desc, L->w,
+                                                          L->conv[0], L->y_desc, L->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                                          &got, perf, g->workspace, g->workspace_size));
+        PICK(perf, got, c, k, g->workspace_size);
+    } else if (k == 1) {
+        /* Any y-sized data serves as dy; dx goes to the scratch buffer. */
+        cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        cudnnCheck(cudnnFindConvolutionBackwardDataAlgorithmEx(
+            g->dnn, L->w_desc, L->w, L->y_desc, L->y, L->conv[1], L->x_desc[0], n->scratch,
+            CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, perf, g->workspace, g->workspace_size));
+        PICK(perf, got, c, k, g->workspace_size);
+    } else {
+        cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+        cudnnCheck(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+            g->dnn, L->x_desc[0], cm_input(n, L, 0), L->y_desc, L->y, L->conv[2], L->w_desc, L->g,
+            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &got, perf, g->workspace, g->workspace_size));
+        PICK(perf, got, c, k, g->workspace_size);
     }
-    pick(&best, c, k, g->workspace_size);
 }
 
 static void conv_tune(cm_net *n, cm_layer *L)

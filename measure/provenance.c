@@ -148,9 +148,6 @@ cJSON *cm_provenance(const cm_net *n, const cm_run_info *run)
     cJSON_AddStringToObject(o, "timing",
                             "CUDA events around every layer pass and phase on one stream; per-layer and phase "
                             "values are medians over the timed iterations, so they need not add up exactly");
-    cJSON_AddStringToObject(o, "conv_algorithm_search",
-                            "cudnnFind...AlgorithmEx 3 times per pass and shape, each (algorithm, math type) at its "
-                            "best time, the fastest within the workspace limit");
     cJSON *algos = cJSON_AddObjectToObject(o, "conv_algorithms");
     for (int i = 0; i < n->n; i++)
         if (n->layers[i].note[0])

@@ -544,12 +544,6 @@ resnet50 64 fp16 isolated
 googlenet 32 fp16 isolated
 vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
     remeasure) # the campaign's configurations again, nothing else (e.g. after a change of defaults)
-        single "
-resnet50 64 fp16 r1
-resnet50 64 fp16 r2
-resnet50 64 fp16 r3
-googlenet 32 fp16 r1
-googlenet 32 fp16 r2" "--warmup 3 --iters 10"
         single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
         single "$CAMPAIGN_CALIB
 resnet18 64 tf32
