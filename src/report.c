@@ -494,10 +494,14 @@ static void explain_node(FILE *f, const cp_prediction *p, int idx, int depth, co
                 t->time_ms, t->bytes, l->bandwidth_gbs, t->msgs, l->latency_us, l->name);
         return;
     }
-    if (!only || is_layer || depth == 0)
-        fprintf(f, "%*s%s%s%s: %.4f ms  [%s, %d subtask%s]\n", 2 * depth, "", t->name, is_layer ? " " : "",
+    if (!only || is_layer || depth == 0) {
+        char cal[96] = "";
+        if (t->type == CP_TASK_SEQ && (t->scale != 1 || t->offset_ms != 0)) /* calibration.h */
+            snprintf(cal, sizeof cal, "; calibrated: %.3f x sum + %.1f us", t->scale, t->offset_ms * 1e3);
+        fprintf(f, "%*s%s%s%s: %.4f ms  [%s, %d subtask%s%s]\n", 2 * depth, "", t->name, is_layer ? " " : "",
                 is_layer ? t->detail : "", t->time_ms, t->type == CP_TASK_SEQ ? "sequential, sum" : "parallel",
-                t->count, t->count == 1 ? "" : "s");
+                t->count, t->count == 1 ? "" : "s", cal);
+    }
     if (only && !is_layer && depth > 0 && t->type != CP_TASK_TRANSFER) {
         /* phase nodes: look for the layer inside without printing the phase */
         for (int c = t->first; c >= 0; c = p->tree.t[c].next)
