@@ -878,10 +878,7 @@ static int check_baseline(val_state *s, const char *path, cp_error *err)
 
 static int parse_args(int argc, char **argv, val_opts *o)
 {
-    static const struct {
-        const char *flag;
-        size_t offset;
-    } valued[] = {
+    static const cp_valued_option valued[] = {
         {"--format", offsetof(val_opts, format)},
         {"-o", offsetof(val_opts, output)},
         {"--output", offsetof(val_opts, output)},
@@ -912,14 +909,9 @@ static int parse_args(int argc, char **argv, val_opts *o)
             fputs(cp_usage, stdout);
             exit(0);
         }
-        size_t k = 0, n = sizeof valued / sizeof valued[0];
-        while (k < n && strcmp(a, valued[k].flag) != 0)
-            k++;
-        if (k == n)
-            return cp_bad("unknown option '%s' (see cnnperf --help)", a);
-        if (i + 1 >= argc)
-            return cp_bad("%s needs a value", a);
-        *(const char **)((char *)o + valued[k].offset) = argv[++i];
+        int rc = cp_take_valued(argc, argv, &i, valued, sizeof valued / sizeof valued[0], o);
+        if (rc)
+            return rc;
     }
     if (o->n_measured == 0)
         return cp_bad("validate: --measured FILE|GLOB is required (e.g. --measured 'validation/**/*.json')");

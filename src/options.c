@@ -73,12 +73,23 @@ long cp_parse_count(const char *s, long max)
     return v;
 }
 
+int cp_take_valued(int argc, char **argv, int *i, const cp_valued_option *table, size_t n, void *opts)
+{
+    const char *a = argv[*i];
+    size_t k = 0;
+    while (k < n && strcmp(a, table[k].flag) != 0)
+        k++;
+    if (k == n)
+        return cp_bad("unknown option '%s' (see cnnperf --help)", a);
+    if (*i + 1 >= argc)
+        return cp_bad("%s needs a value", a);
+    *(const char **)((char *)opts + table[k].offset) = argv[++*i];
+    return 0;
+}
+
 int cp_options_parse(int argc, char **argv, cp_options *o)
 {
-    static const struct {
-        const char *flag;
-        size_t offset;
-    } valued[] = {
+    static const cp_valued_option valued[] = {
         {"--network", offsetof(cp_options, network)},     {"--device", offsetof(cp_options, device)},
         {"--cluster", offsetof(cp_options, cluster)},     {"--precision", offsetof(cp_options, precision)},
         {"--format", offsetof(cp_options, format)},       {"--layer", offsetof(cp_options, layer)},
@@ -101,14 +112,9 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
             fputs(cp_usage, stdout);
             exit(0);
         }
-        size_t k = 0, n = sizeof valued / sizeof valued[0];
-        while (k < n && strcmp(a, valued[k].flag) != 0)
-            k++;
-        if (k == n)
-            return cp_bad("unknown option '%s' (see cnnperf --help)", a);
-        if (i + 1 >= argc)
-            return cp_bad("%s needs a value", a);
-        *(const char **)((char *)o + valued[k].offset) = argv[++i];
+        int rc = cp_take_valued(argc, argv, &i, valued, sizeof valued / sizeof valued[0], o);
+        if (rc)
+            return rc;
     }
     if (o->calibration) /* read by cp_device_load for every device the command loads */
         cp_calibration_set_default(o->calibration);

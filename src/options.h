@@ -5,6 +5,8 @@
 #ifndef CP_OPTIONS_H
 #define CP_OPTIONS_H
 
+#include <stddef.h>
+
 typedef struct {
     const char *network, *device, *cluster, *precision, *format, *layer, *output, *trace;
     const char *batch, *gpus, *comm, *nccl_algo, *overlap, *bucket_mb, *ps_servers, *ps_on;
@@ -17,6 +19,17 @@ typedef struct {
  * printing one line for an unknown option or a missing value; exits 0 after
  * printing the usage for -h/--help. */
 int cp_options_parse(int argc, char **argv, cp_options *o);
+
+/* A command's options that take a value: a flag and where the value goes. */
+typedef struct {
+    const char *flag;
+    size_t offset; /* of a const char * in the command's options struct */
+} cp_valued_option;
+
+/* argv[*i] must be one of table's flags: stores argv[*i + 1] at the flag's
+ * offset in opts and steps *i over it. Returns 0, or 2 after one line for
+ * an unknown option or a missing value. */
+int cp_take_valued(int argc, char **argv, int *i, const cp_valued_option *table, size_t n, void *opts);
 
 /* One line "cnnperf: <message>" on stderr; returns the exit status 2. */
 int cp_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
