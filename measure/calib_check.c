@@ -140,24 +140,6 @@ double cal_now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double cal_quantile(double *v, int n, double q)
-{
-    if (n <= 0)
-        return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double pos = q * (n - 1);
-    int lo = (int)pos;
-    if (lo >= n - 1)
-        return v[n - 1];
-    return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
-}
-
 double cal_min(const double *v, int n)
 {
     double m = n > 0 ? v[0] : 0;

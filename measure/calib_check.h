@@ -95,8 +95,6 @@ void *cal_xcalloc(size_t n, size_t size);
 
 /* Monotonic wall clock in seconds. */
 double cal_now_s(void);
-/* Quantile q (0..1) of v[0..n), linear interpolation; v is reordered. */
-double cal_quantile(double *v, int n, double q);
 /* The smallest of v[0..n). */
 double cal_min(const double *v, int n);
 

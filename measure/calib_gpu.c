@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
+
 /* No header is included, so NVRTC needs no include path on the GPU
  * machine; the timers and the cache-global load are inline PTX. */
 static const char source[] =
@@ -248,7 +250,7 @@ void cal_run_gemm(cal_gpu *g, int size, int trials, int reps, cal_gemm *gemm)
             if (m < best) {
                 best = m;
                 best_layout = layout ? "TN" : "NN";
-                best_median = cal_quantile(ms, trials, 0.5);
+                best_median = cm_quantile(ms, trials, 0.5);
             }
         }
         r->done = 1;
@@ -366,10 +368,10 @@ void cal_run_launch(cal_gpu *g, int launches, cal_launch *l)
     double v[SYNC_REPS > ROUNDS ? SYNC_REPS : ROUNDS];
     for (int r = 0; r < ROUNDS; r++)
         v[r] = queued_us(g, g->empty, NULL, launches, e0, e1);
-    l->gpu_us = cal_quantile(v, ROUNDS, 0.5);
+    l->gpu_us = cm_quantile(v, ROUNDS, 0.5);
     for (int r = 0; r < ROUNDS; r++)
         v[r] = queued_us(g, g->tiny, targs, launches, e0, e1);
-    l->gpu_tiny_us = cal_quantile(v, ROUNDS, 0.5);
+    l->gpu_tiny_us = cm_quantile(v, ROUNDS, 0.5);
 
     /* Host cost of one launch: batches small enough never to fill the queue. */
     double hv[HOST_ROUNDS];
@@ -381,7 +383,7 @@ void cal_run_launch(cal_gpu *g, int launches, cal_launch *l)
         hv[r] = (cal_now_s() - t0) * 1e6 / HOST_BATCH;
         cudaCheck(cudaStreamSynchronize(g->stream));
     }
-    l->host_us = cal_quantile(hv, HOST_ROUNDS, 0.5);
+    l->host_us = cm_quantile(hv, HOST_ROUNDS, 0.5);
 
     for (int r = 0; r < SYNC_REPS; r++) {
         double t0 = cal_now_s();
@@ -389,7 +391,7 @@ void cal_run_launch(cal_gpu *g, int launches, cal_launch *l)
         cudaCheck(cudaStreamSynchronize(g->stream));
         v[r] = (cal_now_s() - t0) * 1e6;
     }
-    l->sync_us = cal_quantile(v, SYNC_REPS, 0.5);
+    l->sync_us = cm_quantile(v, SYNC_REPS, 0.5);
     l->launches = launches;
     l->done = 1;
     cal_say("kernel launch: %.2f us per empty kernel on the GPU (%d queued back to back; %.2f us for a 1-block "
@@ -502,7 +504,7 @@ static void copy_sweep(cal_gpu *g, void *dst, const void *src, enum cudaMemcpyKi
             cudaCheck(cudaStreamSynchronize(g->stream));
             v[r] = (cal_now_s() - t0) * 1e6;
         }
-        cal_sweep_add(s, sizes[i], cal_quantile(v, reps, 0.5));
+        cal_sweep_add(s, sizes[i], cm_quantile(v, reps, 0.5));
     }
     free(v);
 }
@@ -558,7 +560,7 @@ void cal_run_p2p(cal_gpu *g, double min_bytes, double max_bytes, double step, ca
             if (r >= 0)
                 v[r] = (cal_now_s() - t0) * 1e6;
         }
-        cal_sweep_add(&p->one_way, sizes[i], cal_quantile(v, reps, 0.5));
+        cal_sweep_add(&p->one_way, sizes[i], cm_quantile(v, reps, 0.5));
     }
     /* both directions at once, the largest size (a ring step sends and receives) */
     size_t big = (size_t)sizes[n - 1];
@@ -571,7 +573,7 @@ void cal_run_p2p(cal_gpu *g, double min_bytes, double max_bytes, double step, ca
         if (r >= 0)
             v[r] = (cal_now_s() - t0) * 1e6;
     }
-    p->both_ways_gbs = (double)big / (cal_quantile(v, 5, 0.5) * 1e3);
+    p->both_ways_gbs = (double)big / (cm_quantile(v, 5, 0.5) * 1e3);
     free(v);
     p->one_way_fit = cal_fit_sweep(&p->one_way);
     p->done = 1;

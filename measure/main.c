@@ -24,6 +24,7 @@
 #include "gpu_layers.h"
 #include "mpi_util.h"
 #include "provenance.h"
+#include "stats.h"
 #ifdef CNNPERF_HAVE_MPI
 #include "ps.h"
 #endif
@@ -150,25 +151,6 @@ static double parse_positive(const char *s, double max)
     return *s && !*end && v > 0 && v <= max ? v : -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Quantile q of v[0..n) with linear interpolation (v is reordered). */
-static double quantile(double *v, int n, double q)
-{
-    if (n <= 0)
-        return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double pos = q * (n - 1);
-    int lo = (int)pos;
-    if (lo >= n - 1)
-        return v[n - 1];
-    return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
-}
-
 /* --- what the ranks are ---------------------------------------------------- */
 
 typedef struct {
@@ -246,23 +228,23 @@ static void summarize(const samples *s, double *out)
     int T = s->T, N = s->N, n = T > s->Tc ? T : s->Tc;
     double *tmp = cm_xcalloc((size_t)(n ? n : 1), sizeof *tmp);
     memcpy(tmp, s->iter, (size_t)T * sizeof *tmp);
-    out[S_IT] = quantile(tmp, T, 0.5);
-    out[S_P10] = quantile(tmp, T, 0.1);
-    out[S_P90] = quantile(tmp, T, 0.9);
+    out[S_IT] = cm_quantile(tmp, T, 0.5);
+    out[S_P10] = cm_quantile(tmp, T, 0.1);
+    out[S_P90] = cm_quantile(tmp, T, 0.9);
     for (int p = 0; p < CM_PHASE_COUNT; p++) {
         for (int t = 0; t < T; t++)
             tmp[t] = s->phases[t * CM_PHASE_COUNT + p];
-        out[S_PH + p] = quantile(tmp, T, 0.5);
+        out[S_PH + p] = cm_quantile(tmp, T, 0.5);
     }
     memcpy(tmp, s->exch, (size_t)T * sizeof *tmp);
-    out[S_EX] = quantile(tmp, T, 0.5);
+    out[S_EX] = cm_quantile(tmp, T, 0.5);
     if (s->Tc > 0) {
         memcpy(tmp, s->co_iter, (size_t)s->Tc * sizeof *tmp);
-        out[S_CO] = quantile(tmp, s->Tc, 0.5);
+        out[S_CO] = cm_quantile(tmp, s->Tc, 0.5);
         for (int p = 0; p < CM_PHASE_COUNT; p++) {
             for (int t = 0; t < s->Tc; t++)
                 tmp[t] = s->co_phases[t * CM_PHASE_COUNT + p];
-            out[S_COPH + p] = quantile(tmp, s->Tc, 0.5);
+            out[S_COPH + p] = cm_quantile(tmp, s->Tc, 0.5);
         }
     } else { /* no exchange: the iteration is compute only */
         out[S_CO] = out[S_IT];
@@ -274,7 +256,7 @@ static void summarize(const samples *s, double *out)
         for (int p = 0; p < CP_PASS_COUNT; p++) {
             for (int t = 0; t < T; t++)
                 tmp[t] = s->layers[((size_t)t * N + i) * CP_PASS_COUNT + p];
-            out[S_LAYERS + i * CP_PASS_COUNT + p] = quantile(tmp, T, 0.5);
+            out[S_LAYERS + i * CP_PASS_COUNT + p] = cm_quantile(tmp, T, 0.5);
         }
     free(tmp);
 }
@@ -607,8 +589,8 @@ static int run_server(const options *o, ranks *k)
     rank_info me, dummy;
     info_base(&me, k);
     me.threads = ps.threads;
-    me.aggregate_ms = quantile(busy + (rounds - timed), timed, 0.5);
-    me.round_ms = quantile(wall + (rounds - timed), timed, 0.5);
+    me.aggregate_ms = cm_quantile(busy + (rounds - timed), timed, 0.5);
+    me.round_ms = cm_quantile(wall + (rounds - timed), timed, 0.5);
     free(busy);
     free(wall);
     /* the workers' order: the results, then the communicators */
