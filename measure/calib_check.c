@@ -44,26 +44,28 @@ static void __attribute__((noreturn)) end_job(int status)
     exit(status);
 }
 
-void cal_fail(int status, const char *fmt, ...)
+static void __attribute__((noreturn)) vfail(int status, const char *fmt, va_list ap)
 {
     prefix(1);
-    va_list ap;
-    va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
-    va_end(ap);
     fputc('\n', stderr);
     end_job(status);
 }
 
-void cal_die(const char *fmt, ...)
+void cal_fail(int status, const char *fmt, ...)
 {
-    prefix(1);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfail(status, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
-    end_job(CAL_EXIT_RUNTIME);
+}
+
+void cal_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(CAL_EXIT_RUNTIME, fmt, ap);
+    va_end(ap);
 }
 
 void cal_say(const char *fmt, ...)
