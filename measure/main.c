@@ -661,6 +661,20 @@ static int check_loss(cm_net *n, int iterations)
     return CM_EXIT_RUNTIME;
 }
 
+/* A worker's last steps, on every way out after its set-up. */
+static void finish_worker(cm_exchange *ex, ranks *k, cp_network *net)
+{
+    cm_exchange_destroy(ex);
+#ifdef CNNPERF_HAVE_MPI
+    if (cm_mpi.active)
+        mpiCheck(MPI_Comm_free(&k->role));
+#else
+    (void)k;
+#endif
+    cp_network_free(net);
+    cm_mpi_finalize();
+}
+
 int main(int argc, char **argv)
 {
     options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", 64, 5, 20, 8192, 0, 1, 0};
@@ -771,13 +785,7 @@ int main(int argc, char **argv)
         if (cm_mpi.active)
             mpiCheck(MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, cm_mpi.world));
 #endif
-        cm_exchange_destroy(ex);
-#ifdef CNNPERF_HAVE_MPI
-        if (cm_mpi.active)
-            mpiCheck(MPI_Comm_free(&k.role));
-#endif
-        cp_network_free(&net);
-        cm_mpi_finalize();
+        finish_worker(ex, &k, &net);
         return rc;
     }
 
@@ -904,12 +912,6 @@ int main(int argc, char **argv)
     free(s.exch);
     free(s.co_iter);
     free(s.co_phases);
-    cm_exchange_destroy(ex);
-#ifdef CNNPERF_HAVE_MPI
-    if (cm_mpi.active)
-        mpiCheck(MPI_Comm_free(&k.role));
-#endif
-    cp_network_free(&net);
-    cm_mpi_finalize();
+    finish_worker(ex, &k, &net);
     return rc;
 }
