@@ -44,7 +44,7 @@ static void find_twins(const cp_network *net, int *twin, int *slot, int slots)
 }
 
 /* The calibration class of a layer (calibration.h). */
-static cp_calib_class calib_class(const cp_layer *l)
+cp_calib_class cp_layer_calib_class(const cp_layer *l)
 {
     const char *k = l->kind->name;
     if (strcmp(k, "conv") == 0) {
@@ -67,8 +67,6 @@ static cp_calib_class calib_class(const cp_layer *l)
     return CP_CC_ELEMENTWISE;
 }
 
-cp_calib_class cp_layer_calib_class(const cp_layer *l) { return calib_class(l); }
-
 /* A pass node's calibration: t = scale x (its kernels) + offset. */
 static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pass pass, const cp_exec *x)
 {
@@ -76,7 +74,7 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     if (!cal->loaded)
         return;
     cp_calib_group g = x->prec == CP_PREC_FP32 ? CP_CG_FP32 : x->prec == CP_PREC_TF32 ? CP_CG_TF32 : CP_CG_HALF;
-    const cp_calib_term *t = &cal->term[g][calib_class(l)][pass];
+    const cp_calib_term *t = &cal->term[g][cp_layer_calib_class(l)][pass];
     p->tree.t[node].scale = t->scale;
     p->tree.t[node].offset_ms = t->offset_ms;
 }
