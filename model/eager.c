@@ -133,7 +133,7 @@ static void pass_kernels(run *r, int node, const char *layer)
     /* the pass's calibration (calibration.h): its scale on every kernel, its
      * per-call offset on the first */
     double scale = tr->t[node].scale, offset = tr->t[node].offset_ms;
-    for (int c = tr->t[node].first; c >= 0; c = tr->t[c].next, offset = 0)
+    for (int c = tr->t[cp_tree_body(tr, node)].first; c >= 0; c = tr->t[c].next, offset = 0)
         kernel(r, scale * tr->t[c].time_ms + offset, tr->k[tr->t[c].kernel].name, layer);
 }
 

@@ -137,6 +137,41 @@ static void set_grid(cp_kernel *k, const cp_gemm *g, double splits)
     k->dram_bytes = g->unique_bytes + (splits > 1 ? (splits + 1) * g->M * g->N * g->count * 4.0 : 0);
 }
 
+/* The epilogue's cycles per block: the tile's stores through the SM's share
+ * of L2, fp32 partial sums when the reduction is split (as cp_kernel_time). */
+static double epilogue_cycles(const cp_kernel *t, const cp_device *d, int split)
+{
+    double k_end = (double)t->tile_m * t->tile_n * (split ? 4 : cp_precision_bytes(t->precision)) / 512.0;
+    return dmax(k_end / d->schedulers_per_sm, k_end * t->st_bytes / d->l2_bytes_per_cycle);
+}
+
+/* The cycles cp_kernel_time gives tile i's grid over g, its reduction split
+ * `splits` ways, computed from the tile's known per-iteration costs: the
+ * same arithmetic, without building and evaluating a kernel per candidate. */
+static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, const cp_gemm *g, double tiles_n,
+                          double splits)
+{
+    const cp_block_cost *c = &tt->cost[i];
+    /* whole numbers held in doubles (exact far beyond any grid): floating
+     * division is much cheaper than 64-bit integer division */
+    double iters = (double)(long long)cdiv(cdiv(g->K, splits), tt->k[i].tile_k);
+    if (iters < 1)
+        iters = 1;
+    double blocks = (double)(long long)(tiles_n * splits);
+    if (blocks < 1)
+        blocks = 1;
+    double a = c->occ.blocks_per_sm, per_wave = tt->per_wave[i];
+    double full = (double)(long long)(blocks / per_wave), rest = blocks - full * per_wave;
+    double end = tt->end[i][splits > 1];
+    double sm = full * (tt->round_full[i] * iters + a * end);
+    if (rest > 0) {
+        double tail = cdiv(rest, d->sm_count);
+        sm += cp_round_cycles(c, (int)tail) * iters + tail * end;
+    }
+    double dram = g->unique_bytes + (splits > 1 ? (splits + 1) * g->M * g->N * g->count * 4.0 : 0);
+    return dmax(sm, dram / d->dram_bytes_per_cycle) + d->global_latency_cycles + d->launch_cycles;
+}
+
 int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_tiles *tiles_done,
                     cp_kernel *out, int max, cp_error *err)
 {
@@ -149,7 +184,6 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
                             : sizeof simt_tiles / sizeof simt_tiles[0];
     double best = INFINITY;
     int best_n = 0;
-    double fixed_ms = (d->launch_overhead_us * 1e-3) + d->global_latency_cycles / (d->core_clock_mhz * 1e3);
     cp_gemm_tiles local, *tt = tiles_done ? tiles_done : &local;
     if (!tiles_done)
         local.ready = 0, local.n_memo = 0;
@@ -160,8 +194,11 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
             if (tt->fits[i]) {
                 int a = tt->cost[i].occ.blocks_per_sm;
                 tt->per_wave[i] = (double)a * d->sm_count;
-                tt->round_ms[i] = cp_round_cycles(&tt->cost[i], a) / d->cycles_per_ms;
-                tt->floor_ms[i] = cp_round_cycles(&tt->cost[i], 1) / d->cycles_per_ms;
+                tt->round_full[i] = cp_round_cycles(&tt->cost[i], a);
+                const cp_block_cost *c = &tt->cost[i];
+                tt->thr[i] = dmax(dmax(c->issue, c->compute), dmax(c->shared, c->global));
+                for (int split = 0; split < 2; split++)
+                    tt->end[i][split] = epilogue_cycles(&tt->k[i], d, split);
             }
         }
         tt->ready = 1;
@@ -177,63 +214,61 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
     }
     /* Candidates are (tile, split) pairs: each tile unsplit, and split just
      * enough to fill one and two waves (beyond that more slices only add
-     * partial sums). A candidate's lower bound is its block iterations
-     * spread evenly over full waves at C_b each, plus the fixed costs (a
-     * partial wave, the epilogue or a DRAM-bound grid only add). Trying them
-     * from the lowest bound up, the first bound above the best time so far
-     * ends the search. */
-    enum { MAX_CAND = 3 * CP_GEMM_MAX_TILES };
-    /* the most slices: each keeps at least a minimum share of the reduction */
+     * partial sums). Each is timed by grid_cycles, the queue model's grid
+     * arithmetic with the tile's per-iteration costs already known; only the
+     * winner is built as a kernel.
+     *
+     * A tile's lower bound holds for every split: splitting never lowers
+     * the block iterations (at least tiles x ceil(K / BK)), each costs an SM
+     * at least the busiest of its issue, pipe, shared and L2 cycles, and the
+     * grid moves at least the unique bytes. Tiles are tried from the lowest
+     * bound up until a bound exceeds the best time. Ties go to fewer slices,
+     * then to the earlier tile, whatever the order of trying. */
     double min_slice = g->splitk_ok ? 64 : 128, s_max = 1;
     while (s_max < 1024 && 2 * s_max * min_slice <= g->K)
         s_max *= 2;
-    double lb[MAX_CAND], split[MAX_CAND];
-    double dram_per_ms = d->dram_bytes_per_cycle * d->cycles_per_ms;
-    int tile_of[MAX_CAND], n_cand = 0;
-    for (size_t i = 0; i < n_tiles && i < CP_GEMM_MAX_TILES; i++) {
+    double fixed = d->global_latency_cycles + d->launch_cycles;
+    double dram_lb = g->unique_bytes / d->dram_bytes_per_cycle;
+    double lb[CP_GEMM_MAX_TILES], tiles_of[CP_GEMM_MAX_TILES];
+    int order[CP_GEMM_MAX_TILES], n_order = 0;
+    for (int i = 0; i < (int)n_tiles && i < CP_GEMM_MAX_TILES; i++) {
         if (!tt->fits[i])
             continue; /* this tile does not fit the device */
         const cp_kernel *t = &tt->k[i];
-        double tiles_n = cdiv(g->M, t->tile_m) * cdiv(g->N, t->tile_n) * g->count;
-        double s_fill = 1;
+        tiles_of[i] = cdiv(g->M, t->tile_m) * cdiv(g->N, t->tile_n) * g->count;
+        double work = tiles_of[i] * cdiv(g->K, t->tile_k) * tt->thr[i] / d->sm_count;
+        lb[i] = dmax(work, dram_lb) + fixed;
+        int at = n_order++;
+        while (at > 0 && lb[order[at - 1]] > lb[i]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = i;
+    }
+    int best_tile = -1;
+    double best_split = 1;
+    for (int o = 0; o < n_order && lb[order[o]] <= best; o++) {
+        int i = order[o];
+        double tiles_n = tiles_of[i], s_fill = 1;
         while (s_fill * tiles_n < tt->per_wave[i] && s_fill < s_max)
             s_fill *= 2;
         double tries[3] = {1, s_fill, dmin(2 * s_fill, s_max)};
         for (int j = 0; j < 3; j++) {
             if (j > 0 && tries[j] == tries[j - 1])
                 continue;
-            double iters = dmax(1, cdiv(cdiv(g->K, tries[j]), t->tile_k));
-            double dram = g->unique_bytes + (tries[j] > 1 ? (tries[j] + 1) * g->M * g->N * g->count * 4.0 : 0);
-            double sm = dmax(tiles_n * tries[j] / tt->per_wave[i], 1.0) * iters *
-                        (tiles_n * tries[j] >= tt->per_wave[i] ? tt->round_ms[i] : tt->floor_ms[i]);
-            lb[n_cand] = dmax(sm, dram / dram_per_ms) + fixed_ms;
-            split[n_cand] = tries[j];
-            tile_of[n_cand++] = (int)i;
+            double c = grid_cycles(tt, i, d, g, tiles_n, tries[j]);
+            if (c < best || (c == best && (tries[j] < best_split || (tries[j] == best_split && i < best_tile)))) {
+                best = c;
+                best_tile = i;
+                best_split = tries[j];
+            }
         }
     }
-    /* in the order of their bounds (insertion sort: a few dozen), until a
-     * bound cannot beat the best */
-    int order[MAX_CAND];
-    for (int j = 0; j < n_cand; j++) {
-        int at = j;
-        while (at > 0 && lb[order[at - 1]] > lb[j]) {
-            order[at] = order[at - 1];
-            at--;
-        }
-        order[at] = j;
-    }
-    for (int o = 0; o < n_cand && lb[order[o]] < best; o++) {
-        int c = order[o], i = tile_of[c];
-        cp_kernel k = tt->k[i];
-        cp_kernel_eval e;
-        k.name = what;
-        set_grid(&k, g, split[c]);
-        cp_kernel_time(&k, d, &tt->cost[i], &e);
-        if (e.time_ms < best) {
-            best = e.time_ms;
-            best_n = 1;
-            out[0] = k;
-        }
+    if (best_tile >= 0) {
+        out[0] = tt->k[best_tile];
+        out[0].name = what;
+        set_grid(&out[0], g, best_split);
+        best_n = 1;
     }
     if (best_n == 0)
         return cp_fail(err, NULL, NULL, "%s: no GEMM tile fits on %s", what, d->name);

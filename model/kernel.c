@@ -144,16 +144,17 @@ cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name,
     memset(&k, 0, sizeof k);
     k.name = name;
     k.splits = 1;
-    double threads = cp_cdiv(dmax(items, 1.0), STREAM_VEC);
+    /* powers of two: multiplying by the inverse is exact, and cheaper */
+    double threads = cp_ceil_whole(dmax(items, 1.0) * (1.0 / STREAM_VEC));
     k.threads = STREAM_THREADS;
-    k.blocks = (long long)cp_cdiv(threads, STREAM_THREADS);
+    k.blocks = (long long)cp_ceil_whole(threads * (1.0 / STREAM_THREADS));
     k.regs = 32;
     k.smem = 0;
     k.stages = 1;
     k.iters = 1;
     double nb = (double)k.blocks, warps = STREAM_THREADS / d->warp_size;
-    k.I = bytes_in / nb / WARP_VEC_BYTES;
-    k.K = bytes_out / nb / WARP_VEC_BYTES;
+    k.I = bytes_in / nb * (1.0 / WARP_VEC_BYTES);
+    k.K = bytes_out / nb * (1.0 / WARP_VEC_BYTES);
     k.L = flops / nb / d->warp_size;
     k.other = warps * 8; /* index arithmetic and bounds checks */
     k.ld_bytes = k.st_bytes = WARP_VEC_BYTES;

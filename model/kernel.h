@@ -14,13 +14,17 @@
 
 typedef enum { CP_PIPE_FMA, CP_PIPE_TENSOR } cp_pipe;
 
-/* ceil(a / b) for positive a and b below 2^63, inline (libm's ceil is a call
- * on baseline x86-64, and the tile search does thousands of them). */
-static inline double cp_cdiv(double a, double b)
+/* ceil(q) for 0 <= q < 2^63, and ceil(a / b) for positive a and b, inline
+ * (libm's ceil is a call on baseline x86-64, and the tile search does
+ * thousands of them). */
+static inline double cp_ceil_whole(double q)
 {
-    double q = a / b;
     long long t = (long long)q;
     return (double)(t + (q > (double)t));
+}
+static inline double cp_cdiv(double a, double b)
+{
+    return cp_ceil_whole(a / b);
 }
 typedef enum { CP_BOUND_COMPUTE, CP_BOUND_MEMORY, CP_BOUND_LATENCY } cp_bound;
 
@@ -112,15 +116,17 @@ typedef struct {
 #define CP_GEMM_MAX_TILES 12
 /* The tiles' blocks and what one of their iterations costs: the same for
  * every GEMM of one device and precision, so a prediction computes them
- * once. Zero-initialise; valid for one device and precision. */
+ * once. Set ready and n_memo to 0 before first use (the rest need not be
+ * cleared); valid for one device and precision. */
 typedef struct {
     int ready;
     cp_kernel k[CP_GEMM_MAX_TILES];
     cp_block_cost cost[CP_GEMM_MAX_TILES];
     int fits[CP_GEMM_MAX_TILES];
     double per_wave[CP_GEMM_MAX_TILES]; /* blocks in one full wave */
-    double round_ms[CP_GEMM_MAX_TILES]; /* C_b of a full wave, in ms */
-    double floor_ms[CP_GEMM_MAX_TILES]; /* the least one iteration of any round takes, in ms */
+    double round_full[CP_GEMM_MAX_TILES]; /* C_b of a full wave, in cycles */
+    double end[CP_GEMM_MAX_TILES][2];     /* epilogue cycles per block: unsplit, split */
+    double thr[CP_GEMM_MAX_TILES];        /* the least cycles one block iteration holds an SM */
     /* GEMMs already solved in this prediction (a bottleneck's data gradient
      * is often another layer's forward GEMM): problem -> chosen kernel */
 #define CP_GEMM_MEMO 64

@@ -93,16 +93,13 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
     cp_kernel k[CP_MAX_KERNELS];
     int n = 0;
     if (*first >= 0) {
-        /* a twin's pass: run the same kernels */
-        int node = cp_tree_node(&p->tree, parent, CP_TASK_SEQ, l->name, -1);
+        /* a twin's pass: the same kernels, so the same task repeated */
+        int node = cp_tree_repeat(&p->tree, parent, *first, l->name);
         if (node < 0)
             return cp_fail(err, NULL, NULL, "out of memory");
         p->tree.t[node].detail = pass_names[pass];
         for (int c = p->tree.t[*first].first; c >= 0; c = p->tree.t[c].next) {
-            int kernel = p->tree.t[c].kernel;
-            if (cp_tree_compute_ref(&p->tree, node, CP_UNIT_GPU, kernel) < 0)
-                return cp_fail(err, NULL, NULL, "out of memory");
-            lp->bytes[pass] += p->tree.k[kernel].dram_bytes;
+            lp->bytes[pass] += p->tree.k[p->tree.t[c].kernel].dram_bytes;
             lp->kernels++;
         }
         lp->flops[pass] = pass == CP_PASS_BWD_DATA && !l->needs_input_grad ? 0 : l->kind->flops(l, pass, x->batch);
@@ -217,14 +214,19 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
     for (int i = 0; i < net->n_layers; i++)
         for (int j = 0; j < CP_PASS_COUNT; j++)
             p->layers[i].node[j] = -1;
-    /* A layer has at most four pass nodes, each with its kernels; repeated
-     * layers share kernels. The arrays still grow if a network needs more. */
-    if (cp_tree_reserve(&p->tree, 16 + 7 * net->n_layers, 16 + 2 * net->n_layers))
+    /* A layer has at most four pass nodes, each with its kernels; a repeated
+     * layer's passes repeat the first one's nodes. The shipped networks need
+     * 3.5-6.3 nodes and 0.4-3.1 kernels per layer: reserve about that (a
+     * fresh prediction pays a page fault per 4 KB it touches) and let the
+     * arrays grow where a network needs more. */
+    if (cp_tree_reserve(&p->tree, 16 + 6 * net->n_layers, 16 + 2 * net->n_layers))
         return cp_fail(err, NULL, NULL, "out of memory");
     int n = net->n_layers, slots = 16;
     while (slots < 2 * n)
         slots *= 2;
-    cp_gemm_tiles *tiles = calloc(1, sizeof *tiles);
+    cp_gemm_tiles *tiles = malloc(sizeof *tiles); /* 17 KB: only its two counters need clearing */
+    if (tiles)
+        tiles->ready = tiles->n_memo = 0;
     int *twin = malloc((size_t)(n + slots) * sizeof *twin);
     int(*built)[CP_PASS_COUNT] = malloc((size_t)n * sizeof *built);
     int rc = -1;
@@ -262,7 +264,7 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
                 continue;
             lp->ms[j] = t[lp->node[j]].time_ms;
             lp->roofline_ms += fmax(lp->flops[j] / peak, lp->bytes[j] / bw) * 1e3;
-            for (int c = t[lp->node[j]].first; c >= 0; c = t[c].next) {
+            for (int c = t[cp_tree_body(&p->tree, lp->node[j])].first; c >= 0; c = t[c].next) {
                 const cp_kernel_eval *e = &p->tree.ke[t[c].kernel];
                 if (e->time_ms > worst) {
                     worst = e->time_ms;

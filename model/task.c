@@ -51,7 +51,8 @@ int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, i
     }
     int i = tr->n++;
     tr->t[i] = (cp_task){.type = type, .name = name, .unit = unit, .link = -1, .kernel = -1,
-                         .first = -1, .last = -1, .next = -1, .dep = {-1, -1}, .scale = 1};
+                         .first = -1, .last = -1, .next = -1, .dep = {-1, -1}, .scale = 1,
+                         .same_as = -1};
     if (parent >= 0) {
         cp_task *p = &tr->t[parent];
         if (p->last >= 0)
@@ -94,6 +95,17 @@ int cp_tree_compute_ref(cp_tree *tr, int parent, int unit, int kernel)
     int i = cp_tree_node(tr, parent, CP_TASK_COMPUTE, tr->k[kernel].name, unit);
     if (i >= 0)
         tr->t[i].kernel = kernel;
+    return i;
+}
+
+int cp_tree_repeat(cp_tree *tr, int parent, int of, const char *name)
+{
+    if (of < 0 || of >= tr->n || tr->t[of].type != CP_TASK_SEQ)
+        return -1;
+    of = cp_tree_body(tr, of);
+    int i = cp_tree_node(tr, parent, CP_TASK_SEQ, name, -1);
+    if (i >= 0)
+        tr->t[i].same_as = of;
     return i;
 }
 
@@ -286,6 +298,10 @@ static int eval_node(cp_tree *tr, int root, const cp_system *s, cp_error *err)
         t->time_ms = cp_transfer_ms(&s->links[t->link], t->bytes, t->msgs);
         return 0;
     case CP_TASK_SEQ: { /* Eq. 5-1, 5-3, 5-6, 5-7: a sum */
+        if (t->same_as >= 0) { /* the same tasks again: the same time */
+            t->time_ms = tr->t[t->same_as].time_ms;
+            return 0;
+        }
         double sum = 0;
         for (int c = t->first; c >= 0; c = tr->t[c].next) {
             if (eval_node(tr, c, s, err))

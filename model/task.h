@@ -39,6 +39,10 @@ typedef struct {
     /* SEQ: time = scale x sum + offset_ms; a layer pass's calibration
      * (calibration.h), 1 and 0 otherwise */
     double scale, offset_ms;
+    /* SEQ: -1, or an earlier node this one repeats (a repeated layer's pass:
+     * the same kernels): it takes that node's time, and its children are
+     * that node's (cp_tree_body). */
+    int same_as;
     /* as a child of a DAG */
     int resource;            /* the stream it runs on */
     int dep[CP_MAX_DEPS];    /* nodes that must finish first */
@@ -72,6 +76,14 @@ int cp_tree_compute(cp_tree *tr, int parent, int unit, const cp_kernel *k);
 /* A compute task running a kernel the tree already holds (index kernel):
  * repeated layers share their kernels, and each is timed once. */
 int cp_tree_compute_ref(cp_tree *tr, int parent, int unit, int kernel);
+/* A sequential task that repeats node `of`, which must be evaluated first
+ * (built earlier in the same sequence, or in an earlier one). */
+int cp_tree_repeat(cp_tree *tr, int parent, int of, const char *name);
+/* The node whose children make up node i: i itself, or what i repeats. */
+static inline int cp_tree_body(const cp_tree *tr, int i)
+{
+    return tr->t[i].same_as >= 0 ? tr->t[i].same_as : i;
+}
 int cp_tree_transfer(cp_tree *tr, int parent, const char *name, int link, double bytes, int msgs);
 /* A task whose time is already known (taken from another evaluated tree). */
 int cp_tree_fixed(cp_tree *tr, int parent, const char *name, double time_ms);

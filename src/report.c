@@ -500,7 +500,7 @@ static void explain_node(FILE *f, const cp_prediction *p, int idx, int depth, co
             snprintf(cal, sizeof cal, "; calibrated: %.3f x sum + %.1f us", t->scale, t->offset_ms * 1e3);
         fprintf(f, "%*s%s%s%s: %.4f ms  [%s, %d subtask%s%s]\n", 2 * depth, "", t->name, is_layer ? " " : "",
                 is_layer ? t->detail : "", t->time_ms, t->type == CP_TASK_SEQ ? "sequential, sum" : "parallel",
-                t->count, t->count == 1 ? "" : "s", cal);
+                p->tree.t[cp_tree_body(&p->tree, idx)].count, p->tree.t[cp_tree_body(&p->tree, idx)].count == 1 ? "" : "s", cal);
     }
     if (only && !is_layer && depth > 0 && t->type != CP_TASK_TRANSFER) {
         /* phase nodes: look for the layer inside without printing the phase */
@@ -508,7 +508,7 @@ static void explain_node(FILE *f, const cp_prediction *p, int idx, int depth, co
             explain_node(f, p, c, depth, only);
         return;
     }
-    for (int c = t->first; c >= 0; c = p->tree.t[c].next)
+    for (int c = p->tree.t[cp_tree_body(&p->tree, idx)].first; c >= 0; c = p->tree.t[c].next)
         explain_node(f, p, c, depth + 1, only);
 }
 
