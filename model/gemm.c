@@ -68,6 +68,25 @@ static const tile wgmma_tiles[] = {
 
 #define cdiv cp_cdiv
 
+/* ceil(a / b) and floor(a / b) for whole b > 0 and 0 <= a < 2^50, given
+ * inv = 1 / b: the product's guess is off by at most one and products of
+ * whole numbers are exact, so one comparison each way corrects it. The tile
+ * search does thousands of these; a division costs several multiplies. */
+static inline double cdiv_inv(double a, double b, double inv)
+{
+    double t = (double)(long long)(a * inv);
+    t += (double)(t * b < a); /* without branches: which way it is off is random */
+    t -= (double)(t > 0 && (t - 1) * b >= a);
+    return t;
+}
+static inline double fdiv_inv(double a, double b, double inv)
+{
+    double t = (double)(long long)(a * inv);
+    t -= (double)(t * b > a);
+    t += (double)((t + 1) * b <= a);
+    return t;
+}
+
 /* The tile's block: launch configuration and per-iteration counts. These do
  * not depend on the GEMM's shape, so each tile is built once per choice. */
 static void build_tile(cp_kernel *k, const cp_device *d, cp_precision p, const tile *t, int tensor, int hopper,
@@ -154,18 +173,19 @@ static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, co
     const cp_block_cost *c = &tt->cost[i];
     /* whole numbers held in doubles (exact far beyond any grid): floating
      * division is much cheaper than 64-bit integer division */
-    double iters = (double)(long long)cdiv(cdiv(g->K, splits), tt->k[i].tile_k);
+    /* splits and the tile's depth are powers of two: their inverses are exact */
+    double iters = cdiv_inv(cdiv_inv(g->K, splits, 1.0 / splits), tt->k[i].tile_k, tt->inv_k[i]);
     if (iters < 1)
         iters = 1;
     double blocks = (double)(long long)(tiles_n * splits);
     if (blocks < 1)
         blocks = 1;
     double a = c->occ.blocks_per_sm, per_wave = tt->per_wave[i];
-    double full = (double)(long long)(blocks / per_wave), rest = blocks - full * per_wave;
+    double full = fdiv_inv(blocks, per_wave, tt->inv_wave[i]), rest = blocks - full * per_wave;
     double end = tt->end[i][splits > 1];
     double sm = full * (tt->round_full[i] * iters + a * end);
     if (rest > 0) {
-        double tail = cdiv(rest, d->sm_count);
+        double tail = cdiv_inv(rest, d->sm_count, tt->inv_sm);
         sm += cp_round_cycles(c, (int)tail) * iters + tail * end;
     }
     double dram = g->unique_bytes + (splits > 1 ? (splits + 1) * g->M * g->N * g->count * 4.0 : 0);
@@ -194,6 +214,10 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
             if (tt->fits[i]) {
                 int a = tt->cost[i].occ.blocks_per_sm;
                 tt->per_wave[i] = (double)a * d->sm_count;
+                tt->inv_wave[i] = 1.0 / tt->per_wave[i];
+                tt->inv_m[i] = 1.0 / tt->k[i].tile_m;
+                tt->inv_n[i] = 1.0 / tt->k[i].tile_n;
+                tt->inv_k[i] = 1.0 / tt->k[i].tile_k;
                 tt->round_full[i] = cp_round_cycles(&tt->cost[i], a);
                 const cp_block_cost *c = &tt->cost[i];
                 tt->thr[i] = dmax(dmax(c->issue, c->compute), dmax(c->shared, c->global));
@@ -201,9 +225,23 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
                     tt->end[i][split] = epilogue_cycles(&tt->k[i], d, split);
             }
         }
+        tt->inv_sm = 1.0 / d->sm_count;
         tt->ready = 1;
     }
-    for (int m = 0; m < tt->n_memo; m++) {
+    /* solved already? (open addressing on the problem's sizes) */
+    if (tt->n_memo == 0)
+        memset(tt->memo_slot, 0xff, sizeof tt->memo_slot);
+    unsigned long long h = (unsigned long long)g->splitk_ok;
+    const double key[] = {g->M, g->N, g->K, g->count};
+    for (int j = 0; j < 4; j++) {
+        unsigned long long b;
+        memcpy(&b, &key[j], sizeof b);
+        h = (h ^ b) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    unsigned slot = (unsigned)h & (2 * CP_GEMM_MEMO - 1);
+    for (; tt->memo_slot[slot] >= 0; slot = (slot + 1) & (2 * CP_GEMM_MEMO - 1)) {
+        int m = tt->memo_slot[slot];
         const cp_gemm *q = &tt->memo_key[m];
         if (q->M == g->M && q->N == g->N && q->K == g->K && q->count == g->count &&
             q->unique_bytes == g->unique_bytes && q->splitk_ok == g->splitk_ok) {
@@ -235,8 +273,8 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
         if (!tt->fits[i])
             continue; /* this tile does not fit the device */
         const cp_kernel *t = &tt->k[i];
-        tiles_of[i] = cdiv(g->M, t->tile_m) * cdiv(g->N, t->tile_n) * g->count;
-        double work = tiles_of[i] * cdiv(g->K, t->tile_k) * tt->thr[i] / d->sm_count;
+        tiles_of[i] = cdiv_inv(g->M, t->tile_m, tt->inv_m[i]) * cdiv_inv(g->N, t->tile_n, tt->inv_n[i]) * g->count;
+        double work = tiles_of[i] * cdiv_inv(g->K, t->tile_k, tt->inv_k[i]) * tt->thr[i] * tt->inv_sm;
         lb[i] = dmax(work, dram_lb) + fixed;
         int at = n_order++;
         while (at > 0 && lb[order[at - 1]] > lb[i]) {
@@ -273,6 +311,7 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
     if (best_n == 0)
         return cp_fail(err, NULL, NULL, "%s: no GEMM tile fits on %s", what, d->name);
     if (tt->n_memo < CP_GEMM_MEMO) {
+        tt->memo_slot[slot] = (short)tt->n_memo;
         tt->memo_key[tt->n_memo] = *g;
         tt->memo_k[tt->n_memo++] = out[0];
     }

@@ -127,12 +127,16 @@ typedef struct {
     double round_full[CP_GEMM_MAX_TILES]; /* C_b of a full wave, in cycles */
     double end[CP_GEMM_MAX_TILES][2];     /* epilogue cycles per block: unsplit, split */
     double thr[CP_GEMM_MAX_TILES];        /* the least cycles one block iteration holds an SM */
+    /* inverses of the tile's sides and wave, and of the SM count */
+    double inv_m[CP_GEMM_MAX_TILES], inv_n[CP_GEMM_MAX_TILES], inv_k[CP_GEMM_MAX_TILES];
+    double inv_wave[CP_GEMM_MAX_TILES], inv_sm;
     /* GEMMs already solved in this prediction (a bottleneck's data gradient
      * is often another layer's forward GEMM): problem -> chosen kernel */
 #define CP_GEMM_MEMO 64
     int n_memo;
     cp_gemm memo_key[CP_GEMM_MEMO];
     cp_kernel memo_k[CP_GEMM_MEMO];
+    short memo_slot[2 * CP_GEMM_MEMO]; /* hash slots: memo index or -1 */
 } cp_gemm_tiles;
 
 /* Chooses, like cudnnFind / cuBLAS heuristics, the fastest tile
