@@ -1,7 +1,8 @@
 /* Batch normalisation in training mode (cudnnBatchNormalizationForwardTraining
  * and ...Backward): a statistics reduction then a normalising pass forward;
  * backward reduces dgamma/dbeta (backward-weight) then applies dx
- * (backward-data). */
+ * (backward-data). Each kernel works channel by channel (cp_channel_kernel):
+ * how fast it streams depends on how many channels there are. */
 #include "layer.h"
 
 static int infer(cp_layer *l, cp_jctx *c)
@@ -31,16 +32,17 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     if (max < 2)
         return 0;
     double n = x->batch * cp_shape_elems(l->out), b = cp_act_bytes(x, l->out), stats = 8.0 * l->out.c;
+    double c = l->out.c, per = n / c;
     switch (pass) {
     case CP_PASS_FWD:
-        out[0] = cp_stream_kernel(x->dev, x->prec, "bn_fwd_stats", n, b, stats, 3 * n);
-        out[1] = cp_stream_kernel(x->dev, x->prec, "bn_fwd_normalize", n, b + stats, b, 2 * n);
+        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_stats", c, per, b, stats, 3 * n);
+        out[1] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_normalize", c, per, b + stats, b, 2 * n);
         return 2;
     case CP_PASS_BWD_WEIGHT: /* reads x and dy */
-        out[0] = cp_stream_kernel(x->dev, x->prec, "bn_bwd_reduce", n, 2 * b, stats, 4 * n);
+        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_bwd_reduce", c, per, 2 * b, stats, 4 * n);
         return 1;
     case CP_PASS_BWD_DATA: /* reads x and dy, writes dx */
-        out[0] = cp_stream_kernel(x->dev, x->prec, "bn_bwd_dx", n, 2 * b + stats, b, 4 * n);
+        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_bwd_dx", c, per, 2 * b + stats, b, 4 * n);
         return 1;
     default: return 0;
     }

@@ -248,7 +248,9 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
     for (int c = t[p->phase[2]].first; c >= 0; c = t[c].next)
         if (t[c].resource != 0)
             p->exchange_ms += t[c].time_ms;
-    p->exposed_exchange_ms = fmax(0, p->backward_ms - p->compute_backward_ms);
+    /* the schedule and the plain sum add the same times in another order */
+    double exposed = p->backward_ms - p->compute_backward_ms;
+    p->exposed_exchange_ms = exposed > 1e-9 * p->backward_ms ? exposed : 0;
     p->images_per_s = (double)cfg->batch * cfg->gpus / (p->iteration_ms * 1e-3);
     p->scaling_efficiency = p->images_per_s / (cfg->gpus * (se ? se->images_per_s : s->images_per_s));
     if (cfg->gpus < 2 || mode == CP_COMM_NONE)

@@ -136,6 +136,7 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
 #define STREAM_THREADS 256
 #define STREAM_VEC 4          /* elements per thread: 16-byte vector loads */
 #define WARP_VEC_BYTES 512.0  /* one 16-byte-per-thread warp access */
+#define CHANNEL_THREADS 256   /* a per-channel kernel's block */
 
 cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name, double items, double bytes_in,
                            double bytes_out, double flops)
@@ -184,5 +185,21 @@ cp_kernel cp_direct_conv_kernel(const cp_device *d, cp_precision p, const char *
     k.smem = 8192;
     k.regs = 40;
     k.flops_per_L = 2.0 * d->warp_size;
+    return k;
+}
+
+cp_kernel cp_channel_kernel(const cp_device *d, cp_precision p, const char *name, double channels,
+                            double per_channel, double bytes_in, double bytes_out, double flops)
+{
+    cp_kernel k = cp_stream_kernel(d, p, name, channels * per_channel, bytes_in, bytes_out, flops);
+    k.threads = CHANNEL_THREADS;
+    k.blocks = (long long)dmax(channels, 1.0);
+    k.iters = (long long)cp_cdiv(dmax(per_channel, 1.0), CHANNEL_THREADS * STREAM_VEC);
+    double steps = (double)k.blocks * (double)k.iters, warps = CHANNEL_THREADS / d->warp_size;
+    k.I = bytes_in / steps * (1.0 / WARP_VEC_BYTES);
+    k.K = bytes_out / steps * (1.0 / WARP_VEC_BYTES);
+    k.L = flops / steps / d->warp_size;
+    k.M = warps; /* the block's partial sums meet in shared memory */
+    k.other = warps * 8;
     return k;
 }

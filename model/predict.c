@@ -100,6 +100,7 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
         p->tree.t[node].detail = pass_names[pass];
         for (int c = p->tree.t[*first].first; c >= 0; c = p->tree.t[c].next) {
             lp->bytes[pass] += p->tree.k[p->tree.t[c].kernel].dram_bytes;
+            lp->exec_flops[pass] += p->tree.k[p->tree.t[c].kernel].flops;
             lp->kernels++;
         }
         lp->flops[pass] = pass == CP_PASS_BWD_DATA && !l->needs_input_grad ? 0 : l->kind->flops(l, pass, x->batch);
@@ -133,6 +134,7 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
         if (cp_tree_compute(&p->tree, node, CP_UNIT_GPU, &k[i]) < 0)
             return cp_fail(err, NULL, NULL, "out of memory");
         lp->bytes[pass] += k[i].dram_bytes;
+        lp->exec_flops[pass] += k[i].flops;
     }
     *first = node;
     lp->node[pass] = node;
@@ -263,7 +265,7 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
             if (lp->node[j] < 0)
                 continue;
             lp->ms[j] = t[lp->node[j]].time_ms;
-            lp->roofline_ms += fmax(lp->flops[j] / peak, lp->bytes[j] / bw) * 1e3;
+            lp->roofline_ms += fmax(lp->exec_flops[j] / peak, lp->bytes[j] / bw) * 1e3;
             for (int c = t[cp_tree_body(&p->tree, lp->node[j])].first; c >= 0; c = t[c].next) {
                 const cp_kernel_eval *e = &p->tree.ke[t[c].kernel];
                 if (e->time_ms > worst) {

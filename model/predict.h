@@ -14,10 +14,11 @@
 
 typedef struct {
     double ms[CP_PASS_COUNT];
-    double flops[CP_PASS_COUNT];
+    double flops[CP_PASS_COUNT];      /* the layer's arithmetic, as direct multiply-adds count it */
+    double exec_flops[CP_PASS_COUNT]; /* what its kernels execute (Winograd: fewer, transforms: more) */
     double bytes[CP_PASS_COUNT];
     int node[CP_PASS_COUNT]; /* task-tree node of each pass, -1 if none */
-    double roofline_ms;      /* sum over passes of max(FLOPs / peak, bytes / bandwidth) */
+    double roofline_ms;      /* sum over passes of max(executed FLOPs / peak, bytes / bandwidth) */
     cp_bound bound;          /* of the kernel that takes longest */
     int kernels;
 } cp_layer_pred;

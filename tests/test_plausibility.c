@@ -1,6 +1,7 @@
 /* Properties every prediction must have, over all shipped networks, devices
  * and precisions:
- *  - no layer pass is predicted faster than its roofline bound;
+ *  - no layer pass is predicted faster than its roofline bound (of the
+ *    arithmetic its kernels execute and the bytes they move);
  *  - doubling the batch never decreases the predicted iteration time;
  *  - the phases add up to the iteration (Eq. 6-4) and the layers to the phases;
  *  - a convolution that computes both gradients takes at least as long
@@ -56,7 +57,9 @@ static void check_bounds(const cp_network *n, const cp_device *d, cp_precision p
     for (int i = 0; i < n->n_layers; i++) {
         const cp_layer_pred *lp = &p.layers[i];
         for (int j = 0; j < CP_PASS_COUNT; j++) {
-            double roof = fmax(lp->flops[j] / peak, lp->bytes[j] / bw) * 1e3;
+            /* what the kernels execute: a Winograd pass does fewer
+             * multiplies than the layer's direct count */
+            double roof = fmax(lp->exec_flops[j] / peak, lp->bytes[j] / bw) * 1e3;
             if (lp->ms[j] < roof * (1 - 1e-9))
                 fail_msg("%s %s %s %s: %g ms is below the roofline %g ms", n->name, d->id, cp_precision_name(prec),
                          n->layers[i].name, lp->ms[j], roof);
