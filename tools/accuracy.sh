@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x build/cnnperf ] || [ -n "$(find src model layers comm networks devices clusters util -newer build/cnnperf -print -quit)" ]; then
+if [ ! -x build/cnnperf ] || [ -n "$(find src model layers comm networks devices clusters calibration util -newer build/cnnperf -print -quit)" ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target cnnperf >/dev/null
 fi
