@@ -536,6 +536,16 @@ resnet50 64 fp32 r3" "--warmup 3 --iters 10" ;;
         timeout 200 "$BUILD/measure/cnnperf-calibrate" --only p2p --raw "$RES/calibrated-p2p-raw.json" </dev/null 2>&1 |
             tail -40 || fail "calibrate p2p"
         bundle ;;
+    holdout) # shipped networks never measured before: a fresh out-of-sample test of the model
+        single "
+vgg19 64 fp32
+resnet34 64 fp32
+resnet101 32 fp32
+vgg19 64 fp16
+resnet34 64 fp16
+resnet101 32 fp16
+resnet152 32 fp32
+resnet152 32 fp16" "--warmup 3 --iters 10" ;;
     isolated) # --layers isolated beside the in-iteration layer times
         single "
 alexnet 256 fp32 isolated
