@@ -536,6 +536,10 @@ resnet50 64 fp32 r3" "--warmup 3 --iters 10" ;;
         timeout 200 "$BUILD/measure/cnnperf-calibrate" --only p2p --raw "$RES/calibrated-p2p-raw.json" </dev/null 2>&1 |
             tail -40 || fail "calibrate p2p"
         bundle ;;
+    bench) # the speed figures of README.md on this machine's CPU
+        say "cnnperf-bench (lscpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1))"
+        for i in 1 2 3; do "$BUILD/cnnperf-bench" "$PREDICT" </dev/null 2>&1 | tee -a "$RES/bench.txt"; done
+        bundle ;;
     holdout) # shipped networks never measured before: a fresh out-of-sample test of the model
         single "
 vgg19 64 fp32

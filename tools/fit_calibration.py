@@ -46,7 +46,7 @@ def run_json(cnnperf, args):
     return json.loads(out.stdout)
 
 
-def fit(points):
+def fit(points, max_offset_ms=None):
     """points: (model_ms, measured_ms). Returns (scale, offset_ms)."""
     s0 = s1 = s2 = s3 = s4 = 0.0
     for x, y in points:
@@ -61,7 +61,12 @@ def fit(points):
         a = (s0 * s4 - s1 * s3) / det
         b = (s2 * s3 - s1 * s4) / det
         if a >= 0.2 and b >= 0:
-            return a, b
+            if max_offset_ms is None or b <= max_offset_ms:
+                return a, b
+            # the offset held at its bound, the scale fitted alone
+            sxy = sum(y ** -0.5 * x * (y - max_offset_ms) for x, y in points)
+            if sxy > 0:
+                return sxy / s2, max_offset_ms
     return (s4 / s2 if s2 > 0 else 1.0), 0.0
 
 
@@ -78,7 +83,11 @@ def main():
     ap.add_argument("--also", action="append", default=[],
                     help="also write calibration/<ID>.json with the same terms for a device of the same "
                          "architecture (say so in its source)")
+    ap.add_argument("--max-offset-us", type=float, default=None,
+                    help="bound the per-call offset (a pass's fixed cost: a few extra launches), fitting the "
+                         "scale alone where the free fit exceeds it")
     args = ap.parse_args()
+    cap = None if args.max_offset_us is None else args.max_offset_us * 1e-3
 
     train = set(json.load(open(args.calibration_set))["networks"])
     files = sorted({f for g in args.measured for f in glob.glob(g)})
@@ -114,7 +123,7 @@ def main():
         sys.exit("fit_calibration: no single-GPU cnnperf-measure run of a calibration-set network matched")
     terms = {}
     for (g, cls, key), pts in sorted(points.items()):
-        a, b = fit(pts)
+        a, b = fit(pts, cap)
         terms.setdefault(g, {}).setdefault(cls, {})[key] = {
             "scale": round(a, 4), "offset_us": round(b * 1e3, 2), "points": len(pts)}
         print(f"fit_calibration: {g:5} {cls:13} {key:16} scale {a:6.3f} offset {b * 1e3:7.1f} us  "
