@@ -536,6 +536,34 @@ resnet50 64 fp32 r3" "--warmup 3 --iters 10" ;;
         timeout 200 "$BUILD/measure/cnnperf-calibrate" --only p2p --raw "$RES/calibrated-p2p-raw.json" </dev/null 2>&1 |
             tail -40 || fail "calibrate p2p"
         bundle ;;
+    parity) # issue 4's side-by-side: cnnperf-measure and PyTorch timing every cuDNN engine (benchmark_limit 0)
+        single "
+resnet50 32 fp32
+resnet50 64 fp32
+vgg16 32 fp32
+vgg16 64 fp32
+resnet50 32 fp16
+resnet50 64 fp16
+vgg16 32 fp16
+vgg16 64 fp16" "--warmup 3 --iters 10"
+        say "torch_bench, benchmark_limit 0"
+        timeout $((DEADLINE + 100 - $(date +%s) + START)) python3 tools/torch_bench.py --network resnet50,vgg16 \
+            --batch 32,64 --precision fp32,fp16 --warmup 3 --iters 10 --benchmark-limit 0 \
+            --out-dir "$RES/torch-limit0" </dev/null || fail "torch_bench parity"
+        python3 - "$RES" <<'EOF' | tee "$RES/parity.txt"
+import glob, json, os, sys
+res = sys.argv[1]
+print(f"{'configuration':22} {'cnnperf-measure ms':>19} {'PyTorch ms':>11} {'ours/PyTorch':>13}")
+for f in sorted(glob.glob(os.path.join(res, "torch-limit0", "torch-*.json"))):
+    t = json.load(open(f))
+    tag = os.path.basename(f)[len("torch-"):-len(".json")]
+    m_path = os.path.join(res, f"measure-{tag}.json")
+    if not os.path.exists(m_path):
+        continue
+    m = json.load(open(m_path))
+    print(f"{tag:22} {m['iteration_ms']:19.3f} {t['iteration_ms']:11.3f} {m['iteration_ms'] / t['iteration_ms']:13.3f}")
+EOF
+        bundle ;;
     bench) # the speed figures of README.md on this machine's CPU
         say "cnnperf-bench (lscpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1))"
         for i in 1 2 3; do "$BUILD/cnnperf-bench" "$PREDICT" </dev/null 2>&1 | tee -a "$RES/bench.txt"; done

@@ -160,6 +160,9 @@ def bench_network(torch, args, name, precision):
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cudnn.benchmark = True
+    if args.benchmark_limit is not None and hasattr(torch.backends.cudnn, "benchmark_limit"):
+        # 0: time every cuDNN engine configuration, as cudnnFind (cnnperf-measure) does
+        torch.backends.cudnn.benchmark_limit = args.benchmark_limit
     amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
     fmt = torch.channels_last if args.channels_last else torch.contiguous_format
 
@@ -219,6 +222,7 @@ def bench_network(torch, args, name, precision):
             "warmup_iterations": args.warmup,
             "timed_iterations": args.iters,
             "cudnn_benchmark": True,
+            "cudnn_benchmark_limit": getattr(torch.backends.cudnn, "benchmark_limit", None),
             "allow_tf32": tf32,
             "autocast": str(amp).replace("torch.", "") if amp else "off",
             "grad_scaler": scaler is not None,
@@ -438,6 +442,9 @@ def main():
     ap.add_argument("--precision", default="fp32", help="comma-separated list of fp32, tf32, fp16, bf16")
     ap.add_argument("--channels-last", action="store_true", help="NHWC model and input (default NCHW)")
     ap.add_argument("--grad-scaler", action="store_true", help="fp16: torch.cuda.amp.GradScaler (default off)")
+    ap.add_argument("--benchmark-limit", type=int, default=None,
+                    help="torch.backends.cudnn.benchmark_limit: how many cuDNN engine configurations benchmark "
+                         "mode times (PyTorch's default 10; 0 times all, like cudnnFind)")
     ap.add_argument("--warmup", type=int, default=None, help="untimed iterations (5; all-reduce: 5 per size)")
     ap.add_argument("--iters", type=int, default=None, help="timed iterations (20; all-reduce: 20 per size)")
     ap.add_argument("-o", "--output", help="result JSON (default standard output)")
