@@ -564,6 +564,50 @@ for f in sorted(glob.glob(os.path.join(res, "torch-limit0", "torch-*.json"))):
     print(f"{tag:22} {m['iteration_ms']:19.3f} {t['iteration_ms']:11.3f} {m['iteration_ms'] / t['iteration_ms']:13.3f}")
 EOF
         bundle ;;
+    parity_cudnn) # the side-by-side with cnnperf-measure built against PyTorch's own cuDNN
+        tc=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))')
+        lib=$(find "$tc" -name 'libcudnn.so.9*' 2>/dev/null | sort | head -1)
+        hdr=$(find "$tc" -name 'cudnn_version*.h' 2>/dev/null | head -1)
+        say "PyTorch's cuDNN: ${lib:-none} (headers ${hdr:-none})"
+        if [ -z "$lib" ] || [ -z "$hdr" ]; then
+            fail "no cuDNN library and headers beside PyTorch"
+            return
+        fi
+        B2=$ROOT/build-gpu-torchcudnn
+        cmake -S "$ROOT" -B "$B2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$P" "${PKG_ARG[@]}" \
+            -DCNNPERF_TESTS=OFF -DCNNPERF_CUDNN_INCLUDE_DIR="$(dirname "$hdr")" -DCNNPERF_CUDNN_LIBRARY="$lib" \
+            >/dev/null && cmake --build "$B2" -j "$(nproc)" --target cnnperf-measure >/dev/null ||
+            { fail "build against PyTorch's cuDNN"; return; }
+        export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        MEASURE=$B2/measure/cnnperf-measure
+        single "
+resnet50 32 fp32
+resnet50 64 fp32
+vgg16 32 fp32
+vgg16 64 fp32
+resnet50 32 fp16
+resnet50 64 fp16
+vgg16 32 fp16
+vgg16 64 fp16" "--warmup 3 --iters 10"
+        say "torch_bench (PyTorch's defaults)"
+        timeout $((DEADLINE + 100 - $(date +%s) + START)) python3 tools/torch_bench.py --network resnet50,vgg16 \
+            --batch 32,64 --precision fp32,fp16 --warmup 3 --iters 10 \
+            --out-dir "$RES/torch" </dev/null || fail "torch_bench parity"
+        python3 - "$RES" torch <<'EOF' | tee "$RES/parity.txt"
+import glob, json, os, sys
+res, sub = sys.argv[1], sys.argv[2]
+print(f"{'configuration':22} {'cnnperf-measure ms':>19} {'cuDNN':>8} {'PyTorch ms':>11} {'cuDNN':>8} {'ours/PyTorch':>13}")
+for f in sorted(glob.glob(os.path.join(res, sub, "torch-*.json"))):
+    t = json.load(open(f))
+    tag = os.path.basename(f)[len("torch-"):-len(".json")]
+    m_path = os.path.join(res, f"measure-{tag}.json")
+    if not os.path.exists(m_path):
+        continue
+    m = json.load(open(m_path))
+    print(f"{tag:22} {m['iteration_ms']:19.3f} {m['provenance'].get('cudnn', '?'):>8} {t['iteration_ms']:11.3f} "
+          f"{t['provenance'].get('cudnn', '?')!s:>8} {m['iteration_ms'] / t['iteration_ms']:13.3f}")
+EOF
+        bundle ;;
     bench) # the speed figures of README.md on this machine's CPU
         say "cnnperf-bench (lscpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1))"
         for i in 1 2 3; do "$BUILD/cnnperf-bench" "$PREDICT" </dev/null 2>&1 | tee -a "$RES/bench.txt"; done
