@@ -498,6 +498,28 @@ resnet50 64 fp32 ps2
 EOF2
 }
 
+# use_torch_cudnn: build cnnperf-measure against the cuDNN that the
+# installed PyTorch wheel carries (often newer than the machine's) and make
+# MEASURE that build.
+use_torch_cudnn() {
+    local tc lib hdr B2
+    tc=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))')
+    lib=$(find "$tc" -name 'libcudnn.so.9*' 2>/dev/null | sort | head -1)
+    hdr=$(find "$tc" -name 'cudnn_version*.h' 2>/dev/null | head -1)
+    say "PyTorch's cuDNN: ${lib:-none} (headers ${hdr:-none})"
+    if [ -z "$lib" ] || [ -z "$hdr" ]; then
+        fail "no cuDNN library and headers beside PyTorch"
+        return 1
+    fi
+    B2=$ROOT/build-gpu-torchcudnn
+    cmake -S "$ROOT" -B "$B2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$P" "${PKG_ARG[@]}" \
+        -DCNNPERF_TESTS=OFF -DCNNPERF_CUDNN_INCLUDE_DIR="$(dirname "$hdr")" -DCNNPERF_CUDNN_LIBRARY="$lib" \
+        >/dev/null && cmake --build "$B2" -j "$(nproc)" --target cnnperf-measure >/dev/null ||
+        { fail "build against PyTorch's cuDNN"; return 1; }
+    export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    MEASURE=$B2/measure/cnnperf-measure
+}
+
 main() {
     setup || return
     [ -x "${MEASURE:-}" ] || return
@@ -565,21 +587,7 @@ for f in sorted(glob.glob(os.path.join(res, "torch-limit0", "torch-*.json"))):
 EOF
         bundle ;;
     parity_cudnn) # the side-by-side with cnnperf-measure built against PyTorch's own cuDNN
-        tc=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))')
-        lib=$(find "$tc" -name 'libcudnn.so.9*' 2>/dev/null | sort | head -1)
-        hdr=$(find "$tc" -name 'cudnn_version*.h' 2>/dev/null | head -1)
-        say "PyTorch's cuDNN: ${lib:-none} (headers ${hdr:-none})"
-        if [ -z "$lib" ] || [ -z "$hdr" ]; then
-            fail "no cuDNN library and headers beside PyTorch"
-            return
-        fi
-        B2=$ROOT/build-gpu-torchcudnn
-        cmake -S "$ROOT" -B "$B2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$P" "${PKG_ARG[@]}" \
-            -DCNNPERF_TESTS=OFF -DCNNPERF_CUDNN_INCLUDE_DIR="$(dirname "$hdr")" -DCNNPERF_CUDNN_LIBRARY="$lib" \
-            >/dev/null && cmake --build "$B2" -j "$(nproc)" --target cnnperf-measure >/dev/null ||
-            { fail "build against PyTorch's cuDNN"; return; }
-        export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-        MEASURE=$B2/measure/cnnperf-measure
+        use_torch_cudnn || return
         single "
 resnet50 32 fp32
 resnet50 64 fp32
@@ -608,6 +616,15 @@ for f in sorted(glob.glob(os.path.join(res, sub, "torch-*.json"))):
           f"{t['provenance'].get('cudnn', '?')!s:>8} {m['iteration_ms'] / t['iteration_ms']:13.3f}")
 EOF
         bundle ;;
+    cudnn919) # the calibration set and the evaluation configurations on PyTorch's cuDNN
+        use_torch_cudnn || return
+        single "$CAMPAIGN_CALIB
+resnet18 64 tf32
+vgg11 64 tf32
+mobilenet_v2 64 tf32
+densenet121 64 tf32
+resnet18 64 bf16" "--warmup 3 --iters 10"
+        single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10" ;;
     bench) # the speed figures of README.md on this machine's CPU
         say "cnnperf-bench (lscpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1))"
         for i in 1 2 3; do "$BUILD/cnnperf-bench" "$PREDICT" </dev/null 2>&1 | tee -a "$RES/bench.txt"; done
