@@ -66,12 +66,6 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
 /* Thin groups (depthwise): fewer than this many channels per group. */
 #define DIRECT_MAX_GROUP_CHANNELS 8
 
-/* --- Winograd F(4x4, 3x3) ------------------------------------------------- */
-
-#define WINO_M 4                        /* output tile side */
-#define WINO_A (WINO_M + 2)             /* input tile side, alpha */
-#define WINO_POINTS (WINO_A * WINO_A)   /* 36 independent GEMMs */
-
 /* The pass as one implicit GEMM. */
 static int gemm_pass(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
 {
@@ -96,6 +90,12 @@ static int gemm_pass(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kerne
     }
     return cp_gemm_kernels(x->dev, x->prec, &gm, what, x->gemm_tiles, out, max, err);
 }
+
+/* --- Winograd F(4x4, 3x3) ------------------------------------------------- */
+
+#define WINO_M 4                        /* output tile side */
+#define WINO_A (WINO_M + 2)             /* input tile side, alpha */
+#define WINO_POINTS (WINO_A * WINO_A)   /* 36 independent GEMMs */
 
 static bool winograd_fits(const cp_layer *l, const cp_exec *x)
 {
@@ -142,8 +142,7 @@ static int winograd_kernels(const cp_exec *x, bool wgrad, double n, double cin, 
         if (r < 0)
             return -1;
         k += r;
-        if (k < max)
-            out[k++] = cp_stream_kernel(d, x->prec, "winograd_filter_inverse", filters, WINO_POINTS * filters * b,
+        out[k++] = cp_stream_kernel(d, x->prec, "winograd_filter_inverse", filters, WINO_POINTS * filters * b,
                                         9 * filters * b, 324.0 * filters);
     }
     return k;
@@ -160,7 +159,6 @@ static double kernels_ms(const cp_kernel *k, int n, const cp_device *d, cp_error
     }
     return t;
 }
-
 
 /* Winograd or implicit GEMM, whichever is faster: the kernels written, or
  * -1 on error. */
