@@ -143,7 +143,7 @@ static int winograd_kernels(const cp_exec *x, bool wgrad, double n, double cin, 
             return -1;
         k += r;
         out[k++] = cp_stream_kernel(d, x->prec, "winograd_filter_inverse", filters, WINO_POINTS * filters * b,
-                                        9 * filters * b, 324.0 * filters);
+                                    9 * filters * b, 324.0 * filters);
     }
     return k;
 }
