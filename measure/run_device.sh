@@ -498,6 +498,43 @@ resnet50 64 fp32 ps2
 EOF2
 }
 
+# parity DIR [TORCH_BENCH ARGS]: issue 4's side-by-side in one device call:
+# ResNet-50 and VGG-16 at batch 32 and 64, fp32 and fp16, by cnnperf-measure
+# ($MEASURE) and then by tools/torch_bench.py (results in $RES/DIR), and the
+# table of the two.
+parity() {
+    local dir=$1
+    shift
+    single "
+resnet50 32 fp32
+resnet50 64 fp32
+vgg16 32 fp32
+vgg16 64 fp32
+resnet50 32 fp16
+resnet50 64 fp16
+vgg16 32 fp16
+vgg16 64 fp16" "--warmup 3 --iters 10"
+    say "torch_bench $*"
+    timeout $((DEADLINE + 100 - $(date +%s) + START)) python3 tools/torch_bench.py --network resnet50,vgg16 \
+        --batch 32,64 --precision fp32,fp16 --warmup 3 --iters 10 "$@" --out-dir "$RES/$dir" </dev/null ||
+        fail "torch_bench parity"
+    python3 - "$RES" "$dir" <<'EOF' | tee "$RES/parity.txt"
+import glob, json, os, sys
+res, sub = sys.argv[1], sys.argv[2]
+print(f"{'configuration':22} {'cnnperf-measure ms':>19} {'cuDNN':>8} {'PyTorch ms':>11} {'cuDNN':>8} {'ours/PyTorch':>13}")
+for f in sorted(glob.glob(os.path.join(res, sub, "torch-*.json"))):
+    t = json.load(open(f))
+    tag = os.path.basename(f)[len("torch-"):-len(".json")]
+    m_path = os.path.join(res, f"measure-{tag}.json")
+    if not os.path.exists(m_path):
+        continue
+    m = json.load(open(m_path))
+    print(f"{tag:22} {m['iteration_ms']:19.3f} {m['provenance'].get('cudnn', '?'):>8} {t['iteration_ms']:11.3f} "
+          f"{t['provenance'].get('cudnn', '?')!s:>8} {m['iteration_ms'] / t['iteration_ms']:13.3f}")
+EOF
+    bundle
+}
+
 # use_torch_cudnn: build cnnperf-measure against the cuDNN that the
 # installed PyTorch wheel carries (often newer than the machine's) and make
 # MEASURE that build.
@@ -559,63 +596,10 @@ resnet50 64 fp32 r3" "--warmup 3 --iters 10" ;;
             tail -40 || fail "calibrate p2p"
         bundle ;;
     parity) # issue 4's side-by-side: cnnperf-measure and PyTorch timing every cuDNN engine (benchmark_limit 0)
-        single "
-resnet50 32 fp32
-resnet50 64 fp32
-vgg16 32 fp32
-vgg16 64 fp32
-resnet50 32 fp16
-resnet50 64 fp16
-vgg16 32 fp16
-vgg16 64 fp16" "--warmup 3 --iters 10"
-        say "torch_bench, benchmark_limit 0"
-        timeout $((DEADLINE + 100 - $(date +%s) + START)) python3 tools/torch_bench.py --network resnet50,vgg16 \
-            --batch 32,64 --precision fp32,fp16 --warmup 3 --iters 10 --benchmark-limit 0 \
-            --out-dir "$RES/torch-limit0" </dev/null || fail "torch_bench parity"
-        python3 - "$RES" <<'EOF' | tee "$RES/parity.txt"
-import glob, json, os, sys
-res = sys.argv[1]
-print(f"{'configuration':22} {'cnnperf-measure ms':>19} {'PyTorch ms':>11} {'ours/PyTorch':>13}")
-for f in sorted(glob.glob(os.path.join(res, "torch-limit0", "torch-*.json"))):
-    t = json.load(open(f))
-    tag = os.path.basename(f)[len("torch-"):-len(".json")]
-    m_path = os.path.join(res, f"measure-{tag}.json")
-    if not os.path.exists(m_path):
-        continue
-    m = json.load(open(m_path))
-    print(f"{tag:22} {m['iteration_ms']:19.3f} {t['iteration_ms']:11.3f} {m['iteration_ms'] / t['iteration_ms']:13.3f}")
-EOF
-        bundle ;;
+        parity torch-limit0 --benchmark-limit 0 ;;
     parity_cudnn) # the side-by-side with cnnperf-measure built against PyTorch's own cuDNN
         use_torch_cudnn || return
-        single "
-resnet50 32 fp32
-resnet50 64 fp32
-vgg16 32 fp32
-vgg16 64 fp32
-resnet50 32 fp16
-resnet50 64 fp16
-vgg16 32 fp16
-vgg16 64 fp16" "--warmup 3 --iters 10"
-        say "torch_bench (PyTorch's defaults)"
-        timeout $((DEADLINE + 100 - $(date +%s) + START)) python3 tools/torch_bench.py --network resnet50,vgg16 \
-            --batch 32,64 --precision fp32,fp16 --warmup 3 --iters 10 \
-            --out-dir "$RES/torch" </dev/null || fail "torch_bench parity"
-        python3 - "$RES" torch <<'EOF' | tee "$RES/parity.txt"
-import glob, json, os, sys
-res, sub = sys.argv[1], sys.argv[2]
-print(f"{'configuration':22} {'cnnperf-measure ms':>19} {'cuDNN':>8} {'PyTorch ms':>11} {'cuDNN':>8} {'ours/PyTorch':>13}")
-for f in sorted(glob.glob(os.path.join(res, sub, "torch-*.json"))):
-    t = json.load(open(f))
-    tag = os.path.basename(f)[len("torch-"):-len(".json")]
-    m_path = os.path.join(res, f"measure-{tag}.json")
-    if not os.path.exists(m_path):
-        continue
-    m = json.load(open(m_path))
-    print(f"{tag:22} {m['iteration_ms']:19.3f} {m['provenance'].get('cudnn', '?'):>8} {t['iteration_ms']:11.3f} "
-          f"{t['provenance'].get('cudnn', '?')!s:>8} {m['iteration_ms'] / t['iteration_ms']:13.3f}")
-EOF
-        bundle ;;
+        parity torch ;;
     cudnn919) # the calibration set and the evaluation configurations on PyTorch's cuDNN
         use_torch_cudnn || return
         single "$CAMPAIGN_CALIB
