@@ -1,4 +1,5 @@
 #include "calib_check.h"
+#include "srcpath.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,39 +80,29 @@ void cal_say(const char *fmt, ...)
     fflush(stderr);
 }
 
-/* __FILE__ is an absolute path under CMake: keep "measure/x.c". */
-static const char *short_file(const char *file)
-{
-    const char *m = strstr(file, "measure/");
-    if (m)
-        return m;
-    const char *slash = strrchr(file, '/');
-    return slash ? slash + 1 : file;
-}
-
 void cal_cuda_fail(cudaError_t e, const char *call, const char *file, int line)
 {
-    cal_die("at '%s': %s:%d: %s: %s (%s)%s", cal_where, short_file(file), line, call, cudaGetErrorString(e),
+    cal_die("at '%s': %s:%d: %s: %s (%s)%s", cal_where, cm_short_file(file), line, call, cudaGetErrorString(e),
             cudaGetErrorName(e),
             e == cudaErrorMemoryAllocation ? "; try smaller sizes (--gemm-size, --max-bytes) or --quick" : "");
 }
 
 void cal_cublas_fail(cublasStatus_t s, const char *call, const char *file, int line)
 {
-    cal_die("at '%s': %s:%d: %s: %s (%s)", cal_where, short_file(file), line, call, cublasGetStatusString(s),
+    cal_die("at '%s': %s:%d: %s: %s (%s)", cal_where, cm_short_file(file), line, call, cublasGetStatusString(s),
             cublasGetStatusName(s));
 }
 
 void cal_nvrtc_fail(nvrtcResult r, const char *call, const char *file, int line)
 {
-    cal_die("at '%s': %s:%d: %s: %s", cal_where, short_file(file), line, call, nvrtcGetErrorString(r));
+    cal_die("at '%s': %s:%d: %s: %s", cal_where, cm_short_file(file), line, call, nvrtcGetErrorString(r));
 }
 
 #ifdef CNNPERF_HAVE_NCCL
 void cal_nccl_fail(ncclResult_t r, const char *call, const char *file, int line)
 {
     const char *last = ncclGetLastError(cal_nccl_comm);
-    cal_die("at '%s': %s:%d: %s: %s%s%s", cal_where, short_file(file), line, call, ncclGetErrorString(r),
+    cal_die("at '%s': %s:%d: %s: %s%s%s", cal_where, cm_short_file(file), line, call, ncclGetErrorString(r),
             last && *last ? ": " : "", last && *last ? last : "");
 }
 #endif
@@ -123,7 +114,7 @@ void cal_mpi_fail(int code, const char *call, const char *file, int line)
     int len = 0;
     if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS)
         snprintf(msg, sizeof msg, "MPI error %d", code);
-    cal_die("at '%s': %s:%d: %s: %s", cal_where, short_file(file), line, call, msg);
+    cal_die("at '%s': %s:%d: %s: %s", cal_where, cm_short_file(file), line, call, msg);
 }
 #endif
 

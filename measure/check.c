@@ -1,4 +1,5 @@
 #include "check.h"
+#include "srcpath.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,16 +7,6 @@
 
 const char *cm_where = "start-up";
 int cm_batch = 0;
-
-/* __FILE__ is an absolute path under CMake: keep "measure/x.c". */
-static const char *short_file(const char *file)
-{
-    const char *m = strstr(file, "measure/");
-    if (m)
-        return m;
-    const char *slash = strrchr(file, '/');
-    return slash ? slash + 1 : file;
-}
 
 static void oom_hint(void)
 {
@@ -29,7 +20,8 @@ void cm_cuda_fail(cudaError_t e, const char *call, const char *file, int line)
         oom_hint();
     else
         fprintf(stderr, "at '%s': ", cm_where);
-    fprintf(stderr, "%s:%d: %s: %s (%s)\n", short_file(file), line, call, cudaGetErrorString(e), cudaGetErrorName(e));
+    fprintf(stderr, "%s:%d: %s: %s (%s)\n", cm_short_file(file), line, call, cudaGetErrorString(e),
+            cudaGetErrorName(e));
     exit(CM_EXIT_RUNTIME);
 }
 
@@ -47,7 +39,7 @@ void cm_cudnn_fail(cudnnStatus_t s, const char *call, const char *file, int line
         oom_hint();
     else
         fprintf(stderr, "at '%s': ", cm_where);
-    fprintf(stderr, "%s:%d: %s: %s (%d)%s%s\n", short_file(file), line, call, cudnnGetErrorString(s), (int)s,
+    fprintf(stderr, "%s:%d: %s: %s (%d)%s%s\n", cm_short_file(file), line, call, cudnnGetErrorString(s), (int)s,
             detail[0] ? ": " : "", detail);
     exit(CM_EXIT_RUNTIME);
 }
@@ -59,14 +51,14 @@ void cm_cublas_fail(cublasStatus_t s, const char *call, const char *file, int li
         oom_hint();
     else
         fprintf(stderr, "at '%s': ", cm_where);
-    fprintf(stderr, "%s:%d: %s: %s (%s)\n", short_file(file), line, call, cublasGetStatusString(s),
+    fprintf(stderr, "%s:%d: %s: %s (%s)\n", cm_short_file(file), line, call, cublasGetStatusString(s),
             cublasGetStatusName(s));
     exit(CM_EXIT_RUNTIME);
 }
 
 void cm_nvrtc_fail(nvrtcResult r, const char *call, const char *file, int line)
 {
-    fprintf(stderr, "cnnperf-measure: at '%s': %s:%d: %s: %s\n", cm_where, short_file(file), line, call,
+    fprintf(stderr, "cnnperf-measure: at '%s': %s:%d: %s: %s\n", cm_where, cm_short_file(file), line, call,
             nvrtcGetErrorString(r));
     exit(CM_EXIT_RUNTIME);
 }

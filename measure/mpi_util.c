@@ -1,4 +1,5 @@
 #include "mpi_util.h"
+#include "srcpath.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -132,16 +133,6 @@ void cm_mpi_abort(int code)
 }
 
 #ifdef CNNPERF_HAVE_MPI
-/* __FILE__ is an absolute path under CMake: keep "measure/x.c". */
-static const char *short_file(const char *file)
-{
-    const char *m = strstr(file, "measure/");
-    if (m)
-        return m;
-    const char *slash = strrchr(file, '/');
-    return slash ? slash + 1 : file;
-}
-
 void cm_mpi_fail(int err, const char *call, const char *file, int line)
 {
     char msg[MPI_MAX_ERROR_STRING + 1] = "";
@@ -150,7 +141,7 @@ void cm_mpi_fail(int err, const char *call, const char *file, int line)
         snprintf(msg, sizeof msg, "MPI error %d", err);
     const char *where = cm_mpi_where && *cm_mpi_where ? *cm_mpi_where : NULL;
     fprintf(stderr, "%s: %s%s%s%s%s:%d: %s: %s\n", cm_mpi_prog, cm_mpi_who(), where ? "at '" : "", where ? where : "",
-            where ? "': " : "", short_file(file), line, call, msg);
+            where ? "': " : "", cm_short_file(file), line, call, msg);
     cm_mpi_abort(1);
 }
 
