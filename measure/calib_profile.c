@@ -1,6 +1,5 @@
 #include "calib_profile.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,25 +9,6 @@
 #include "../model/device.h"
 #include "../util/jsonread.h"
 #include "../util/resources.h"
-
-int cal_match_device(const char *gpu_name, char *id, size_t size)
-{
-    char flat[256];
-    size_t k = 0;
-    for (const char *p = gpu_name; *p && k + 1 < sizeof flat; p++)
-        if (!isspace((unsigned char)*p))
-            flat[k++] = (char)tolower((unsigned char)*p);
-    flat[k] = 0;
-    static const char *const ids[] = {"h200", "h100", "a100", "v100", "gtx1080ti", "gtx1080"};
-    if (strstr(flat, "gh200"))
-        return -1;
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-        if (strstr(flat, ids[i])) {
-            snprintf(id, size, "%s", ids[i]);
-            return 0;
-        }
-    return -1;
-}
 
 typedef struct {
     char *text;

@@ -36,11 +36,6 @@ typedef struct {
     int quick;     /* --quick: sources say the sizes were small */
 } cal_stamp;
 
-/* The built-in profile id for a GPU name as the driver reports it
- * ("NVIDIA H100 80GB HBM3" -> "h100"): compared without case and spaces,
- * longer ids first; GH200 matches nothing. Returns 0, or -1 if none. */
-int cal_match_device(const char *gpu_name, char *id, size_t size);
-
 /* The text of a base profile: a built-in id or a path. *file gets the name
  * used in messages ("devices/h100.json"). Caller frees; NULL and err on
  * failure. */

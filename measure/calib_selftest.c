@@ -109,7 +109,7 @@ static void check_names(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char id[64] = "";
-        int rc = cal_match_device(cases[i].name, id, sizeof id);
+        int rc = cp_device_id_from_name(cases[i].name, id, sizeof id);
         int ok = cases[i].id ? rc == 0 && strcmp(id, cases[i].id) == 0 : rc == -1;
         if (!ok) {
             fprintf(stderr, "cnnperf-calibrate: self-test FAILED: GPU name '%s' matched '%s', expected '%s'\n",

@@ -14,7 +14,6 @@
  * output error (one line: rank, host, benchmark, file:line, call, the
  * library's message; every rank ends), 2 bad usage or no profile to start
  * from, 77 no GPU ("cnnperf-calibrate: skipped: no GPU (...)"). */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include <unistd.h>
 
 #include "hostinfo.h"
+#include "../model/device.h"
 #include "../util/atomic_file.h"
 #include "calib_check.h"
 #include "calib_comm.h"
@@ -605,7 +605,7 @@ int main(int argc, char **argv)
         char id[64];
         const char *spec = o.base;
         if (!spec) {
-            if (cal_match_device(g.name, id, sizeof id))
+            if (cp_device_id_from_name(g.name, id, sizeof id))
                 cal_fail(CAL_EXIT_BAD_INPUT,
                          "no built-in profile matches GPU '%s' (built in: h100, h200, a100, v100, gtx1080, "
                          "gtx1080ti): give --base ID|FILE, a profile of the same GPU model",

@@ -1,7 +1,6 @@
 #include "hostinfo.h"
 #include "provenance.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +16,8 @@
 
 void cm_device_id(const char *gpu_name, char *id, size_t size)
 {
-    /* Compare without case and spaces: "NVIDIA GeForce GTX 1080 Ti" -> gtx1080ti. */
-    char flat[256];
-    size_t k = 0;
-    for (const char *p = gpu_name; *p && k + 1 < sizeof flat; p++)
-        if (!isspace((unsigned char)*p))
-            flat[k++] = (char)tolower((unsigned char)*p);
-    flat[k] = 0;
-    /* Longer ids first (gtx1080ti before gtx1080); GH200 is a different machine. */
-    static const char *const ids[] = {"h200", "h100", "a100", "v100", "gtx1080ti", "gtx1080"};
-    if (!strstr(flat, "gh200"))
-        for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-            if (strstr(flat, ids[i])) {
-                snprintf(id, size, "%s", ids[i]);
-                return;
-            }
-    snprintf(id, size, "%s", gpu_name);
+    if (cp_device_id_from_name(gpu_name, id, size))
+        snprintf(id, size, "%s", gpu_name);
 }
 
 /* The command line as a shell would take it back. */

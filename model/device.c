@@ -1,6 +1,7 @@
 /* Device profiles: loading and validation. */
 #include "device.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,28 @@ done:
 static int parse_device(const char *text, size_t len, const char *file, void *d, cp_error *err)
 {
     return cp_device_parse(text, len, file, d, err);
+}
+
+int cp_device_id_from_name(const char *gpu_name, char *id, size_t size)
+{
+    char flat[256];
+    size_t k = 0;
+    for (const char *p = gpu_name; *p && k + 1 < sizeof flat; p++)
+        if (!isspace((unsigned char)*p))
+            flat[k++] = (char)tolower((unsigned char)*p);
+    flat[k] = 0;
+    if (strstr(flat, "gh200"))
+        return -1;
+    size_t best = 0;
+    for (size_t i = 0; i < cp_resource_count; i++) {
+        const cp_resource *r = &cp_resources[i];
+        size_t len = strlen(r->name);
+        if (strcmp(r->dir, "devices") == 0 && len > best && strstr(flat, r->name)) {
+            snprintf(id, size, "%s", r->name);
+            best = len;
+        }
+    }
+    return best ? 0 : -1;
 }
 
 int cp_device_load(const char *spec, cp_device *d, cp_error *err)

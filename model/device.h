@@ -75,6 +75,10 @@ typedef struct {
 
 /* spec is an embedded id ("h100") or a path to a JSON file. */
 int cp_device_load(const char *spec, cp_device *d, cp_error *err);
+/* The built-in device whose id a GPU's name contains, compared without case
+ * or spaces, the longest id winning ("NVIDIA GeForce GTX 1080 Ti" ->
+ * gtx1080ti); a GH200 is another machine than an H200. 0, or -1 if none. */
+int cp_device_id_from_name(const char *gpu_name, char *id, size_t size);
 int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d, cp_error *err);
 
 /* Peak rate of the compute pipe used for precision p, in FLOP/s. */

@@ -6,7 +6,6 @@
  * library exactly as `cnnperf predict` would, and hands the pairs to
  * validate.c (metrics, targets) and validate_report.c (output, plots).
  * --baseline/--check turn it into the CI regression guard. */
-#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -90,30 +89,6 @@ static const char *str_at(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* The built-in device whose id the GPU's name contains, without case or
- * spaces (the longest: gtx1080ti before gtx1080); GH200 is another machine. */
-static int device_from_name(const char *gpu_name, char *id, size_t n)
-{
-    char flat[256];
-    size_t k = 0;
-    for (const char *p = gpu_name; *p && k + 1 < sizeof flat; p++)
-        if (!isspace((unsigned char)*p))
-            flat[k++] = (char)tolower((unsigned char)*p);
-    flat[k] = 0;
-    if (strstr(flat, "gh200"))
-        return -1;
-    size_t best = 0;
-    for (size_t i = 0; i < cp_resource_count; i++) {
-        const cp_resource *r = &cp_resources[i];
-        size_t len = strlen(r->name);
-        if (strcmp(r->dir, "devices") == 0 && len > best && strstr(flat, r->name)) {
-            snprintf(id, n, "%s", r->name);
-            best = len;
-        }
-    }
-    return best ? 0 : -1;
-}
-
 /* The device to predict on: --device, else the file's `device` id where it
  * is a built-in one, else matched from the GPU's name. */
 static int resolve_device(val_state *s, cp_jctx *c, const cJSON *root, const char *id_key, char *id, size_t n)
@@ -132,10 +107,10 @@ static int resolve_device(val_state *s, cp_jctx *c, const cJSON *root, const cha
         return 0;
     }
     const char *gpu = str_at(cp_jget(root, "provenance"), "gpu_name");
-    if (gpu && device_from_name(gpu, id, n) == 0)
+    if (gpu && cp_device_id_from_name(gpu, id, n) == 0)
         return 0;
     const char *dn = str_at(root, "device_name");
-    if (dn && device_from_name(dn, id, n) == 0)
+    if (dn && cp_device_id_from_name(dn, id, n) == 0)
         return 0;
     return cp_jfail(c, given ? id_key : "provenance.gpu_name",
                     "no built-in device for '%s' (see cnnperf devices; or give --device ID|FILE)",
