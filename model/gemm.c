@@ -140,6 +140,20 @@ static void build_tile(cp_kernel *k, const cp_device *d, cp_precision p, const t
     k->precision = p;
 }
 
+/* Stores of a tile's epilogue, in 512-byte warp accesses: the output tile,
+ * or its fp32 partial sums when the reduction is split. */
+static double epilogue_stores(const cp_kernel *t, int split)
+{
+    return (double)t->tile_m * t->tile_n * (split ? 4 : cp_precision_bytes(t->precision)) / 512.0;
+}
+
+/* DRAM traffic of a GEMM split `splits` ways: split-K has every slice write
+ * its fp32 partial tile and the last one read them back. */
+static double split_dram_bytes(const cp_gemm *g, double splits)
+{
+    return g->unique_bytes + (splits > 1 ? (splits + 1) * g->M * g->N * g->count * 4.0 : 0);
+}
+
 /* The grid of a tile over one GEMM, its reduction split `splits` ways. */
 static void set_grid(cp_kernel *k, const cp_gemm *g, double splits)
 {
@@ -148,20 +162,9 @@ static void set_grid(cp_kernel *k, const cp_gemm *g, double splits)
     k->iters = (long long)cdiv(cdiv(g->K, splits), k->tile_k);
     if (k->iters < 1)
         k->iters = 1;
-    /* The epilogue writes the tile once, after the last iteration. */
-    double out_bytes = (double)k->tile_m * k->tile_n * (splits > 1 ? 4 : cp_precision_bytes(k->precision));
-    k->K_end = out_bytes / 512.0;
+    k->K_end = epilogue_stores(k, splits > 1); /* once, after the last iteration */
     k->flops = 2.0 * g->M * g->N * g->K * g->count;
-    /* split-K: every slice writes its fp32 partial tile, the last one reads them back */
-    k->dram_bytes = g->unique_bytes + (splits > 1 ? (splits + 1) * g->M * g->N * g->count * 4.0 : 0);
-}
-
-/* The epilogue's cycles per block: the tile's stores through the SM's share
- * of L2, fp32 partial sums when the reduction is split (as cp_kernel_time). */
-static double epilogue_cycles(const cp_kernel *t, const cp_device *d, int split)
-{
-    double k_end = (double)t->tile_m * t->tile_n * (split ? 4 : cp_precision_bytes(t->precision)) / 512.0;
-    return dmax(k_end / d->schedulers_per_sm, k_end * t->st_bytes / d->l2_bytes_per_cycle);
+    k->dram_bytes = split_dram_bytes(g, splits);
 }
 
 /* The cycles cp_kernel_time gives tile i's grid over g, its reduction split
@@ -171,9 +174,8 @@ static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, co
                           double splits)
 {
     const cp_block_cost *c = &tt->cost[i];
-    /* whole numbers held in doubles (exact far beyond any grid): floating
-     * division is much cheaper than 64-bit integer division */
-    /* splits and the tile's depth are powers of two: their inverses are exact */
+    /* whole numbers held in doubles (exact far beyond any grid), divided by
+     * multiplying with inverses: a division is the slowest step here */
     double iters = cdiv_inv(cdiv_inv(g->K, splits, 1.0 / splits), tt->k[i].tile_k, tt->inv_k[i]);
     if (iters < 1)
         iters = 1;
@@ -188,8 +190,8 @@ static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, co
         double tail = cdiv_inv(rest, d->sm_count, tt->inv_sm);
         sm += cp_round_cycles(c, (int)tail) * iters + tail * end;
     }
-    double dram = g->unique_bytes + (splits > 1 ? (splits + 1) * g->M * g->N * g->count * 4.0 : 0);
-    return dmax(sm, dram / d->dram_bytes_per_cycle) + d->global_latency_cycles + d->launch_cycles;
+    double dram = split_dram_bytes(g, splits) / d->dram_bytes_per_cycle;
+    return dmax(sm, dram) + d->global_latency_cycles + d->launch_cycles;
 }
 
 int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_tiles *tiles_done,
@@ -221,8 +223,11 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
                 tt->round_full[i] = cp_round_cycles(&tt->cost[i], a);
                 const cp_block_cost *c = &tt->cost[i];
                 tt->thr[i] = dmax(dmax(c->issue, c->compute), dmax(c->shared, c->global));
-                for (int split = 0; split < 2; split++)
-                    tt->end[i][split] = epilogue_cycles(&tt->k[i], d, split);
+                for (int split = 0; split < 2; split++) {
+                    cp_kernel k = tt->k[i];
+                    k.K_end = epilogue_stores(&k, split);
+                    tt->end[i][split] = cp_epilogue_cycles(&k, d);
+                }
             }
         }
         tt->inv_sm = 1.0 / d->sm_count;

@@ -80,6 +80,14 @@ int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e
     return 0;
 }
 
+double cp_epilogue_cycles(const cp_kernel *k, const cp_device *d)
+{
+    /* The epilogue's stores, once per block, through the SM's share of L2. */
+    if (k->K_end <= 0)
+        return 0;
+    return dmax(k->K_end / d->schedulers_per_sm, k->K_end * k->st_bytes / d->l2_bytes_per_cycle);
+}
+
 void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost *cost, cp_kernel_eval *e)
 {
     const cp_block_cost c = *cost;
@@ -90,10 +98,7 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
     e->c_compute = A * c.compute;
     e->c_shared = A * c.shared;
     e->c_global = A * c.global;
-    /* The epilogue's stores, once per block, through the SM's share of L2. */
-    double end = 0;
-    if (k->K_end > 0)
-        end = dmax(k->K_end / d->schedulers_per_sm, k->K_end * k->st_bytes / d->l2_bytes_per_cycle);
+    double end = cp_epilogue_cycles(k, d);
 
     /* Waves of N_AB x N_SM blocks (Eq. 3-21), the last one possibly partial. */
     long long per_wave = (long long)A * d->sm_count;

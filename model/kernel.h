@@ -98,6 +98,8 @@ typedef struct {
 int cp_block_cost_of(const cp_kernel *k, const cp_device *d, cp_block_cost *c, cp_error *err);
 /* Times the grid of k (blocks, iterations, epilogue, DRAM traffic) given c. */
 void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost *c, cp_kernel_eval *e);
+/* Cycles of a block's epilogue (its K_end stores). */
+double cp_epilogue_cycles(const cp_kernel *k, const cp_device *d);
 /* C_b: cycles of one round of block iterations with `blocks` resident per SM. */
 double cp_round_cycles(const cp_block_cost *c, int blocks);
 
