@@ -118,33 +118,30 @@ static int winograd_kernels(const cp_exec *x, bool wgrad, double n, double cin, 
     double b = cp_precision_bytes(x->prec);
     double tiles = n * cp_cdiv(h, WINO_M) * cp_cdiv(w, WINO_M);
     double filters = cin * cout;
+    double volume = WINO_POINTS * (tiles * cin + filters + tiles * cout) * b;
     int k = 0;
-    if (!wgrad) {
-        out[k++] = cp_stream_kernel(d, x->prec, "winograd_input_transform", tiles * cin, in_bytes,
-                                    WINO_POINTS * tiles * cin * b, 144.0 * tiles * cin);
+    out[k++] = cp_stream_kernel(d, x->prec, "winograd_input_transform", tiles * cin, in_bytes,
+                                WINO_POINTS * tiles * cin * b, 144.0 * tiles * cin);
+    /* the second operand: the filters forward, the output gradient's tiles
+     * (out_bytes) for the weight gradient */
+    if (!wgrad)
         out[k++] = cp_stream_kernel(d, x->prec, "winograd_filter_transform", filters, 9 * filters * b,
                                     WINO_POINTS * filters * b, 324.0 * filters);
-        cp_gemm g = {tiles, cout, cin, WINO_POINTS, WINO_POINTS * (tiles * cin + filters + tiles * cout) * b, 0};
-        int r = cp_gemm_kernels(d, x->prec, &g, "winograd_gemm", x->gemm_tiles, out + k, max - k, err);
-        if (r < 0)
-            return -1;
-        k += r;
-        out[k++] = cp_stream_kernel(d, x->prec, "winograd_output_transform", tiles * cout,
-                                    WINO_POINTS * tiles * cout * b, out_bytes, 480.0 * tiles * cout);
-    } else {
-        /* in_bytes: the layer's input; out_bytes: its output gradient */
-        out[k++] = cp_stream_kernel(d, x->prec, "winograd_input_transform", tiles * cin, in_bytes,
-                                    WINO_POINTS * tiles * cin * b, 144.0 * tiles * cin);
+    else
         out[k++] = cp_stream_kernel(d, x->prec, "winograd_grad_transform", tiles * cout, out_bytes,
                                     WINO_POINTS * tiles * cout * b, 240.0 * tiles * cout);
-        cp_gemm g = {cout, cin, tiles, WINO_POINTS, WINO_POINTS * (tiles * cin + filters + tiles * cout) * b, 1};
-        int r = cp_gemm_kernels(d, x->prec, &g, "winograd_gemm", x->gemm_tiles, out + k, max - k, err);
-        if (r < 0)
-            return -1;
-        k += r;
+    cp_gemm g = wgrad ? (cp_gemm){cout, cin, tiles, WINO_POINTS, volume, 1}
+                      : (cp_gemm){tiles, cout, cin, WINO_POINTS, volume, 0};
+    int r = cp_gemm_kernels(d, x->prec, &g, "winograd_gemm", x->gemm_tiles, out + k, max - k, err);
+    if (r < 0)
+        return -1;
+    k += r;
+    if (!wgrad)
+        out[k++] = cp_stream_kernel(d, x->prec, "winograd_output_transform", tiles * cout,
+                                    WINO_POINTS * tiles * cout * b, out_bytes, 480.0 * tiles * cout);
+    else
         out[k++] = cp_stream_kernel(d, x->prec, "winograd_filter_inverse", filters, WINO_POINTS * filters * b,
                                     9 * filters * b, 324.0 * filters);
-    }
     return k;
 }
 
