@@ -15,6 +15,8 @@
  * With tensor cores cuDNN keeps to implicit GEMM, and so does the model. */
 #include "layer.h"
 
+#include <math.h>
+
 static const char *const fields[] = {"out", "kernel", "stride", "pad", "dilation", "groups", "bias", NULL};
 
 static int parse(cp_layer *l, const cJSON *o, cp_jctx *c)
@@ -145,10 +147,12 @@ static int winograd_kernels(const cp_exec *x, bool wgrad, double n, double cin, 
     return k;
 }
 
-static double kernels_ms(const cp_kernel *k, int n, const cp_device *d, cp_error *err)
+/* The time of n kernels, or -1 on error; stops counting once it reaches
+ * `enough` (a candidate already slower than the other). */
+static double kernels_ms(const cp_kernel *k, int n, const cp_device *d, double enough, cp_error *err)
 {
     double t = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && t < enough; i++) {
         cp_kernel_eval e;
         if (cp_kernel_evaluate(&k[i], d, &e, err))
             return -1;
@@ -177,7 +181,8 @@ static int winograd_or_gemm(const cp_layer *l, cp_pass pass, const cp_exec *x, c
         return -1;
     if (nw == 0 || nw > max)
         return ng;
-    double tw = kernels_ms(wino, nw, x->dev, err), tg = kernels_ms(out, ng, x->dev, err);
+    double tg = kernels_ms(out, ng, x->dev, INFINITY, err);
+    double tw = tg < 0 ? -1 : kernels_ms(wino, nw, x->dev, tg, err);
     if (tw < 0 || tg < 0)
         return -1;
     if (tw >= tg)

@@ -176,7 +176,9 @@ static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, co
     const cp_block_cost *c = &tt->cost[i];
     /* whole numbers held in doubles (exact far beyond any grid), divided by
      * multiplying with inverses: a division is the slowest step here */
-    double iters = cdiv_inv(cdiv_inv(g->K, splits, 1.0 / splits), tt->k[i].tile_k, tt->inv_k[i]);
+    /* ceil(ceil(K / splits) / BK) = ceil(K / (splits BK)), and splits and BK
+     * are powers of two: the product with the inverse is exact */
+    double iters = cp_ceil_whole(g->K * (tt->inv_k[i] / splits));
     if (iters < 1)
         iters = 1;
     double blocks = (double)(long long)(tiles_n * splits);
@@ -187,8 +189,9 @@ static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, co
     double end = tt->end[i][splits > 1];
     double sm = full * (tt->round_full[i] * iters + a * end);
     if (rest > 0) {
-        double tail = cdiv_inv(rest, d->sm_count, tt->inv_sm);
-        sm += cp_round_cycles(c, (int)tail) * iters + tail * end;
+        double tail = cdiv_inv(rest, d->sm_count, tt->inv_sm); /* 1...blocks_per_sm */
+        double round = tail < CP_GEMM_TAIL_ROUNDS ? tt->round_tail[i][(int)tail] : cp_round_cycles(c, (int)tail);
+        sm += round * iters + tail * end;
     }
     double dram = split_dram_bytes(g, splits) / d->dram_bytes_per_cycle;
     return dmax(sm, dram) + d->global_latency_cycles + d->launch_cycles;
@@ -221,6 +224,8 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
                 tt->inv_n[i] = 1.0 / tt->k[i].tile_n;
                 tt->inv_k[i] = 1.0 / tt->k[i].tile_k;
                 tt->round_full[i] = cp_round_cycles(&tt->cost[i], a);
+                for (int b = 1; b <= a && b < CP_GEMM_TAIL_ROUNDS; b++)
+                    tt->round_tail[i][b] = cp_round_cycles(&tt->cost[i], b);
                 const cp_block_cost *c = &tt->cost[i];
                 tt->thr[i] = dmax(dmax(c->issue, c->compute), dmax(c->shared, c->global));
                 for (int split = 0; split < 2; split++) {
@@ -279,7 +284,7 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
             continue; /* this tile does not fit the device */
         const cp_kernel *t = &tt->k[i];
         tiles_of[i] = cdiv_inv(g->M, t->tile_m, tt->inv_m[i]) * cdiv_inv(g->N, t->tile_n, tt->inv_n[i]) * g->count;
-        double work = tiles_of[i] * cdiv_inv(g->K, t->tile_k, tt->inv_k[i]) * tt->thr[i] * tt->inv_sm;
+        double work = tiles_of[i] * cp_ceil_whole(g->K * tt->inv_k[i]) * tt->thr[i] * tt->inv_sm;
         lb[i] = dmax(work, dram_lb) + fixed;
         int at = n_order++;
         while (at > 0 && lb[order[at - 1]] > lb[i]) {

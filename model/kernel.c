@@ -18,6 +18,7 @@ static inline double dmax(double a, double b) { return a > b ? a : b; }
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,7 +92,7 @@ double cp_epilogue_cycles(const cp_kernel *k, const cp_device *d)
 void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost *cost, cp_kernel_eval *e)
 {
     const cp_block_cost c = *cost;
-    memset(e, 0, sizeof *e);
+    /* every field of e is set below (no memset: this runs for every kernel) */
     e->occ = c.occ;
     int A = e->occ.blocks_per_sm;
     e->c_issue = A * c.issue;
@@ -143,26 +144,36 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
 #define WARP_VEC_BYTES 512.0  /* one 16-byte-per-thread warp access */
 #define CHANNEL_THREADS 256   /* a per-channel kernel's block */
 
+#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+_Static_assert(sizeof(cp_kernel) == 168, "cp_stream_kernel sets every field of cp_kernel: set the new one there");
+_Static_assert(sizeof(cp_kernel_eval) == 176, "cp_kernel_time sets every field of cp_kernel_eval: set the new one there");
+#endif
+
 cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name, double items, double bytes_in,
                            double bytes_out, double flops)
 {
-    cp_kernel k;
-    memset(&k, 0, sizeof k);
-    k.name = name;
-    k.splits = 1;
     /* powers of two: multiplying by the inverse is exact, and cheaper */
     double threads = cp_ceil_whole(dmax(items, 1.0) * (1.0 / STREAM_VEC));
+    long long blocks = (long long)cp_ceil_whole(threads * (1.0 / STREAM_THREADS));
+    double per_block = 1.0 / (double)blocks;
+    /* field by field: a zeroing initialiser compiles to `rep stos`, slow
+     * for one small struct, and most layer passes build these */
+    cp_kernel k;
+    k.name = name;
+    k.tile_m = k.tile_n = k.tile_k = 0;
+    k.splits = 1;
+    k.blocks = blocks;
     k.threads = STREAM_THREADS;
-    k.blocks = (long long)cp_ceil_whole(threads * (1.0 / STREAM_THREADS));
     k.regs = 32;
     k.smem = 0;
     k.stages = 1;
     k.iters = 1;
-    double nb = (double)k.blocks, warps = STREAM_THREADS / d->warp_size;
-    k.I = bytes_in / nb * (1.0 / WARP_VEC_BYTES);
-    k.K = bytes_out / nb * (1.0 / WARP_VEC_BYTES);
-    k.L = flops / nb / d->warp_size;
-    k.other = warps * 8; /* index arithmetic and bounds checks */
+    k.I = bytes_in * per_block * (1.0 / WARP_VEC_BYTES);
+    k.M = 0;
+    k.L = flops * per_block / d->warp_size;
+    k.K = bytes_out * per_block * (1.0 / WARP_VEC_BYTES);
+    k.other = STREAM_THREADS / d->warp_size * 8; /* index arithmetic and bounds checks */
+    k.K_end = 0;
     k.ld_bytes = k.st_bytes = WARP_VEC_BYTES;
     k.sm_bytes = 128;
     k.coalesced = 1.0;

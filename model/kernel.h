@@ -127,6 +127,8 @@ typedef struct {
     int fits[CP_GEMM_MAX_TILES];
     double per_wave[CP_GEMM_MAX_TILES]; /* blocks in one full wave */
     double round_full[CP_GEMM_MAX_TILES]; /* C_b of a full wave, in cycles */
+#define CP_GEMM_TAIL_ROUNDS 16
+    double round_tail[CP_GEMM_MAX_TILES][CP_GEMM_TAIL_ROUNDS]; /* C_b of a last wave of 1...N_AB blocks per SM */
     double end[CP_GEMM_MAX_TILES][2];     /* epilogue cycles per block: unsplit, split */
     double thr[CP_GEMM_MAX_TILES];        /* the least cycles one block iteration holds an SM */
     /* inverses of the tile's sides and wave, and of the SM count */

@@ -97,15 +97,18 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
         int node = cp_tree_repeat(&p->tree, parent, *first, l->name);
         if (node < 0)
             return cp_fail(err, NULL, NULL, "out of memory");
-        p->tree.t[node].detail = pass_names[pass];
-        for (int c = p->tree.t[*first].first; c >= 0; c = p->tree.t[c].next) {
-            lp->bytes[pass] += p->tree.k[p->tree.t[c].kernel].dram_bytes;
-            lp->exec_flops[pass] += p->tree.k[p->tree.t[c].kernel].flops;
-            lp->kernels++;
-        }
-        lp->flops[pass] = pass == CP_PASS_BWD_DATA && !l->needs_input_grad ? 0 : l->kind->flops(l, pass, x->batch);
+        /* the same layer: the first one's counts (held by the group's
+         * representative) and calibration */
+        const cp_layer_pred *fp = &p->layers[twin[li]];
+        cp_task *t = &p->tree.t[node];
+        t->detail = pass_names[pass];
+        t->scale = p->tree.t[*first].scale;
+        t->offset_ms = p->tree.t[*first].offset_ms;
+        lp->bytes[pass] = fp->bytes[pass];
+        lp->exec_flops[pass] = fp->exec_flops[pass];
+        lp->flops[pass] = fp->flops[pass];
+        lp->kernels += p->tree.t[*first].count;
         lp->node[pass] = node;
-        calibrate_pass(p, node, l, pass, x);
         return node;
     } else {
         /* Gradients that meet where a tensor forks must be summed first. */
@@ -140,6 +143,12 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
     lp->node[pass] = node;
     calibrate_pass(p, node, l, pass, x);
     lp->kernels += n;
+    /* The group's twins copy these counts from its representative, which
+     * (backward runs in reverse) may come later: give it them now. */
+    cp_layer_pred *rep = &p->layers[twin[li]];
+    rep->bytes[pass] = lp->bytes[pass];
+    rep->exec_flops[pass] = lp->exec_flops[pass];
+    rep->flops[pass] = lp->flops[pass];
     return node;
 }
 

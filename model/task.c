@@ -1,5 +1,6 @@
 #include "task.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,10 @@ int cp_tree_reserve(cp_tree *tr, int nodes, int kernels)
     return 0;
 }
 
+#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+_Static_assert(sizeof(cp_task) == 144, "cp_tree_node sets every field of cp_task: set the new one there");
+#endif
+
 int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, int unit)
 {
     if (tr->n == tr->cap) {
@@ -49,10 +54,29 @@ int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, i
         tr->t = nt;
         tr->cap = cap;
     }
+    /* field by field: a zeroing initialiser compiles to `rep stos`, slow
+     * for one small struct, and the tree builder makes hundreds of nodes */
     int i = tr->n++;
-    tr->t[i] = (cp_task){.type = type, .name = name, .unit = unit, .link = -1, .kernel = -1,
-                         .first = -1, .last = -1, .next = -1, .dep = {-1, -1}, .scale = 1,
-                         .same_as = -1};
+    cp_task *t = &tr->t[i];
+    t->type = type;
+    t->name = name;
+    t->detail = NULL;
+    t->unit = unit;
+    t->link = t->kernel = -1;
+    t->bytes = 0;
+    t->msgs = 0;
+    t->first = t->last = t->next = -1;
+    t->count = 0;
+    t->time_ms = 0;
+    t->scale = 1;
+    t->offset_ms = 0;
+    t->same_as = -1;
+    t->resource = 0;
+    for (int d = 0; d < CP_MAX_DEPS; d++)
+        t->dep[d] = -1;
+    t->ndeps = 0;
+    t->start_ms = t->end_ms = 0;
+    t->interference = 0;
     if (parent >= 0) {
         cp_task *p = &tr->t[parent];
         if (p->last >= 0)
