@@ -9,18 +9,36 @@
 
 enum { MARKS = 4 }; /* progress marks per batch of all-reduces */
 
-/* Enqueues `ops` all-reduces of count floats and waits for them like
+/* The operations a sweep times, nccl-tests style: one harness for both. */
+typedef enum {
+    OP_ALLREDUCE, /* ncclAllReduce, float sum */
+    OP_SENDRECV,  /* ncclSend to rank+1 and ncclRecv from rank-1 at once (a ring of exchanges) */
+} nccl_op;
+
+static void enqueue(nccl_op op, ncclComm_t comm, const float *send, float *dst, size_t count, cudaStream_t st)
+{
+    if (op == OP_ALLREDUCE) {
+        ncclCheck(ncclAllReduce(send, dst, count, ncclFloat, ncclSum, comm, st));
+        return;
+    }
+    ncclCheck(ncclGroupStart());
+    ncclCheck(ncclSend(send, count, ncclFloat, (cal_rank + 1) % cal_ranks, comm, st));
+    ncclCheck(ncclRecv(dst, count, ncclFloat, (cal_rank + cal_ranks - 1) % cal_ranks, comm, st));
+    ncclCheck(ncclGroupEnd());
+}
+
+/* Enqueues `ops` operations of count floats and waits for them like
  * cudaStreamSynchronize, but with NCCL's asynchronous error polled and an
  * event recorded after every quarter of the batch: when none of them
  * completes for timeout_s, the communicator is aborted and the job ends
  * (cal_die) instead of every rank hanging. Four events among the operations
  * cost next to nothing, so the batch can be timed as a whole. */
-static void all_reduces(cal_gpu *g, ncclComm_t comm, const float *send, float *dst, size_t count, int ops,
-                        cudaEvent_t ev[MARKS + 1], double timeout_s)
+static void run_ops(cal_gpu *g, nccl_op op, ncclComm_t comm, const float *send, float *dst, size_t count, int ops,
+                    cudaEvent_t ev[MARKS + 1], double timeout_s)
 {
     int every = (ops + MARKS - 1) / MARKS, marks = 0;
     for (int i = 0; i < ops; i++) {
-        ncclCheck(ncclAllReduce(send, dst, count, ncclFloat, ncclSum, comm, g->stream));
+        enqueue(op, comm, send, dst, count, g->stream);
         if ((i + 1) % every == 0 || i == ops - 1)
             cudaCheck(cudaEventRecord(ev[marks++], g->stream));
     }
@@ -39,10 +57,25 @@ static void all_reduces(cal_gpu *g, ncclComm_t comm, const float *send, float *d
         if (async != ncclSuccess && async != ncclInProgress)
             cal_nccl_fail(async, "ncclCommGetAsyncError (asynchronous NCCL error)", __FILE__, __LINE__);
         if (cal_now_s() - last > timeout_s)
-            cal_die("at '%s': no NCCL all-reduce of %zu floats finished for %.0f s (a rank died or hangs?); "
+            cal_die("at '%s': no NCCL %s of %zu floats finished for %.0f s (a rank died or hangs?); "
                     "aborting the communicator and the job",
-                    cal_where, count, timeout_s);
+                    cal_where, op == OP_ALLREDUCE ? "all-reduce" : "send/receive", count, timeout_s);
     }
+}
+
+/* One sweep point: warm-up, a barrier, `iters` operations back to back
+ * timed on the host; the mean over the ranks of elapsed / iters, in us. */
+static double time_ops(cal_gpu *g, nccl_op op, ncclComm_t comm, const float *send, float *dst, size_t count,
+                       int iters, int warmup, cudaEvent_t *ev, double timeout_s)
+{
+    if (warmup > 0)
+        run_ops(g, op, comm, send, dst, count, warmup, ev, timeout_s);
+    mpiCheck(MPI_Barrier(MPI_COMM_WORLD));
+    double t0 = cal_now_s();
+    run_ops(g, op, comm, send, dst, count, iters, ev, timeout_s);
+    double us = (cal_now_s() - t0) * 1e6 / iters, sum = 0;
+    mpiCheck(MPI_Allreduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    return sum / cal_ranks;
 }
 
 /* Every rank contributes rank+1: every element must come back n(n+1)/2. */
@@ -53,7 +86,7 @@ static void check_sum(cal_gpu *g, ncclComm_t comm, float *send, float *recv, cud
     for (int i = 0; i < N; i++)
         h[i] = (float)(cal_rank + 1);
     cudaCheck(cudaMemcpyAsync(send, h, N * sizeof *h, cudaMemcpyHostToDevice, g->stream));
-    all_reduces(g, comm, send, recv, N, 1, ev, timeout_s);
+    run_ops(g, OP_ALLREDUCE, comm, send, recv, N, 1, ev, timeout_s);
     cudaCheck(cudaMemcpyAsync(h, recv, N * sizeof *h, cudaMemcpyDeviceToHost, g->stream));
     cudaCheck(cudaStreamSynchronize(g->stream));
     float want = (float)cal_ranks * (cal_ranks + 1) / 2;
@@ -97,14 +130,19 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
     static const char timing[] = "nccl-tests all_reduce_perf method: MPI barrier, then `iters` ncclAllReduce (float, "
                                  "sum) back to back, host wall clock until the stream is done, / iters; mean over "
                                  "the ranks";
+    static const char timing_sr[] = "nccl-tests sendrecv_perf method: MPI barrier, then `iters` times every rank "
+                                    "ncclSend to rank+1 and ncclRecv from rank-1 in one group (float), back to back, "
+                                    "host wall clock until the stream is done, / iters; mean over the ranks; each "
+                                    "GPU sends and receives S at once";
     cal_sweep_init(&r->oop, "out-of-place", timing, factor);
     cal_sweep_init(&r->ip, "in-place", timing, factor);
+    cal_sweep_init(&r->sendrecv, "send/receive", timing_sr, 1.0);
     double sizes[64];
     int ns = cal_sizes(min_bytes, max_bytes, step, sizes, 64);
 
     cal_where = "NCCL warm-up";
     if (warmup > 0)
-        all_reduces(g, comm, send, recv, (size_t)(max_bytes / 4), warmup, ev, timeout_s);
+        run_ops(g, OP_ALLREDUCE, comm, send, recv, (size_t)(max_bytes / 4), warmup, ev, timeout_s);
 
     char where[96];
     for (int i = 0; i < ns; i++) {
@@ -115,18 +153,25 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
             snprintf(where, sizeof where, "NCCL all-reduce %.0f bytes%s", sizes[i], in_place ? " in place" : "");
             cal_where = where;
             float *dst = in_place ? send : recv;
-            if (warmup > 0)
-                all_reduces(g, comm, send, dst, count, warmup, ev, timeout_s);
-            mpiCheck(MPI_Barrier(MPI_COMM_WORLD));
-            double t0 = cal_now_s();
-            all_reduces(g, comm, send, dst, count, iters, ev, timeout_s);
-            double us = (cal_now_s() - t0) * 1e6 / iters, sum = 0;
-            mpiCheck(MPI_Allreduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-            cal_sweep_add(in_place ? &r->ip : &r->oop, (double)count * 4, sum / n);
+            double us = time_ops(g, OP_ALLREDUCE, comm, send, dst, count, iters, warmup, ev, timeout_s);
+            cal_sweep_add(in_place ? &r->ip : &r->oop, (double)count * 4, us);
         }
+    }
+    /* The transport alone, without the reduction: what NCCL's kernels move
+     * between GPUs (the cluster model's link bandwidth), measured apart from
+     * the all-reduces that validate the model. */
+    for (int i = 0; i < ns; i++) {
+        size_t count = (size_t)(sizes[i] / 4);
+        if (count < 1)
+            count = 1;
+        snprintf(where, sizeof where, "NCCL send/receive %.0f bytes", sizes[i]);
+        cal_where = where;
+        double us = time_ops(g, OP_SENDRECV, comm, send, recv, count, iters, warmup, ev, timeout_s);
+        cal_sweep_add(&r->sendrecv, (double)count * 4, us);
     }
     r->oop_fit = cal_fit_sweep(&r->oop);
     r->ip_fit = cal_fit_sweep(&r->ip);
+    r->sendrecv_fit = cal_fit_sweep(&r->sendrecv);
     r->ranks = cal_ranks;
     r->iters = iters;
     r->warmup = warmup;
@@ -142,8 +187,10 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
     cudaCheck(cudaFree(recv));
     for (int i = 0; i < r->ip.n; i++)
         if (cal_rank == 0 && r->ip.p[i].bytes == 268435456.0)
-            cal_say("NCCL %s all-reduce of 256 MiB over %d ranks: busbw %.1f GB/s in place, %.1f out of place",
-                    r->version, cal_ranks, r->ip.p[i].busbw_gbs, r->oop.p[i].busbw_gbs);
+            cal_say("NCCL %s all-reduce of 256 MiB over %d ranks: busbw %.1f GB/s in place, %.1f out of place; "
+                    "send/receive %.1f GB/s",
+                    r->version, cal_ranks, r->ip.p[i].busbw_gbs, r->oop.p[i].busbw_gbs,
+                    i < r->sendrecv.n ? r->sendrecv.p[i].busbw_gbs : 0.0);
 }
 
 #else

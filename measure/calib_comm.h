@@ -10,6 +10,11 @@
  *    and when no all-reduce of a batch finishes for the time-out (events
  *    after every quarter of the batch tell), the communicator is aborted
  *    and the job ends.
+ *  - NCCL send/receive (nccl-tests' sendrecv_perf): every rank sends S to
+ *    the next and receives S from the previous one in one group, timed the
+ *    same way; algbw = busbw = S / time. That is the transport alone, what
+ *    NCCL's kernels move over a link, apart from the all-reduces the model
+ *    is validated against.
  *  - MPI ping-pong between ranks 0 and 1 (host memory, MPI_Send/MPI_Recv,
  *    osu_latency's method): one-way time = round trip / 2, measured on
  *    rank 0; algbw = busbw = S / time. */
@@ -22,8 +27,10 @@
 typedef struct {
     int done, ranks, iters, warmup;
     char version[32];
-    cal_sweep oop, ip; /* out-of-place, in-place */
+    cal_sweep oop, ip; /* all-reduce out-of-place, in-place */
     cal_fit oop_fit, ip_fit;
+    cal_sweep sendrecv; /* ncclSend/ncclRecv around a ring of ranks */
+    cal_fit sendrecv_fit;
 } cal_nccl;
 
 typedef struct {

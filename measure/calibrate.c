@@ -493,6 +493,12 @@ static cJSON *raw_json(const options *o, const provenance *pv, const cal_gpu *g,
         cJSON_AddNumberToObject(n, "warmup", nc->warmup);
         cJSON_AddItemToObject(n, "out_of_place", sweep_with_fit(&nc->oop, &nc->oop_fit));
         cJSON_AddItemToObject(n, "in_place", sweep_with_fit(&nc->ip, &nc->ip_fit));
+        cJSON *sr = cJSON_AddObjectToObject(root, "nccl_sendrecv");
+        cJSON_AddStringToObject(sr, "nccl", nc->version);
+        cJSON_AddNumberToObject(sr, "ranks", nc->ranks);
+        cJSON_AddStringToObject(sr, "datatype", "float32");
+        cJSON_AddStringToObject(sr, "pattern", "every rank sends to rank+1 and receives from rank-1 at once");
+        cJSON_AddItemToObject(sr, "sweep", sweep_with_fit(&nc->sendrecv, &nc->sendrecv_fit));
     }
     if (mp->done) {
         cJSON *m = cJSON_AddObjectToObject(root, "mpi_pingpong");
@@ -705,6 +711,11 @@ int main(int argc, char **argv)
                      "over the ranks); fit of out-of-place",
                      nc.version, nc.ranks, nc.iters, nc.warmup);
             cal_print_table(rep, title, &nc.oop, &nc.ip, &nc.oop_fit);
+            snprintf(title, sizeof title,
+                     "NCCL %s send/receive around a ring of %d ranks, float, %d iterations per size after %d warm-up "
+                     "(time: mean over the ranks)",
+                     nc.version, nc.ranks, nc.iters, nc.warmup);
+            cal_print_table(rep, title, &nc.sendrecv, NULL, &nc.sendrecv_fit);
         }
         if (mp.done)
             cal_print_table(rep, "MPI ping-pong rank 0 <-> rank 1, host memory (time: one way = round trip / 2)",
@@ -745,6 +756,7 @@ int main(int argc, char **argv)
     cal_sweep_free(&r.host.d2h);
     cal_sweep_free(&nc.oop);
     cal_sweep_free(&nc.ip);
+    cal_sweep_free(&nc.sendrecv);
     cal_sweep_free(&mp.sweep);
     free(base_text);
     free(pv.hosts);

@@ -609,6 +609,18 @@ mobilenet_v2 64 tf32
 densenet121 64 tf32
 resnet18 64 bf16" "--warmup 3 --iters 10"
         single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10" ;;
+    nccl) # the NCCL all-reduce and send/receive sweeps and MPI ping-pong, 2 ranks, then the speed figures
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=nccl needs 2 GPUs"; return; }
+        MPIRUN=(mpirun)
+        mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
+        nvidia-smi topo -m 2>/dev/null | head -4
+        say "calibrate: NCCL all-reduce, NCCL send/receive and MPI ping-pong sweeps, 2 ranks"
+        NCCL_NVLS_ENABLE=0 timeout 200 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE=0 \
+            "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 |
+            grep -v 'NCCL INFO' | tail -70 || fail "calibrate nccl,mpi"
+        say "cnnperf-bench (lscpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1))"
+        for i in 1 2 3; do "$BUILD/cnnperf-bench" "$PREDICT" </dev/null 2>&1 | tee -a "$RES/bench.txt"; done
+        bundle ;;
     bench) # the speed figures of README.md on this machine's CPU
         say "cnnperf-bench (lscpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1))"
         for i in 1 2 3; do "$BUILD/cnnperf-bench" "$PREDICT" </dev/null 2>&1 | tee -a "$RES/bench.txt"; done
