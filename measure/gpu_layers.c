@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const float one = 1.0f, zero = 0.0f;
 
@@ -63,6 +64,7 @@ typedef struct {
     int algo[3];
     cudnnMathType_t math[3];
     size_t ws[3];
+    double gpu_us[3], find_us[3]; /* the winner: on the GPU alone, and as cudnnFind timed it */
 } conv_choice;
 
 static conv_choice *choices;
@@ -87,21 +89,113 @@ static conv_choice *choice_for(const cp_layer *l)
     return c;
 }
 
-/* The fastest algorithm that succeeded within the workspace. Perf results
- * of the three passes have the same leading fields. */
+/* --- choosing by GPU time -------------------------------------------------------
+ *
+ * cudnnFind times every algorithm by itself, back to back, so its times
+ * include what the host spends enqueueing each call. For some engines that is
+ * far more than their GPU time: on an H100, cuDNN 9.14, fp16 NCHW, a 1x1
+ * convolution's tensor-op algorithm 1 runs 31 us on the GPU but takes 120-190
+ * us to enqueue, so cudnnFind rates it about as fast as default-math algorithm
+ * 0 (263 us on the GPU), and which one wins depends on the noise of the
+ * moment. In a training iteration the host runs ahead of the GPU and only GPU
+ * time counts. So cudnnFind's successful candidates are timed again here, on
+ * the GPU alone: the calls are queued behind a gate (a host function that
+ * holds the stream until all are enqueued) and timed with events. */
+
+enum { RETIME_CANDIDATES = 6, RETIME_CALLS = 5 };
+#define GATE_LIMIT_S 2.0 /* a call that blocks on the stream must not wait for ever */
+
+static volatile int gate_open;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void CUDART_CB gate_fn(void *arg)
+{
+    (void)arg;
+    double t0 = now_s();
+    while (!__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE) && now_s() - t0 < GATE_LIMIT_S)
+        ;
+}
+
+/* One call of pass k with algorithm algo, on the buffers cudnnFind used. */
+static void conv_call(cm_net *n, cm_layer *L, int k, int algo)
+{
+    cm_gpu *g = n->gpu;
+    if (k == 0)
+        cudnnCheck(cudnnConvolutionForward(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->w_desc, L->w, L->conv[0],
+                                           (cudnnConvolutionFwdAlgo_t)algo, g->workspace, g->workspace_size, &zero,
+                                           L->y_desc, L->y));
+    else if (k == 1)
+        cudnnCheck(cudnnConvolutionBackwardData(g->dnn, &one, L->w_desc, L->w, L->y_desc, L->y, L->conv[1],
+                                                (cudnnConvolutionBwdDataAlgo_t)algo, g->workspace, g->workspace_size,
+                                                &zero, L->x_desc[0], n->scratch));
+    else
+        cudnnCheck(cudnnConvolutionBackwardFilter(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->y_desc, L->y,
+                                                  L->conv[2], (cudnnConvolutionBwdFilterAlgo_t)algo, g->workspace,
+                                                  g->workspace_size, &zero, L->w_desc, L->g));
+}
+
+/* GPU time of one call, in us, or -1 when a call held the host past the gate. */
+static double gpu_time_us(cm_net *n, cm_layer *L, int k, int algo, cudnnMathType_t math)
+{
+    cm_gpu *g = n->gpu;
+    /* fp32 stays FMA-only whatever cuDNN reports (conv_tune) */
+    cudnnCheck(cudnnSetConvolutionMathType(L->conv[k], g->prec == CP_PREC_FP32 ? CUDNN_FMA_MATH : math));
+    conv_call(n, L, k, algo); /* warm-up: module loading, plan building */
+    cudaCheck(cudaStreamSynchronize(g->stream));
+    cudaEvent_t a, b;
+    cudaCheck(cudaEventCreate(&a));
+    cudaCheck(cudaEventCreate(&b));
+    __atomic_store_n(&gate_open, 0, __ATOMIC_RELEASE);
+    cudaCheck(cudaLaunchHostFunc(g->stream, gate_fn, NULL));
+    cudaCheck(cudaEventRecord(a, g->stream));
+    double t0 = now_s();
+    for (int i = 0; i < RETIME_CALLS; i++)
+        conv_call(n, L, k, algo);
+    cudaCheck(cudaEventRecord(b, g->stream));
+    bool held = now_s() - t0 > 0.5 * GATE_LIMIT_S;
+    __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+    cudaCheck(cudaEventSynchronize(b));
+    float ms = 0;
+    cudaCheck(cudaEventElapsedTime(&ms, a, b));
+    cudaCheck(cudaEventDestroy(a));
+    cudaCheck(cudaEventDestroy(b));
+    return held ? -1 : ms * 1e3 / RETIME_CALLS;
+}
+
+/* Of cudnnFind's candidates that succeeded within the workspace (perf results
+ * of the three passes share their leading fields), the fastest on the GPU;
+ * where retiming is impossible (a call held the host), cudnnFind's order. */
 #define PICK(perf, got, c, k, ws_size)                                                                                 \
     do {                                                                                                               \
-        int found_ = 0;                                                                                                \
-        for (int i_ = 0; i_ < (got) && !found_; i_++)                                                                 \
-            if ((perf)[i_].status == CUDNN_STATUS_SUCCESS && (perf)[i_].memory <= (ws_size)) {                        \
-                (c)->algo[k] = (int)(perf)[i_].algo;                                                                   \
-                (c)->math[k] = (perf)[i_].mathType;                                                                    \
-                (c)->ws[k] = (perf)[i_].memory;                                                                        \
-                found_ = 1;                                                                                            \
+        int best_ = -1, tried_ = 0;                                                                                    \
+        double best_us_ = 0, best_find_us_ = 0;                                                                        \
+        for (int i_ = 0; i_ < (got) && tried_ < RETIME_CANDIDATES; i_++) {                                            \
+            if ((perf)[i_].status != CUDNN_STATUS_SUCCESS || (perf)[i_].memory > (ws_size))                           \
+                continue;                                                                                              \
+            tried_++;                                                                                                  \
+            double us_ = gpu_time_us(n, L, k, (int)(perf)[i_].algo, (perf)[i_].mathType);                              \
+            if (us_ < 0) { /* a call held the host: stop, keep the best so far or this one */                       \
+                if (best_ < 0)                                                                                         \
+                    best_ = i_, best_us_ = (perf)[i_].time * 1e3, best_find_us_ = best_us_;                            \
+                break;                                                                                                 \
             }                                                                                                          \
-        if (!found_)                                                                                                   \
+            if (best_ < 0 || us_ < best_us_)                                                                           \
+                best_ = i_, best_us_ = us_, best_find_us_ = (perf)[i_].time * 1e3;                                     \
+        }                                                                                                              \
+        if (best_ < 0)                                                                                                 \
             cm_fatal("no convolution algorithm for the %s pass runs within a workspace of %zu MiB (--workspace-mb)",  \
                      pass_names[k], (size_t)(ws_size) >> 20);                                                          \
+        (c)->algo[k] = (int)(perf)[best_].algo;                                                                        \
+        (c)->math[k] = (perf)[best_].mathType;                                                                         \
+        (c)->ws[k] = (perf)[best_].memory;                                                                             \
+        (c)->gpu_us[k] = best_us_;                                                                                     \
+        (c)->find_us[k] = best_find_us_;                                                                               \
         (c)->have[k] = true;                                                                                           \
     } while (0)
 
@@ -130,6 +224,7 @@ static void conv_find(cm_net *n, cm_layer *L, conv_choice *c, int k)
             CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &got, perf, g->workspace, g->workspace_size));
         PICK(perf, got, c, k, g->workspace_size);
     }
+    /* the descriptor gets the winner's math type in conv_tune */
 }
 
 static void conv_tune(cm_net *n, cm_layer *L)
@@ -154,11 +249,11 @@ static void conv_tune(cm_net *n, cm_layer *L)
     for (int k = 0; k < 3; k++)
         if (need[k] && L->algo_ws[k] > ws)
             ws = L->algo_ws[k];
-    char data[32] = "";
+    char data[48] = "";
     if (need[1])
-        snprintf(data, sizeof data, ", bwd_data algo %d", L->algo[1]);
-    snprintf(L->note, sizeof L->note, "fwd algo %d (%s)%s, bwd_filter algo %d, workspace %.1f MiB", L->algo[0], m0,
-             data, L->algo[2], (double)ws / 1048576.0);
+        snprintf(data, sizeof data, ", bwd_data algo %d (%.0f us)", L->algo[1], c->gpu_us[1]);
+    snprintf(L->note, sizeof L->note, "fwd algo %d (%s, %.0f us)%s, bwd_filter algo %d (%.0f us), workspace %.1f MiB",
+             L->algo[0], m0, c->gpu_us[0], data, L->algo[2], c->gpu_us[2], (double)ws / 1048576.0);
 }
 
 static void conv_forward(cm_net *n, cm_layer *L)

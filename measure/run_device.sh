@@ -642,6 +642,14 @@ resnet50 64 fp32 isolated
 resnet50 64 fp16 isolated
 googlenet 32 fp16 isolated
 vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
+    retime) # after a change of how algorithms are chosen: the campaign again, then the PyTorch side-by-side
+        single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
+        single "$CAMPAIGN_CALIB
+resnet18 64 tf32
+vgg11 64 tf32
+mobilenet_v2 64 tf32
+densenet121 64 tf32" "--warmup 3 --iters 10"
+        parity torch ;;
     remeasure) # the campaign's configurations again, nothing else (e.g. after a change of defaults)
         single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
         single "$CAMPAIGN_CALIB
