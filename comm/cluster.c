@@ -272,13 +272,18 @@ typedef struct {
 } nvlink_gen;
 
 /* Per direction per GPU, through NVSwitch (or the V100 hybrid cube mesh).
- * NVLink 4: what it delivers to a peer copy, 389 GB/s one way and each way
- * at once, measured by cnnperf-calibrate --only p2p on two H200s
- * (validation/h200x2/calibrated-p2p-raw.json; 450 GB/s nominal). The older
- * generations are nominal: nobody measured them here. */
+ * NVLink 4: what NCCL's own kernels move over it, 302.5 GB/s: the fit of
+ * t = L + S/B (weights 1/t^2, 8 B...1 GiB) to an ncclSend/ncclRecv sweep
+ * between two H200s (cnnperf-calibrate's nccl_sendrecv,
+ * validation/h200x2/nccl-sendrecv/), a microbenchmark apart from the
+ * all-reduces the model is judged on. A copy engine's peer copy moves 389
+ * (validation/h200x2/calibrated-p2p-raw.json; 450 nominal), but NCCL does
+ * not use the copy engines; its send/receive reaches 210 GB/s at 16 MiB
+ * and 361 at 1 GiB, and the fit weighs the sizes a training job's buckets
+ * have. The older generations are nominal: nobody measured them here. */
 static const nvlink_gen nvlinks[] = {
-    {"h100", "NVLink 4", 389, 1},
-    {"h200", "NVLink 4", 389, 1},
+    {"h100", "NVLink 4", 302.5, 1},
+    {"h200", "NVLink 4", 302.5, 1},
     {"a100", "NVLink 3", 300, 1},
     {"v100", "NVLink 2", 150, 1},
 };

@@ -587,7 +587,16 @@ static void nccl_section(out *o, const cp_validation *v)
         snprintf(m, sizeof m, "%.1f", a->meas_us);
         snprintf(p, sizeof p, "%.1f", a->pred_us);
         fmt_pct(pc, sizeof pc, cp_val_rel_pct(a->pred_us, a->meas_us));
-        const char *c[] = {a->label, b, m, p, pc};
+        /* several sweeps of one setup: which folder each came from */
+        char sweep[sizeof a->label + 80], dir[sizeof a->file];
+        snprintf(dir, sizeof dir, "%s", a->file);
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *slash = 0;
+            slash = strrchr(dir, '/');
+        }
+        snprintf(sweep, sizeof sweep, "%s [%.60s]", a->label, slash ? slash + 1 : dir);
+        const char *c[] = {sweep, b, m, p, pc};
         row(o, w, 5, c);
     }
 }
