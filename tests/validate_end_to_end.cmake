@@ -40,7 +40,7 @@ expect(table "${out}" "lenet5 b64 fp32 2xh200 nccl emulated +evaluation")
 expect(table "${out}" "resnet18 b32 fp32 1xh200 +calibration")
 expect(table "${out}" "lenet5 b64 fp32 1xh100 pytorch")
 expect(table "${out}" "predict-lenet5\\.json \\(not a measurement \\(source 'prediction'\\)\\)")
-expect(table "${out}" "nccl 2xh200 1 node +2097152")
+expect(table "${out}" "nccl 2xh200 1 node \\[[a-z0-9_-]+\\] +2097152")
 
 # Markdown into a document: the generated part replaced, the hand-written part kept (twice over).
 set(doc "${WORK}/ACCURACY.md")
