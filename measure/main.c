@@ -205,6 +205,8 @@ static int share_status(int rc)
 
 /* --- per-rank summary ------------------------------------------------------ */
 
+#define HOST_BOUND_SHARE 0.9 /* host enqueue time over iteration time from which a run is host-bound */
+
 enum {
     S_IT,      /* iteration median */
     S_P10,
@@ -214,12 +216,13 @@ enum {
     S_CO,      /* compute-only iteration median */
     S_EXPOSED, /* S_IT - S_CO, at least 0 */
     S_COPH,    /* + CM_PHASE_COUNT compute-only phase medians */
-    S_LAYERS = S_COPH + CM_PHASE_COUNT, /* + N x CP_PASS_COUNT layer-pass medians */
+    S_HOST = S_COPH + CM_PHASE_COUNT, /* host time to enqueue an iteration, median */
+    S_LAYERS,  /* + N x CP_PASS_COUNT layer-pass medians */
 };
 
 typedef struct {
     int T, Tc, N;
-    double *iter, *phases, *layers, *exch; /* T, T x phases, T x N x passes, T */
+    double *iter, *phases, *layers, *exch, *host; /* T, T x phases, T x N x passes, T, T */
     double *co_iter, *co_phases;           /* Tc, Tc x phases */
 } samples;
 
@@ -238,6 +241,8 @@ static void summarize(const samples *s, double *out)
     }
     memcpy(tmp, s->exch, (size_t)T * sizeof *tmp);
     out[S_EX] = cm_quantile(tmp, T, 0.5);
+    memcpy(tmp, s->host, (size_t)T * sizeof *tmp);
+    out[S_HOST] = cm_quantile(tmp, T, 0.5);
     if (s->Tc > 0) {
         memcpy(tmp, s->co_iter, (size_t)s->Tc * sizeof *tmp);
         out[S_CO] = cm_quantile(tmp, s->Tc, 0.5);
@@ -329,6 +334,12 @@ static cJSON *result_json(const result_in *in)
     cJSON_AddNumberToObject(root, "iteration_p10_ms", mx[S_P10]);
     cJSON_AddNumberToObject(root, "iteration_p90_ms", mx[S_P90]);
     cJSON_AddNumberToObject(root, "images_per_s", (double)g->batch * W / (mx[S_IT] * 1e-3));
+    /* The slowest rank's median time to enqueue an iteration; at 90% of the
+     * iteration or more, the GPU waited for the host. A parameter server's
+     * workers wait for it on the host, so that says nothing there. */
+    cJSON_AddNumberToObject(root, "host_enqueue_ms", mx[S_HOST]);
+    cJSON_AddBoolToObject(root, "host_bound",
+                          in->k->comm != CM_COMM_PS && mx[S_HOST] >= HOST_BOUND_SHARE * mx[S_IT]);
     cJSON_AddItemToObject(root, "phases", phases_json(mx + S_PH));
 
     cJSON *arr = cJSON_CreateArray();
@@ -790,11 +801,12 @@ int main(int argc, char **argv)
     }
 
     int T = o.iters, N = n.n, Tc = ex ? o.iters : 0;
-    samples s = {T, Tc, N, NULL, NULL, NULL, NULL, NULL, NULL};
+    samples s = {T, Tc, N, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     s.iter = cm_xcalloc((size_t)T, sizeof *s.iter);
     s.phases = cm_xcalloc((size_t)T * CM_PHASE_COUNT, sizeof *s.phases);
     s.layers = cm_xcalloc((size_t)T * N * CP_PASS_COUNT, sizeof *s.layers);
     s.exch = cm_xcalloc((size_t)T, sizeof *s.exch);
+    s.host = cm_xcalloc((size_t)T, sizeof *s.host);
     s.co_iter = cm_xcalloc((size_t)Tc, sizeof *s.co_iter);
     s.co_phases = cm_xcalloc((size_t)Tc * CM_PHASE_COUNT, sizeof *s.co_phases);
     double *scratch = cm_xcalloc((size_t)N * CP_PASS_COUNT, sizeof *scratch);
@@ -809,6 +821,7 @@ int main(int argc, char **argv)
         cm_iteration(&n);
         cm_collect(&n, &s.iter[t], &s.phases[t * CM_PHASE_COUNT], &s.layers[(size_t)t * N * CP_PASS_COUNT]);
         s.exch[t] = ex ? cm_exchange_ms(ex) : 0;
+        s.host[t] = n.host_ms;
     }
     /* --layers isolated: the layer medians come from passes run alone */
     if (isolated && ex)
@@ -879,6 +892,12 @@ int main(int argc, char **argv)
                 "images/s%s\n",
                 o.warmup, T, it->valuedouble, p10->valuedouble, p90->valuedouble,
                 (double)o.batch * k.workers / (it->valuedouble * 1e-3), k.workers > 1 ? " in all" : "");
+        const cJSON *host = cJSON_GetObjectItemCaseSensitive(root, "host_enqueue_ms");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "host_bound")))
+            fprintf(stderr,
+                    "cnnperf-measure: warning: enqueueing an iteration took the host %.3f ms of its %.3f: the "
+                    "iteration is bound by the host (library call costs, CPU speed), not by the GPU\n",
+                    host->valuedouble, it->valuedouble);
         if (ex) {
             const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, "exchange_ms");
             const cJSON *xp = cJSON_GetObjectItemCaseSensitive(root, "exposed_exchange_ms");
@@ -910,6 +929,7 @@ int main(int argc, char **argv)
     free(s.phases);
     free(s.layers);
     free(s.exch);
+    free(s.host);
     free(s.co_iter);
     free(s.co_phases);
     finish_worker(ex, &k, &net);

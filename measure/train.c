@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "exchange.h"
 #include "gpu_layers.h"
@@ -553,9 +554,17 @@ static void begin(cm_net *n, cm_layer *L, int pass)
     cm_where = L->l->name;
 }
 
+static double wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 void cm_iteration(cm_net *n)
 {
     cm_gpu *g = n->gpu;
+    double t0 = wall_ms();
     n->tl.n = 0;
     if (n->ex)
         cm_exchange_iteration_begin(n->ex);
@@ -612,6 +621,10 @@ void cm_iteration(cm_net *n)
         }
     mark(n, -1, 0); /* the end */
     cm_where = "end of iteration";
+    /* The GPU starts each iteration idle (cm_collect waits for the last
+     * one): if enqueueing takes about as long as the GPU runs, the host
+     * sets the pace, not the kernels. */
+    n->host_ms = wall_ms() - t0;
 }
 
 /* One pass of one layer `reps` times back to back between two events;

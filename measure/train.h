@@ -133,6 +133,7 @@ typedef struct {
 
     cm_timeline tl;
     int phase, cur_layer, cur_pass;
+    double host_ms; /* wall-clock time cm_iteration took to enqueue the iteration */
     bool sync_each_pass; /* CNNPERF_MEASURE_SYNC=1: find the layer an asynchronous error comes from */
 } cm_net;
 

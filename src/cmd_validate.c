@@ -484,6 +484,12 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     if (r->emulated)
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%sNCCL network transport emulated on one host", *r->note ? "; " : "");
+    /* cnnperf-measure's own verdict: the GPU waited for the host to enqueue
+     * (the model times the GPU; such a run measures the host as much) */
+    const cJSON *hb = cp_jget(root, "host_bound"), *he = cp_jget(root, "host_enqueue_ms");
+    if (cJSON_IsTrue(hb) && cJSON_IsNumber(he))
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%shost-bound: enqueueing took %.3f ms", *r->note ? "; " : "", he->valuedouble);
     r->calibration = in_calibration_set(v, r->network);
     run_label(r, root);
     return 0;

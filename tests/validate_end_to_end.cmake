@@ -38,6 +38,8 @@ expect(table "${out}" "PS vs NCCL: .* [0-9]+ wrong 2 decisions")
 expect(table "${out}" "vgg16 b32 fp32 2xh200 +300\\.000 +400\\.000 +[0-9.]+ +[0-9.]+ (right|wrong) +evaluation")
 expect(table "${out}" "lenet5 b64 fp32 2xh200 nccl emulated +evaluation")
 expect(table "${out}" "resnet18 b32 fp32 1xh200 +calibration")
+# cnnperf-measure found the GPU waiting for the host: the note says so
+expect(table "${out}" "lenet5 b64 fp32 1xh200 .*host-bound: enqueueing took 0\\.401 ms")
 expect(table "${out}" "lenet5 b64 fp32 1xh100 pytorch")
 expect(table "${out}" "predict-lenet5\\.json \\(not a measurement \\(source 'prediction'\\)\\)")
 expect(table "${out}" "nccl 2xh200 1 node \\[[a-z0-9_-]+\\] +2097152")
