@@ -49,6 +49,10 @@ static const char usage[] =
     "  --layers MODE         iteration (default): each layer pass timed inside the training iteration;\n"
     "                        isolated: each pass also alone, 5 times back to back in the iteration's state\n"
     "                        (one GPU, --comm none); layers[] then holds those times\n"
+    "  --launch MODE         stream (default): the host enqueues every call of every iteration, as a\n"
+    "                        framework does; graph: the first iteration is captured into a CUDA graph and\n"
+    "                        each one launches it, so the host's cost per call is out of the times (one\n"
+    "                        GPU, --comm none)\n"
     "  --check-loss N        train N iterations on one fixed batch, print the loss of each to stderr;\n"
     "                        exit 0 only if the last loss is lower than the first\n"
     "  --comm MODE           gradient exchange between MPI ranks: nccl, ps or none (default: none for one\n"
@@ -66,7 +70,7 @@ static const char usage[] =
     "2 bad input, 77 no GPU (skipped).\n";
 
 typedef struct {
-    const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s, *layers;
+    const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s, *layers, *launch;
     int batch, warmup, iters, workspace_mb, check_loss, ps_servers, ps_threads;
 } options;
 
@@ -120,6 +124,8 @@ static int parse_options(int argc, char **argv, options *o)
             num = &o->workspace_mb, min = 0, max = 1 << 24, what = "a non-negative integer";
         else if (strcmp(a, "--layers") == 0)
             text = &o->layers;
+        else if (strcmp(a, "--launch") == 0)
+            text = &o->launch;
         else if (strcmp(a, "--check-loss") == 0)
             num = &o->check_loss, min = 2, what = "an integer of at least 2";
         else if (strcmp(a, "--ps-servers") == 0)
@@ -688,7 +694,7 @@ static void finish_worker(cm_exchange *ex, ranks *k, cp_network *net)
 
 int main(int argc, char **argv)
 {
-    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", 64, 5, 20, 8192, 0, 1, 0};
+    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", "stream", 64, 5, 20, 8192, 0, 1, 0};
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;
@@ -710,6 +716,11 @@ int main(int argc, char **argv)
         return bad("--layers: expected iteration or isolated, got '%s'", o.layers);
     if (isolated && o.comm && strcmp(o.comm, "none") != 0)
         return bad("--layers isolated times one GPU's passes alone: use it with --comm none, not '%s'", o.comm);
+    bool graph = strcmp(o.launch, "graph") == 0;
+    if (!graph && strcmp(o.launch, "stream") != 0)
+        return bad("--launch: expected stream or graph, got '%s'", o.launch);
+    if (graph && o.comm && strcmp(o.comm, "none") != 0)
+        return bad("--launch graph captures one GPU's iteration: use it with --comm none, not '%s'", o.comm);
     cp_error err;
     cp_network net;
     if (cp_network_load(o.network, &net, &err))
@@ -764,9 +775,14 @@ int main(int argc, char **argv)
     g.rank = k.worker_rank;
     fprintf(stderr, "cnnperf-measure: %s%s, batch %d, %s on GPU %d, %s (sm_%d%d, %d SMs, %.0f GiB)\n", cm_mpi_who(),
             net.name, o.batch, cp_precision_name(prec), dev, g.name, g.cc_major, g.cc_minor, g.sm_count, g.memory_gb);
+    if (graph && k.comm != CM_COMM_NONE)
+        return bad("--launch graph captures one GPU's iteration: several ranks exchange gradients (%s); run one "
+                   "rank, or --launch stream",
+                   cm_comm_name(k.comm));
     double t0 = cm_mpi_now();
     cm_net n;
     cm_net_build(&n, &g, &net);
+    n.graph = graph;
     cm_exchange *ex = NULL;
     if (k.comm != CM_COMM_NONE) {
         cm_exchange_opts xo = {k.comm, strcmp(o.overlap, "on") == 0, bucket_mb, k.servers, o.ps_threads, k.workers,
@@ -777,7 +793,7 @@ int main(int argc, char **argv)
         };
         ex = cm_exchange_create(&n, &xo);
     }
-    cm_run_info run = {argc, argv, o.warmup, o.iters, o.workspace_mb, cm_mpi_now() - t0};
+    cm_run_info run = {argc, argv, o.warmup, o.iters, o.workspace_mb, cm_mpi_now() - t0, o.launch};
     if (cm_mpi.rank == 0) {
         fprintf(stderr, "cnnperf-measure: set up %d layers in %.1f s (convolution workspace %.1f MiB)", n.n,
                 run.setup_s, (double)g.workspace_size / 1048576.0);

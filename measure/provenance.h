@@ -14,6 +14,7 @@ typedef struct {
     char **argv;
     int warmup, iters, workspace_mb;
     double setup_s; /* network set-up, algorithm search included */
+    const char *launch; /* "stream" or "graph" (--launch) */
 } cm_run_info;
 
 cJSON *cm_provenance(const cm_net *n, const cm_run_info *run);

@@ -200,7 +200,7 @@ const void *cm_dy(const cm_layer *L)
 static void mark(cm_net *n, int layer, int pass)
 {
     cm_timeline *t = &n->tl;
-    if (n->sync_each_pass) /* an error surfaces here, while cm_where still names its layer */
+    if (n->sync_each_pass && !n->capturing) /* an error surfaces here, while cm_where still names its layer */
         cudaCheck(cudaStreamSynchronize(n->gpu->stream));
     if (t->n == t->cap) {
         int cap = t->cap ? 2 * t->cap : 64;
@@ -215,7 +215,9 @@ static void mark(cm_net *n, int layer, int pass)
     }
     t->owner[t->n] = layer < 0 ? -1 : layer * CP_PASS_COUNT + pass;
     t->phase[t->n] = (signed char)n->phase;
-    cudaCheck(cudaEventRecord(t->ev[t->n], n->gpu->stream));
+    /* captured into a graph, an event must be external to be read outside it */
+    cudaCheck(cudaEventRecordWithFlags(t->ev[t->n], n->gpu->stream,
+                                       n->capturing ? cudaEventRecordExternal : cudaEventRecordDefault));
     t->n++;
     n->cur_layer = layer;
     n->cur_pass = pass;
@@ -561,10 +563,9 @@ static double wall_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-void cm_iteration(cm_net *n)
+static void enqueue_iteration(cm_net *n)
 {
     cm_gpu *g = n->gpu;
-    double t0 = wall_ms();
     n->tl.n = 0;
     if (n->ex)
         cm_exchange_iteration_begin(n->ex);
@@ -621,10 +622,38 @@ void cm_iteration(cm_net *n)
         }
     mark(n, -1, 0); /* the end */
     cm_where = "end of iteration";
-    /* The GPU starts each iteration idle (cm_collect waits for the last
-     * one): if enqueueing takes about as long as the GPU runs, the host
-     * sets the pace, not the kernels. */
+}
+
+void cm_iteration(cm_net *n)
+{
+    double t0 = wall_ms();
+    if (!n->graph) {
+        enqueue_iteration(n);
+        /* The GPU starts each iteration idle (cm_collect waits for the last
+         * one): if enqueueing takes about as long as the GPU runs, the host
+         * sets the pace, not the kernels. */
+        n->host_ms = wall_ms() - t0;
+        return;
+    }
+    if (!n->graph_exec) {
+        /* The same calls with the same pointers every iteration: capture them
+         * once. A library call that cannot be captured fails here, named. */
+        cudaStream_t st = n->gpu->stream;
+        cudaCheck(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        n->capturing = true;
+        enqueue_iteration(n);
+        n->capturing = false;
+        cm_where = "capturing the iteration into a CUDA graph (--launch graph)";
+        cudaGraph_t graph;
+        cudaCheck(cudaStreamEndCapture(st, &graph));
+        cudaCheck(cudaGraphInstantiate(&n->graph_exec, graph, 0));
+        cudaCheck(cudaGraphDestroy(graph));
+        t0 = wall_ms();
+    }
+    cm_where = "launching the iteration's CUDA graph";
+    cudaCheck(cudaGraphLaunch(n->graph_exec, n->gpu->stream));
     n->host_ms = wall_ms() - t0;
+    cm_where = "end of iteration";
 }
 
 /* One pass of one layer `reps` times back to back between two events;

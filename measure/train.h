@@ -135,6 +135,10 @@ typedef struct {
     int phase, cur_layer, cur_pass;
     double host_ms; /* wall-clock time cm_iteration took to enqueue the iteration */
     bool sync_each_pass; /* CNNPERF_MEASURE_SYNC=1: find the layer an asynchronous error comes from */
+    /* --launch graph: the first cm_iteration captures the iteration into a
+     * CUDA graph, every one launches it (one GPU, no exchange) */
+    bool graph, capturing;
+    cudaGraphExec_t graph_exec;
 } cm_net;
 
 /* Handles, stream, NVRTC kernels and the precision's types for device dev. */
@@ -144,7 +148,8 @@ void cm_gpu_init(cm_gpu *g, int dev, cp_precision prec, int batch, size_t worksp
  * Exits with a message (naming the layer) when something does not fit. */
 void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net);
 
-/* Enqueues one training iteration with its events. */
+/* Enqueues one training iteration with its events (with n->graph set:
+ * captures it once, then launches the graph). */
 void cm_iteration(cm_net *n);
 /* Waits for the iteration and reads its times: layer_ms has n x CP_PASS_COUNT entries. */
 void cm_collect(cm_net *n, double *iteration_ms, double phase_ms[CM_PHASE_COUNT], double *layer_ms);
