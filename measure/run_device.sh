@@ -202,6 +202,7 @@ single() {
         case "${extra:-}" in
         ws=*) ws=(--workspace-mb "${extra#ws=}") tag=$tag-ws${extra#ws=} ;;
         isolated) ws=(--layers isolated) tag=$tag-isolated ;;
+        graph) ws=(--launch graph) tag=$tag-graph ;;
         r[0-9]) ws=() tag=$tag-$extra ;;
         esac
         if [ $(($(date +%s) - START)) -gt "$DEADLINE" ]; then
@@ -635,6 +636,28 @@ resnet34 64 fp16
 resnet101 32 fp16
 resnet152 32 fp32
 resnet152 32 fp16" "--warmup 3 --iters 10" ;;
+    graph) # --launch graph (the GPU alone) beside the usual stream launch, where the host may set the pace
+        single "
+lenet5 64 fp32
+lenet5 64 fp32 graph
+resnet50 32 fp16
+resnet50 32 fp16 graph
+resnet50 64 fp16
+resnet50 64 fp16 graph
+resnet50 32 fp32
+resnet50 32 fp32 graph
+resnet50 64 fp32
+resnet50 64 fp32 graph
+alexnet 256 fp16
+alexnet 256 fp16 graph
+googlenet 32 fp16
+googlenet 32 fp16 graph
+vgg16 64 fp16
+vgg16 64 fp16 graph
+squeezenet1_1 64 fp16
+squeezenet1_1 64 fp16 graph
+densenet121 64 fp16
+densenet121 64 fp16 graph" "--warmup 3 --iters 10" ;;
     isolated) # --layers isolated beside the in-iteration layer times
         single "
 alexnet 256 fp32 isolated
