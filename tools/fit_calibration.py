@@ -46,11 +46,11 @@ def run_json(cnnperf, args):
     return json.loads(out.stdout)
 
 
-def fit(points, max_offset_ms=None):
+def fit(points, max_offset_ms=None, power=0.5):
     """points: (model_ms, measured_ms). Returns (scale, offset_ms)."""
     s0 = s1 = s2 = s3 = s4 = 0.0
     for x, y in points:
-        w = y ** -0.5
+        w = y ** -power
         s0 += w
         s1 += w * x
         s2 += w * x * x
@@ -64,7 +64,7 @@ def fit(points, max_offset_ms=None):
             if max_offset_ms is None or b <= max_offset_ms:
                 return a, b
             # the offset held at its bound, the scale fitted alone
-            sxy = sum(y ** -0.5 * x * (y - max_offset_ms) for x, y in points)
+            sxy = sum(y ** -power * x * (y - max_offset_ms) for x, y in points)
             if sxy > 0:
                 return sxy / s2, max_offset_ms
     return (s4 / s2 if s2 > 0 else 1.0), 0.0
@@ -86,6 +86,9 @@ def main():
     ap.add_argument("--max-offset-us", type=float, default=None,
                     help="bound the per-call offset (a pass's fixed cost: a few extra launches), fitting the "
                          "scale alone where the free fit exceeds it")
+    ap.add_argument("--weight-power", type=float, default=0.5,
+                    help="weights t_measured^-p of the least squares: 0 absolute error (big layers rule), 2 "
+                         "relative error (every layer alike); default 0.5, between")
     args = ap.parse_args()
     cap = None if args.max_offset_us is None else args.max_offset_us * 1e-3
 
@@ -123,7 +126,7 @@ def main():
         sys.exit("fit_calibration: no single-GPU cnnperf-measure run of a calibration-set network matched")
     terms = {}
     for (g, cls, key), pts in sorted(points.items()):
-        a, b = fit(pts, cap)
+        a, b = fit(pts, cap, args.weight_power)
         terms.setdefault(g, {}).setdefault(cls, {})[key] = {
             "scale": round(a, 4), "offset_us": round(b * 1e3, 2), "points": len(pts)}
         print(f"fit_calibration: {g:5} {cls:13} {key:16} scale {a:6.3f} offset {b * 1e3:7.1f} us  "
