@@ -50,8 +50,18 @@ static void conv_setup(cm_net *n, cm_layer *L)
     cudnnCheck(cudnnGetConvolution2dForwardOutputDim(L->conv[0], L->x_desc[0], L->w_desc, &on, &oc, &oh, &ow));
     if (oc != out.c || oh != out.h || ow != out.w)
         cm_fatal("cuDNN computes an output of %dx%dx%d, the network file %dx%dx%d", oc, oh, ow, out.c, out.h, out.w);
-    if (l->bias)
+    if (l->bias) {
         L->b_desc = cm_tensor(g, 1, out.c, 1, 1);
+        /* room for the bias gradient's partial sums (allocated now: not
+         * inside an iteration, which may be captured into a graph) */
+        size_t part = (size_t)out.c * cm_bias_slices(&g->kern, g->batch, out.c) * sizeof(float);
+        if (part > g->bias_part_bytes) {
+            if (g->bias_part)
+                cudaCheck(cudaFree(g->bias_part));
+            cudaCheck(cudaMalloc((void **)&g->bias_part, part));
+            g->bias_part_bytes = part;
+        }
+    }
     long long taps = (long long)cin * l->kh * l->kw;
     cm_params(n, L, (long long)out.c * taps, l->bias ? out.c : 0, g->dtype, taps);
 }
@@ -267,17 +277,16 @@ static void conv_forward(cm_net *n, cm_layer *L)
         cudnnCheck(cudnnAddTensor(g->dnn, &one, L->b_desc, bias_of(L, L->w), &one, L->y_desc, L->y));
 }
 
-/* cuDNN has no bf16 bias gradient (CUDNN_STATUS_NOT_SUPPORTED): our own
- * reduction kernel there, cuDNN's elsewhere. */
+/* The bias gradient as a framework computes it (PyTorch: dy summed over
+ * batch and pixels by its reduction kernels), spread over every SM; cuDNN's
+ * cudnnConvolutionBackwardBias gives each channel one block, slow for few
+ * channels and large images, and refuses bf16. */
 static void bias_backward(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
-    if (g->dtype == CM_BF16) {
-        cp_shape o = L->l->out;
-        cm_bias_grad(&g->kern, g->dtype, cm_dy(L), bias_of(L, L->g), g->batch, o.c, (long long)o.h * o.w, g->stream);
-        return;
-    }
-    cudnnCheck(cudnnConvolutionBackwardBias(g->dnn, &one, L->y_desc, cm_dy(L), &zero, L->b_desc, bias_of(L, L->g)));
+    cp_shape o = L->l->out;
+    cm_bias_grad(&g->kern, g->dtype, cm_dy(L), bias_of(L, L->g), g->batch, o.c, (long long)o.h * o.w, g->bias_part,
+                 g->stream);
 }
 
 static void conv_backward_data(cm_net *n, cm_layer *L)

@@ -7,8 +7,10 @@
  *   sgd_momentum kernel, layers/registry.c).
  * - The backward of softmax with cross-entropy: dx = (p - onehot) / batch,
  *   and the per-sample loss for --check-loss.
- * - The bias gradient (sum of dy over batch and pixels) where cuDNN has none
- *   for the type (bf16). */
+ * - The bias gradient of a convolution (sum of dy over batch and pixels),
+ *   spread over all SMs as a framework's reduction is (cuDNN's
+ *   cudnnConvolutionBackwardBias runs one block per channel, and has no
+ *   bf16). */
 #ifndef CM_KERNELS_H
 #define CM_KERNELS_H
 
@@ -22,8 +24,8 @@ typedef struct {
     cudaLibrary_t lib;
     cudaKernel_t sgd[CM_DTYPE_COUNT];  /* by gradient type */
     cudaKernel_t xent[CM_DTYPE_COUNT]; /* by activation type */
-    cudaKernel_t bias_grad[CM_DTYPE_COUNT];
-    int max_blocks;
+    cudaKernel_t bias_part[CM_DTYPE_COUNT], bias_sum[CM_DTYPE_COUNT];
+    int max_blocks, sms;
 } cm_kernels;
 
 /* Compiles the kernels to a cubin for compute capability major.minor
@@ -43,8 +45,10 @@ void cm_sgd(const cm_kernels *k, cm_dtype gtype, float *w, float *v, const void 
 void cm_xent_backward(const cm_kernels *k, cm_dtype t, const void *p, const int *labels, void *dx, float *loss,
                       int batch, int classes, cudaStream_t s);
 
-/* db[c] = sum of dy[n][c][hw] over n and hw; dy NCHW of type t. */
+/* db[c] = sum of dy[n][c][hw] over n and hw; dy NCHW of type t. part: fp32
+ * scratch of c x cm_bias_slices(k, n, c) floats. */
 void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int n, int c, long long hw,
-                  cudaStream_t s);
+                  float *part, cudaStream_t s);
+int cm_bias_slices(const cm_kernels *k, int n, int c);
 
 #endif

@@ -43,6 +43,8 @@ typedef struct {
     size_t workspace_limit;           /* --workspace-mb */
     void *workspace;                  /* shared by all convolutions */
     size_t workspace_size;
+    float *bias_part;                 /* the bias gradients' partial sums (cm_bias_grad), sized at set-up */
+    size_t bias_part_bytes;
 } cm_gpu;
 
 struct cm_kind;
