@@ -636,6 +636,13 @@ resnet34 64 fp16
 resnet101 32 fp16
 resnet152 32 fp32
 resnet152 32 fp16" "--warmup 3 --iters 10" ;;
+    bias) # after the change of the bias gradient: the campaigns' networks with convolution biases, then PyTorch
+        single "$(printf '%s\n' "$CAMPAIGN_EVAL" "$CAMPAIGN_CALIB" 'vgg11 64 tf32' | grep -E '^(vgg|alexnet|lenet|squeezenet)')" \
+            "--warmup 3 --iters 10"
+        single "
+vgg19 64 fp32
+vgg19 64 fp16" "--warmup 3 --iters 10"
+        parity torch ;;
     graph) # --launch graph (the GPU alone) beside the usual stream launch, where the host may set the pace
         single "
 lenet5 64 fp32
