@@ -30,6 +30,20 @@ static void *grad_or_fail(cm_net *n, cm_layer *L, int j)
 
 /* --- convolution ------------------------------------------------------------- */
 
+/* Room for a bias gradient's partial sums over `channels` (cm_bias_grad),
+ * shared by every layer with a bias: grown at set-up, never inside an
+ * iteration, which may be captured into a graph. */
+static void reserve_bias_part(cm_gpu *g, int channels)
+{
+    size_t part = (size_t)channels * cm_bias_slices(&g->kern, g->batch, channels) * sizeof(float);
+    if (part <= g->bias_part_bytes)
+        return;
+    if (g->bias_part)
+        cudaCheck(cudaFree(g->bias_part));
+    cudaCheck(cudaMalloc((void **)&g->bias_part, part));
+    g->bias_part_bytes = part;
+}
+
 static void conv_setup(cm_net *n, cm_layer *L)
 {
     const cp_layer *l = L->l;
@@ -52,15 +66,7 @@ static void conv_setup(cm_net *n, cm_layer *L)
         cm_fatal("cuDNN computes an output of %dx%dx%d, the network file %dx%dx%d", oc, oh, ow, out.c, out.h, out.w);
     if (l->bias) {
         L->b_desc = cm_tensor(g, 1, out.c, 1, 1);
-        /* room for the bias gradient's partial sums (allocated now: not
-         * inside an iteration, which may be captured into a graph) */
-        size_t part = (size_t)out.c * cm_bias_slices(&g->kern, g->batch, out.c) * sizeof(float);
-        if (part > g->bias_part_bytes) {
-            if (g->bias_part)
-                cudaCheck(cudaFree(g->bias_part));
-            cudaCheck(cudaMalloc((void **)&g->bias_part, part));
-            g->bias_part_bytes = part;
-        }
+        reserve_bias_part(g, out.c);
     }
     long long taps = (long long)cin * l->kh * l->kw;
     cm_params(n, L, (long long)out.c * taps, l->bias ? out.c : 0, g->dtype, taps);
@@ -285,6 +291,9 @@ static void bias_backward(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
     cp_shape o = L->l->out;
+    if (!g->bias_part ||
+        (size_t)o.c * cm_bias_slices(&g->kern, g->batch, o.c) * sizeof(float) > g->bias_part_bytes)
+        cm_fatal("internal: no room for the bias gradient's partial sums of %d channels", o.c);
     cm_bias_grad(&g->kern, g->dtype, cm_dy(L), bias_of(L, L->g), g->batch, o.c, (long long)o.h * o.w, g->bias_part,
                  g->stream);
 }
@@ -317,8 +326,10 @@ static void fc_setup(cm_net *n, cm_layer *L)
 {
     const cp_layer *l = L->l;
     int in = l->in[0].c, out = l->out_c;
-    if (l->bias)
+    if (l->bias) {
         L->b_desc = cm_tensor(n->gpu, 1, out, 1, 1);
+        reserve_bias_part(n->gpu, out);
+    }
     cm_params(n, L, (long long)in * out, l->bias ? out : 0, n->gpu->dtype, in);
 }
 
