@@ -496,6 +496,11 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     /* cnnperf-measure's own verdict: the GPU waited for the host to enqueue
      * (the model times the GPU; such a run measures the host as much) */
     const cJSON *hb = cp_jget(root, "host_bound"), *he = cp_jget(root, "host_enqueue_ms");
+    if (cJSON_IsNumber(he)) {
+        r->has_host = 1;
+        r->host_enqueue_ms = he->valuedouble;
+        r->host_bound = cJSON_IsTrue(hb);
+    }
     if (cJSON_IsTrue(hb) && cJSON_IsNumber(he))
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%shost-bound: enqueueing took %.3f ms", *r->note ? "; " : "", he->valuedouble);

@@ -38,6 +38,8 @@ typedef struct {
     double meas_phase[4], pred_phase[4];
     int has_exchange;
     double meas_exchange_ms, pred_exchange_ms;
+    int has_host, host_bound; /* cnnperf-measure's host_enqueue_ms and host_bound, where the file has them */
+    double host_enqueue_ms;
     cp_val_layer *layers;
     int n_layers;
     char note[192];

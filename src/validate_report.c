@@ -134,6 +134,10 @@ static cJSON *run_json(const cp_val_run *r)
     cJSON_AddBoolToObject(o, "nccl_network_emulation", r->emulated != 0);
     cJSON_AddStringToObject(o, "set", set_name(r));
     cJSON_AddStringToObject(o, "note", r->note);
+    if (r->has_host) {
+        cJSON_AddNumberToObject(o, "host_enqueue_ms", r->host_enqueue_ms);
+        cJSON_AddBoolToObject(o, "host_bound", r->host_bound != 0);
+    }
     cJSON_AddItemToObject(o, "iteration", err_json(r->meas_ms, r->pred_ms, "ms"));
     if (r->has_phases) {
         cJSON *ph = cJSON_AddObjectToObject(o, "phases");
@@ -290,7 +294,7 @@ static int report_csv(FILE *f, const cp_validation *v)
           f);
     for (int k = 0; k < 4; k++)
         fprintf(f, ",%s_measured_ms,%s_predicted_ms", phase_names[k], phase_names[k]);
-    fputs(",exchange_measured_ms,exchange_predicted_ms,note\n", f);
+    fputs(",exchange_measured_ms,exchange_predicted_ms,host_enqueue_ms,host_bound,note\n", f);
     for (int i = 0; i < v->n_runs; i++) {
         const cp_val_run *r = &v->runs[i];
         cp_csv_text(f, r->file);
@@ -312,6 +316,10 @@ static int report_csv(FILE *f, const cp_validation *v)
             fprintf(f, ",%.6g,%.6g,", r->meas_exchange_ms, r->pred_exchange_ms);
         else
             fputs(",,,", f);
+        if (r->has_host)
+            fprintf(f, "%.6g,%d,", r->host_enqueue_ms, r->host_bound);
+        else
+            fputs(",,", f);
         cp_csv_text(f, r->note);
         fputc('\n', f);
     }
