@@ -63,6 +63,8 @@ static const char usage[] =
     "  --ps-threads N        threads of each server for the sum and SGD (default: its cores)\n"
     "  --timeout-s S         a rank that waits S seconds without progress for the others aborts them all\n"
     "                        (default 20)\n"
+    "  --check-kernels CC    only compile the NVRTC kernels for compute capability CC (e.g. 90) and exit:\n"
+    "                        no GPU needed\n"
     "  -o, --output FILE     write the result to FILE (atomically; rank 0) instead of standard output\n"
     "  -h, --help            this text\n"
     "\n"
@@ -71,7 +73,7 @@ static const char usage[] =
 
 typedef struct {
     const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s, *layers, *launch;
-    int batch, warmup, iters, workspace_mb, check_loss, ps_servers, ps_threads;
+    int batch, warmup, iters, workspace_mb, check_loss, ps_servers, ps_threads, check_kernels;
 } options;
 
 static int bad(const char *fmt, const char *a)
@@ -126,6 +128,8 @@ static int parse_options(int argc, char **argv, options *o)
             text = &o->layers;
         else if (strcmp(a, "--launch") == 0)
             text = &o->launch;
+        else if (strcmp(a, "--check-kernels") == 0)
+            num = &o->check_kernels, min = 10, max = 199, what = "a compute capability such as 90";
         else if (strcmp(a, "--check-loss") == 0)
             num = &o->check_loss, min = 2, what = "an integer of at least 2";
         else if (strcmp(a, "--ps-servers") == 0)
@@ -694,10 +698,17 @@ static void finish_worker(cm_exchange *ex, ranks *k, cp_network *net)
 
 int main(int argc, char **argv)
 {
-    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", "stream", 64, 5, 20, 8192, 0, 1, 0};
+    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", "stream", 64, 5, 20, 8192, 0, 1, 0, 0};
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;
+    if (o.check_kernels) {
+        /* the kernels' source checked by NVRTC itself, without a GPU */
+        size_t size = 0;
+        free(cm_kernels_compile(o.check_kernels / 10, o.check_kernels % 10, &size));
+        fprintf(stderr, "cnnperf-measure: NVRTC built the kernels for sm_%d (%zu bytes)\n", o.check_kernels, size);
+        return 0;
+    }
     cp_precision prec;
     if (cp_precision_parse(o.precision, &prec))
         return bad("--precision: expected fp32, tf32, fp16 or bf16, got '%s'", o.precision);
