@@ -14,6 +14,7 @@
  * over the whole batch, split most readily. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel.h"
@@ -197,23 +198,20 @@ static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, co
     return dmax(sm, dram) + d->global_latency_cycles + d->launch_cycles;
 }
 
-int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_tiles *tiles_done,
-                    cp_kernel *out, int max, cp_error *err)
+/* The tiles of this device and precision, built once per table: their
+ * launch configuration, per-iteration costs and the constants grid_cycles
+ * needs. Returns the number of tiles. */
+static int tiles_ready(cp_gemm_tiles *tt, const cp_device *d, cp_precision p)
 {
-    if (max < 1)
-        return cp_fail(err, NULL, NULL, "internal: no room for GEMM kernels");
     int tensor = p != CP_PREC_FP32 && d->tensor_tflops[p] > 0;
     int hopper = tensor && d->compute_capability[0] >= '9';
     const tile *tiles = tensor ? (hopper ? wgmma_tiles : mma_tiles) : simt_tiles;
     size_t n_tiles = tensor ? (hopper ? sizeof wgmma_tiles / sizeof wgmma_tiles[0] : sizeof mma_tiles / sizeof mma_tiles[0])
                             : sizeof simt_tiles / sizeof simt_tiles[0];
-    double best = INFINITY;
-    int best_n = 0;
-    cp_gemm_tiles local, *tt = tiles_done ? tiles_done : &local;
-    if (!tiles_done)
-        local.ready = 0, local.n_memo = 0;
+    if (n_tiles > CP_GEMM_MAX_TILES)
+        n_tiles = CP_GEMM_MAX_TILES;
     if (!tt->ready) {
-        for (size_t i = 0; i < n_tiles && i < CP_GEMM_MAX_TILES; i++) {
+        for (size_t i = 0; i < n_tiles; i++) {
             build_tile(&tt->k[i], d, p, &tiles[i], tensor, hopper, NULL);
             tt->fits[i] = cp_block_cost_of(&tt->k[i], d, &tt->cost[i], NULL) == 0;
             if (tt->fits[i]) {
@@ -238,6 +236,75 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
         tt->inv_sm = 1.0 / d->sm_count;
         tt->ready = 1;
     }
+    return (int)n_tiles;
+}
+
+/* The largest split: slices of at least 64 (weight gradients) or 128
+ * reduction steps. */
+static inline double split_max(const cp_gemm *g)
+{
+    double min_slice = g->splitk_ok ? 64 : 128, s_max = 1;
+    while (s_max < 1024 && 2 * s_max * min_slice <= g->K)
+        s_max *= 2;
+    return s_max;
+}
+
+/* The splits tried with tile i: unsplit, and split just enough to fill one
+ * and two waves (beyond that more slices only add partial sums). */
+static inline void split_tries(const cp_gemm_tiles *tt, int i, double tiles_n, double s_max, double tries[3])
+{
+    double s_fill = 1;
+    while (s_fill * tiles_n < tt->per_wave[i] && s_fill < s_max)
+        s_fill *= 2;
+    tries[0] = 1;
+    tries[1] = s_fill;
+    tries[2] = dmin(2 * s_fill, s_max);
+}
+
+static inline double tiles_along(const cp_gemm_tiles *tt, int i, const cp_gemm *g)
+{
+    const cp_kernel *t = &tt->k[i];
+    return cdiv_inv(g->M, t->tile_m, tt->inv_m[i]) * cdiv_inv(g->N, t->tile_n, tt->inv_n[i]) * g->count;
+}
+
+int cp_gemm_candidates(const cp_device *d, cp_precision p, const cp_gemm *g, cp_gemm_candidate *out, int max)
+{
+    cp_gemm_tiles *tt = malloc(sizeof *tt);
+    if (!tt)
+        return -1;
+    tt->ready = tt->n_memo = 0;
+    int n_tiles = tiles_ready(tt, d, p), n = 0;
+    double s_max = split_max(g);
+    for (int i = 0; i < n_tiles; i++) {
+        if (!tt->fits[i])
+            continue;
+        double tiles_n = tiles_along(tt, i, g), tries[3];
+        split_tries(tt, i, tiles_n, s_max, tries);
+        for (int j = 0; j < 3 && n < max; j++) {
+            if (j > 0 && tries[j] == tries[j - 1])
+                continue;
+            out[n].k = tt->k[i];
+            out[n].k.name = "gemm_candidate";
+            set_grid(&out[n].k, g, tries[j]);
+            out[n].cycles = grid_cycles(tt, i, d, g, tiles_n, tries[j]);
+            n++;
+        }
+    }
+    free(tt);
+    return n;
+}
+
+int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_tiles *tiles_done,
+                    cp_kernel *out, int max, cp_error *err)
+{
+    if (max < 1)
+        return cp_fail(err, NULL, NULL, "internal: no room for GEMM kernels");
+    double best = INFINITY;
+    int best_n = 0;
+    cp_gemm_tiles local, *tt = tiles_done ? tiles_done : &local;
+    if (!tiles_done)
+        local.ready = 0, local.n_memo = 0;
+    int n_tiles = tiles_ready(tt, d, p);
     /* solved already? (open addressing on the problem's sizes) */
     if (tt->n_memo == 0)
         memset(tt->memo_slot, 0xff, sizeof tt->memo_slot);
@@ -272,18 +339,15 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
      * grid moves at least the unique bytes. Tiles are tried from the lowest
      * bound up until a bound exceeds the best time. Ties go to fewer slices,
      * then to the earlier tile, whatever the order of trying. */
-    double min_slice = g->splitk_ok ? 64 : 128, s_max = 1;
-    while (s_max < 1024 && 2 * s_max * min_slice <= g->K)
-        s_max *= 2;
+    double s_max = split_max(g);
     double fixed = d->global_latency_cycles + d->launch_cycles;
     double dram_lb = g->unique_bytes / d->dram_bytes_per_cycle;
     double lb[CP_GEMM_MAX_TILES], tiles_of[CP_GEMM_MAX_TILES];
     int order[CP_GEMM_MAX_TILES], n_order = 0;
-    for (int i = 0; i < (int)n_tiles && i < CP_GEMM_MAX_TILES; i++) {
+    for (int i = 0; i < n_tiles; i++) {
         if (!tt->fits[i])
             continue; /* this tile does not fit the device */
-        const cp_kernel *t = &tt->k[i];
-        tiles_of[i] = cdiv_inv(g->M, t->tile_m, tt->inv_m[i]) * cdiv_inv(g->N, t->tile_n, tt->inv_n[i]) * g->count;
+        tiles_of[i] = tiles_along(tt, i, g);
         double work = tiles_of[i] * cp_ceil_whole(g->K * tt->inv_k[i]) * tt->thr[i] * tt->inv_sm;
         lb[i] = dmax(work, dram_lb) + fixed;
         int at = n_order++;
@@ -297,10 +361,8 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
     double best_split = 1;
     for (int o = 0; o < n_order && lb[order[o]] <= best; o++) {
         int i = order[o];
-        double tiles_n = tiles_of[i], s_fill = 1;
-        while (s_fill * tiles_n < tt->per_wave[i] && s_fill < s_max)
-            s_fill *= 2;
-        double tries[3] = {1, s_fill, dmin(2 * s_fill, s_max)};
+        double tiles_n = tiles_of[i], tries[3];
+        split_tries(tt, i, tiles_n, s_max, tries);
         for (int j = 0; j < 3; j++) {
             if (j > 0 && tries[j] == tries[j - 1])
                 continue;

@@ -150,6 +150,17 @@ typedef struct {
 int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_tiles *tiles,
                     cp_kernel *out, int max, cp_error *err);
 
+/* Every (tile, split) cp_gemm_kernels considers for g, built as a kernel,
+ * with the cycles the search timed it at (grid arithmetic on the tile's
+ * known per-iteration costs, standing in for cp_kernel_evaluate): for tests,
+ * which hold the two equal. Returns how many were written, or -1 when out
+ * of memory. */
+typedef struct {
+    cp_kernel k;
+    double cycles;
+} cp_gemm_candidate;
+int cp_gemm_candidates(const cp_device *d, cp_precision p, const cp_gemm *g, cp_gemm_candidate *out, int max);
+
 /* A memory-streaming kernel: `items` independent work items (one thread
  * each, vectorised by 4), reading bytes_in and writing bytes_out in total and
  * doing `flops` on the FMA pipe. Element-wise, reduction and window kernels

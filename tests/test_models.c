@@ -305,6 +305,62 @@ static void test_dag_schedule(void **state)
     cp_tree_free(&tr);
 }
 
+/* The tile search times each (tile, split) by grid arithmetic on the tile's
+ * known costs, not by evaluating a kernel: for every candidate, on GPUs of
+ * each generation and every precision, that must be exactly what
+ * cp_kernel_evaluate gives the kernel itself, and the chosen kernel must be
+ * the fastest candidate. */
+static void test_gemm_search_matches_kernel_model(void **state)
+{
+    (void)state;
+    static const char *const devices[] = {"h100", "a100", "v100", "gtx1080"};
+    const cp_gemm gemms[] = {
+        {12544, 64, 576, 1, 2e7, 0},     /* a 3x3 convolution's forward */
+        {64, 576, 12544, 1, 2e7, 1},     /* its weight gradient: split-K */
+        {200704, 256, 64, 1, 1e8, 0},    /* wide and shallow */
+        {64, 4096, 9216, 1, 8e7, 0},     /* a batch-64 fully connected layer */
+        {4096, 9216, 64, 1, 8e7, 1},     /* its weight gradient */
+        {3136, 32, 16, 36, 3e6, 0},      /* Winograd's 36 batched GEMMs */
+        {96, 17, 5, 1, 1e4, 0},          /* tiny: one block */
+        {1568, 960, 160, 1, 4e6, 0},
+    };
+    enum { MAX = 64 };
+    cp_gemm_candidate cand[MAX];
+    int checked = 0;
+    for (size_t di = 0; di < sizeof devices / sizeof devices[0]; di++) {
+        cp_device d;
+        cp_error err;
+        if (cp_device_load(devices[di], &d, &err))
+            fail_msg("%s", err.msg);
+        for (int p = 0; p < CP_PREC_COUNT; p++) {
+            if (!cp_device_supports(&d, (cp_precision)p))
+                continue;
+            for (size_t gi = 0; gi < sizeof gemms / sizeof gemms[0]; gi++) {
+                int n = cp_gemm_candidates(&d, (cp_precision)p, &gemms[gi], cand, MAX);
+                assert_true(n > 0);
+                double best = INFINITY;
+                for (int c = 0; c < n; c++) {
+                    cp_kernel_eval e;
+                    assert_int_equal(cp_kernel_evaluate(&cand[c].k, &d, &e, &err), 0);
+                    if (e.cycles != cand[c].cycles)
+                        fail_msg("%s %s gemm %zu candidate %d (tile %dx%d, %d splits): search %.17g cycles, kernel "
+                                 "model %.17g",
+                                 devices[di], cp_precision_name((cp_precision)p), gi, c, cand[c].k.tile_m,
+                                 cand[c].k.tile_n, cand[c].k.splits, cand[c].cycles, e.cycles);
+                    best = fmin(best, e.cycles);
+                    checked++;
+                }
+                cp_kernel chosen;
+                assert_int_equal(cp_gemm_kernels(&d, (cp_precision)p, &gemms[gi], "gemm", NULL, &chosen, 1, &err), 1);
+                cp_kernel_eval e;
+                assert_int_equal(cp_kernel_evaluate(&chosen, &d, &e, &err), 0);
+                assert_true(e.cycles <= best * (1 + 1e-12));
+            }
+        }
+    }
+    assert_true(checked > 300);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_waves),              cmocka_unit_test(test_transfer),
         cmocka_unit_test(test_flynn_rules),        cmocka_unit_test(test_task_tree),
         cmocka_unit_test(test_task_compute),       cmocka_unit_test(test_dag_schedule),
+        cmocka_unit_test(test_gemm_search_matches_kernel_model),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
