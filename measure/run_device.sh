@@ -94,6 +94,12 @@ squeezenet1_1 64 fp16
 inception_v3 32 fp32
 inception_v3 32 fp16
 "
+# ...and its tf32 runs (batch 64), measured with it by several modes.
+CAMPAIGN_CALIB_TF32="
+resnet18 64 tf32
+vgg11 64 tf32
+mobilenet_v2 64 tf32
+densenet121 64 tf32"
 
 # MODE=multi, after the 2-GPU runs: one GPU of the pair alone.
 MULTI_SINGLE="
@@ -558,6 +564,12 @@ use_torch_cudnn() {
     MEASURE=$B2/measure/cnnperf-measure
 }
 
+# The campaign's configurations again, nothing else (e.g. after a change of defaults).
+remeasure() {
+    single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
+    single "$CAMPAIGN_CALIB$CAMPAIGN_CALIB_TF32" "--warmup 3 --iters 10"
+}
+
 main() {
     setup || return
     [ -x "${MEASURE:-}" ] || return
@@ -571,11 +583,7 @@ main() {
     campaign) campaign ;;
     campaign2) campaign2 ;;
     calibset) # the calibration-set networks on this GPU (a device's own fit), then evaluation runs
-        single "$CAMPAIGN_CALIB
-resnet18 64 tf32
-vgg11 64 tf32
-mobilenet_v2 64 tf32
-densenet121 64 tf32" "--warmup 3 --iters 10"
+        single "$CAMPAIGN_CALIB$CAMPAIGN_CALIB_TF32" "--warmup 3 --iters 10"
         single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10" ;;
     repeat) # the same configurations in separate processes: the run-to-run spread
         single "
@@ -603,11 +611,7 @@ resnet50 64 fp32 r3" "--warmup 3 --iters 10" ;;
         parity torch ;;
     cudnn919) # the calibration set and the evaluation configurations on PyTorch's cuDNN
         use_torch_cudnn || return
-        single "$CAMPAIGN_CALIB
-resnet18 64 tf32
-vgg11 64 tf32
-mobilenet_v2 64 tf32
-densenet121 64 tf32
+        single "$CAMPAIGN_CALIB$CAMPAIGN_CALIB_TF32
 resnet18 64 bf16" "--warmup 3 --iters 10"
         single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10" ;;
     nccl) # the NCCL all-reduce and send/receive sweeps and MPI ping-pong, 2 ranks, then the speed figures
@@ -637,7 +641,7 @@ resnet101 32 fp16
 resnet152 32 fp32
 resnet152 32 fp16" "--warmup 3 --iters 10" ;;
     bias) # after the change of the bias gradient: the campaigns' networks with convolution biases, then PyTorch
-        single "$(printf '%s\n' "$CAMPAIGN_EVAL" "$CAMPAIGN_CALIB" 'vgg11 64 tf32' | grep -E '^(vgg|alexnet|lenet|squeezenet)')" \
+        single "$(printf '%s\n' "$CAMPAIGN_EVAL" "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" | grep -E '^(vgg|alexnet|lenet|squeezenet)')" \
             "--warmup 3 --iters 10"
         single "
 vgg19 64 fp32
@@ -673,20 +677,9 @@ resnet50 64 fp16 isolated
 googlenet 32 fp16 isolated
 vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
     retime) # after a change of how algorithms are chosen: the campaign again, then the PyTorch side-by-side
-        single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
-        single "$CAMPAIGN_CALIB
-resnet18 64 tf32
-vgg11 64 tf32
-mobilenet_v2 64 tf32
-densenet121 64 tf32" "--warmup 3 --iters 10"
+        remeasure
         parity torch ;;
-    remeasure) # the campaign's configurations again, nothing else (e.g. after a change of defaults)
-        single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
-        single "$CAMPAIGN_CALIB
-resnet18 64 tf32
-vgg11 64 tf32
-mobilenet_v2 64 tf32
-densenet121 64 tf32" "--warmup 3 --iters 10" ;;
+    remeasure) remeasure ;;
     *) single ;;
     esac
 }
