@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "mpi_util.h"
 
 static const float one = 1.0f, zero = 0.0f;
 
@@ -33,9 +34,14 @@ static void *grad_or_fail(cm_net *n, cm_layer *L, int j)
 /* Room for a bias gradient's partial sums over `channels` (cm_bias_grad),
  * shared by every layer with a bias: grown at set-up, never inside an
  * iteration, which may be captured into a graph. */
+static size_t bias_part_bytes(const cm_gpu *g, int channels)
+{
+    return (size_t)channels * cm_bias_slices(&g->kern, g->batch, channels) * sizeof(float);
+}
+
 static void reserve_bias_part(cm_gpu *g, int channels)
 {
-    size_t part = (size_t)channels * cm_bias_slices(&g->kern, g->batch, channels) * sizeof(float);
+    size_t part = bias_part_bytes(g, channels);
     if (part <= g->bias_part_bytes)
         return;
     if (g->bias_part)
@@ -123,18 +129,12 @@ enum { RETIME_CANDIDATES = 6, RETIME_CALLS = 5 };
 
 static volatile int gate_open;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static void CUDART_CB gate_fn(void *arg)
 {
     (void)arg;
-    double t0 = now_s();
-    while (!__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE) && now_s() - t0 < GATE_LIMIT_S)
+    double t0 = cm_mpi_now();
+    while (!__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE) && cm_mpi_now() - t0 < GATE_LIMIT_S)
         ;
 }
 
@@ -170,11 +170,11 @@ static double gpu_time_us(cm_net *n, cm_layer *L, int k, int algo, cudnnMathType
     __atomic_store_n(&gate_open, 0, __ATOMIC_RELEASE);
     cudaCheck(cudaLaunchHostFunc(g->stream, gate_fn, NULL));
     cudaCheck(cudaEventRecord(a, g->stream));
-    double t0 = now_s();
+    double t0 = cm_mpi_now();
     for (int i = 0; i < RETIME_CALLS; i++)
         conv_call(n, L, k, algo);
     cudaCheck(cudaEventRecord(b, g->stream));
-    bool held = now_s() - t0 > 0.5 * GATE_LIMIT_S;
+    bool held = cm_mpi_now() - t0 > 0.5 * GATE_LIMIT_S;
     __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
     cudaCheck(cudaEventSynchronize(b));
     float ms = 0;
@@ -291,8 +291,7 @@ static void bias_backward(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
     cp_shape o = L->l->out;
-    if (!g->bias_part ||
-        (size_t)o.c * cm_bias_slices(&g->kern, g->batch, o.c) * sizeof(float) > g->bias_part_bytes)
+    if (!g->bias_part || bias_part_bytes(g, o.c) > g->bias_part_bytes)
         cm_fatal("internal: no room for the bias gradient's partial sums of %d channels", o.c);
     cm_bias_grad(&g->kern, g->dtype, cm_dy(L), bias_of(L, L->g), g->batch, o.c, (long long)o.h * o.w, g->bias_part,
                  g->stream);

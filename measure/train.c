@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "exchange.h"
 #include "gpu_layers.h"
+#include "mpi_util.h"
 
 /* Input values, weights and the dropout seeds come from fixed seeds, so two
  * runs train on the same numbers. */
@@ -556,13 +556,6 @@ static void begin(cm_net *n, cm_layer *L, int pass)
     cm_where = L->l->name;
 }
 
-static double wall_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
 static void enqueue_iteration(cm_net *n)
 {
     cm_gpu *g = n->gpu;
@@ -626,13 +619,13 @@ static void enqueue_iteration(cm_net *n)
 
 void cm_iteration(cm_net *n)
 {
-    double t0 = wall_ms();
+    double t0 = cm_mpi_now();
     if (!n->graph) {
         enqueue_iteration(n);
         /* The GPU starts each iteration idle (cm_collect waits for the last
          * one): if enqueueing takes about as long as the GPU runs, the host
          * sets the pace, not the kernels. */
-        n->host_ms = wall_ms() - t0;
+        n->host_ms = (cm_mpi_now() - t0) * 1e3;
         return;
     }
     if (!n->graph_exec) {
@@ -648,11 +641,11 @@ void cm_iteration(cm_net *n)
         cudaCheck(cudaStreamEndCapture(st, &graph));
         cudaCheck(cudaGraphInstantiate(&n->graph_exec, graph, 0));
         cudaCheck(cudaGraphDestroy(graph));
-        t0 = wall_ms();
+        t0 = cm_mpi_now();
     }
     cm_where = "launching the iteration's CUDA graph";
     cudaCheck(cudaGraphLaunch(n->graph_exec, n->gpu->stream));
-    n->host_ms = wall_ms() - t0;
+    n->host_ms = (cm_mpi_now() - t0) * 1e3;
     cm_where = "end of iteration";
 }
 
