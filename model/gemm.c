@@ -249,16 +249,21 @@ static inline double split_max(const cp_gemm *g)
     return s_max;
 }
 
-/* The splits tried with tile i: unsplit, and split just enough to fill one
- * and two waves (beyond that more slices only add partial sums). */
-static inline void split_tries(const cp_gemm_tiles *tt, int i, double tiles_n, double s_max, double tries[3])
+/* The splits tried with tile i, fewest first and each once: unsplit, and
+ * split just enough to fill one and two waves (beyond that more slices only
+ * add partial sums). Returns how many. */
+static inline int split_tries(const cp_gemm_tiles *tt, int i, double tiles_n, double s_max, double tries[3])
 {
     double s_fill = 1;
     while (s_fill * tiles_n < tt->per_wave[i] && s_fill < s_max)
         s_fill *= 2;
-    tries[0] = 1;
-    tries[1] = s_fill;
-    tries[2] = dmin(2 * s_fill, s_max);
+    int n = 0;
+    tries[n++] = 1;
+    if (s_fill > 1)
+        tries[n++] = s_fill;
+    if (dmin(2 * s_fill, s_max) > tries[n - 1])
+        tries[n++] = dmin(2 * s_fill, s_max);
+    return n;
 }
 
 static inline double tiles_along(const cp_gemm_tiles *tt, int i, const cp_gemm *g)
@@ -279,10 +284,8 @@ int cp_gemm_candidates(const cp_device *d, cp_precision p, const cp_gemm *g, cp_
         if (!tt->fits[i])
             continue;
         double tiles_n = tiles_along(tt, i, g), tries[3];
-        split_tries(tt, i, tiles_n, s_max, tries);
-        for (int j = 0; j < 3 && n < max; j++) {
-            if (j > 0 && tries[j] == tries[j - 1])
-                continue;
+        int n_tries = split_tries(tt, i, tiles_n, s_max, tries);
+        for (int j = 0; j < n_tries && n < max; j++) {
             out[n].k = tt->k[i];
             out[n].k.name = "gemm_candidate";
             set_grid(&out[n].k, g, tries[j]);
@@ -362,10 +365,8 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
     for (int o = 0; o < n_order && lb[order[o]] <= best; o++) {
         int i = order[o];
         double tiles_n = tiles_of[i], tries[3];
-        split_tries(tt, i, tiles_n, s_max, tries);
-        for (int j = 0; j < 3; j++) {
-            if (j > 0 && tries[j] == tries[j - 1])
-                continue;
+        int n_tries = split_tries(tt, i, tiles_n, s_max, tries);
+        for (int j = 0; j < n_tries; j++) {
             double c = grid_cycles(tt, i, d, g, tiles_n, tries[j]);
             if (c < best || (c == best && (tries[j] < best_split || (tries[j] == best_split && i < best_tile)))) {
                 best = c;
