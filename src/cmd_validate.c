@@ -500,10 +500,10 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
         r->has_host = 1;
         r->host_enqueue_ms = he->valuedouble;
         r->host_bound = cJSON_IsTrue(hb);
+        if (r->host_bound)
+            snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                     "%shost-bound: enqueueing took %.3f ms", *r->note ? "; " : "", r->host_enqueue_ms);
     }
-    if (cJSON_IsTrue(hb) && cJSON_IsNumber(he))
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%shost-bound: enqueueing took %.3f ms", *r->note ? "; " : "", he->valuedouble);
     r->calibration = in_calibration_set(v, r->network);
     run_label(r, root);
     return 0;
