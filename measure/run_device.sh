@@ -570,6 +570,17 @@ remeasure() {
     single "$CAMPAIGN_CALIB$CAMPAIGN_CALIB_TF32" "--warmup 3 --iters 10"
 }
 
+# The kernels cuDNN runs for batch normalisation (names, grid, block, GPU
+# time), read from the CUDA profiler through PyTorch: the decomposition
+# layers/batchnorm.c assumes, checked against the library.
+kernel_trace() {
+    say "kernel_trace batchnorm"
+    timeout 200 python3 tools/kernel_trace.py --op batchnorm --precision fp32,fp16 \
+        -o "$RES/kernels-batchnorm-$DEV.json" </dev/null >"$RES/kernel-trace-$DEV.log" 2>&1 || fail "kernel_trace"
+    tail -60 "$RES/kernel-trace-$DEV.log"
+    bundle
+}
+
 main() {
     setup || return
     [ -x "${MEASURE:-}" ] || return
@@ -577,7 +588,11 @@ main() {
     *h200*) DEV=h200 ;;
     *) DEV=h100 ;;
     esac
-    case "$MODE" in
+    run_mode "$MODE"
+}
+
+run_mode() {
+    case "$1" in
     multi) multi ;;
     multi2) multi2 ;;
     campaign) campaign ;;
@@ -647,6 +662,11 @@ resnet152 32 fp16" "--warmup 3 --iters 10" ;;
 vgg19 64 fp32
 vgg19 64 fp16" "--warmup 3 --iters 10"
         parity torch ;;
+    kernels) # the kernels cuDNN runs for batch normalisation, from the CUDA profiler (tools/kernel_trace.py)
+        kernel_trace ;;
+    kernels_bias) # both of the above in one call
+        kernel_trace
+        run_mode bias ;;
     graph) # --launch graph (the GPU alone) beside the usual stream launch, where the host may set the pace
         single "
 lenet5 64 fp32
