@@ -35,14 +35,14 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     double c = l->out.c, per = n / c;
     switch (pass) {
     case CP_PASS_FWD:
-        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_stats", c, per, b, stats, 3 * n);
-        out[1] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_normalize", c, per, b + stats, b, 2 * n);
+        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_stats", c, per, 1, b, stats, 3 * n);
+        out[1] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_normalize", c, per, 1, b + stats, b, 2 * n);
         return 2;
     case CP_PASS_BWD_WEIGHT: /* reads x and dy */
-        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_bwd_reduce", c, per, 2 * b, stats, 4 * n);
+        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_bwd_reduce", c, per, 2, 2 * b, stats, 4 * n);
         return 1;
     case CP_PASS_BWD_DATA: /* reads x and dy, writes dx */
-        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_bwd_dx", c, per, 2 * b + stats, b, 4 * n);
+        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_bwd_dx", c, per, 3, 2 * b + stats, b, 4 * n);
         return 1;
     default: return 0;
     }

@@ -14,7 +14,10 @@ over the layers of the *calibration-set* networks only
 t_measured^-1/2, between absolute error (which big layers dominate) and
 relative error (which small layers dominate). With fewer than 4 points, a
 negative offset or a scale under 0.2, the offset is dropped and the scale
-alone fitted. Runs of other networks are never read.
+alone fitted. Where one library call computes both gradients and is
+measured as backward-data (cuDNN's batch-norm backward), the model's
+backward-data and backward-weight are fitted together on their sum, one
+scale for both. Runs of other networks are never read.
 
   python3 tools/fit_calibration.py --device h100 --measured 'validation/h100/*.json' -o calibration/h100.json
   python3 tools/fit_calibration.py --device h200 --measured 'validation/h200/*.json' -o calibration/h200.json
@@ -33,6 +36,7 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MERGED = "backward (data+weight, one call)"
 PASSES = (("forward", "forward_ms"), ("backward_data", "backward_data_ms"),
           ("backward_weight", "backward_weight_ms"), ("update", "update_ms"))
 
@@ -116,10 +120,19 @@ def main():
             q = pred.get(l["name"])
             if not q:
                 sys.exit(f"fit_calibration: {f}: layer {l['name']} is not in the prediction of {net}")
+            cls = classes[net][l["name"]]
+            xd, xw = q.get("backward_data_ms", 0), q.get("backward_weight_ms", 0)
+            yd, yw = l.get("backward_data_ms", 0), l.get("backward_weight_ms", 0)
+            merged = xd > 0 and xw > 0 and yd > 0 and yw == 0
             for key, field in PASSES:
                 x, y = q.get(field, 0), l.get(field, 0)
+                if merged and key == "backward_data":
+                    # one library call computes both gradients (cuDNN's batch-norm
+                    # backward) and is measured as backward-data: fit the model's
+                    # two passes on their sum, one scale for both
+                    key, x = MERGED, xd + xw
                 if x > 0 and y > 0:
-                    points.setdefault((group(prec), classes[net][l["name"]], key), []).append((x, y))
+                    points.setdefault((group(prec), cls, key), []).append((x, y))
         used.append(os.path.relpath(f, REPO))
 
     if not used:
@@ -127,8 +140,13 @@ def main():
     terms = {}
     for (g, cls, key), pts in sorted(points.items()):
         a, b = fit(pts, cap, args.weight_power)
-        terms.setdefault(g, {}).setdefault(cls, {})[key] = {
-            "scale": round(a, 4), "offset_us": round(b * 1e3, 2), "points": len(pts)}
+        t = terms.setdefault(g, {}).setdefault(cls, {})
+        if key == MERGED:
+            # the offset (the call's fixed cost) once, on backward-data
+            t["backward_data"] = {"scale": round(a, 4), "offset_us": round(b * 1e3, 2), "points": len(pts)}
+            t["backward_weight"] = {"scale": round(a, 4), "offset_us": 0.0, "points": len(pts)}
+        else:
+            t[key] = {"scale": round(a, 4), "offset_us": round(b * 1e3, 2), "points": len(pts)}
         print(f"fit_calibration: {g:5} {cls:13} {key:16} scale {a:6.3f} offset {b * 1e3:7.1f} us  "
               f"({len(pts)} layer passes)", file=sys.stderr)
 
@@ -150,7 +168,9 @@ def main():
             "training_set": used,
             "method": "per precision group, layer class and pass: t = scale * t_model + offset, weighted least "
                       "squares (weights t^-1/2) over the layer passes of the training runs; scale alone when "
-                      "the fit gives a negative offset, a scale under 0.2 or fewer than 4 points",
+                      "the fit gives a negative offset, a scale under 0.2 or fewer than 4 points; where one library "
+                      "call computes both gradients (batch norm) and is measured as backward-data, the model's two "
+                      "backward passes are fitted on their sum with one scale, the offset on backward-data",
             "fitted": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
             "git_commit": commit,
             "terms": terms,
