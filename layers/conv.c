@@ -192,6 +192,61 @@ static int winograd_or_gemm(const cp_layer *l, cp_pass pass, const cp_exec *x, c
     return nw;
 }
 
+/* --- NCHW planes that tensor-core kernels cannot load ----------------------- */
+
+/* A 1x1 convolution on tensor cores is a GEMM over each image's C x (H x W)
+ * matrix, whose rows (channel planes) cuDNN's kernels load in 16-byte
+ * vectors. When a plane is not a whole number of such vectors (14x14 in 16
+ * bits: 392 bytes), or a stride skips pixels, no kernel takes the NCHW
+ * tensors as they are: the pass runs on NHWC copies, each activation it
+ * reads transposed in and the one it writes transposed back. (Calibration
+ * set: 16-bit 1x1 convolutions on 56x56 and 28x28 planes run at the GEMM's
+ * time, on 7x7, 13x13, 14x14, 17x17 and 35x35 planes and with stride 2 at
+ * 2-4x; TF32 is slowed on 7x7, far less on 14x14, whose 784-byte plane is
+ * aligned for 4-byte elements. Larger filters gather their windows element
+ * by element and show no such step.) */
+#define TC_VECTOR_BYTES 16
+
+static bool plane_misaligned(cp_shape s, double elem_bytes)
+{
+    return fmod((double)s.h * s.w * elem_bytes, TC_VECTOR_BYTES) != 0;
+}
+
+/* Appends the layout transposes of a tensor-core pass whose planes are
+ * misaligned; returns the new kernel count. */
+static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int nk, int max)
+{
+    double eb = cp_precision_bytes(x->prec);
+    cp_shape in = l->in[0], o = l->out;
+    if (x->prec == CP_PREC_FP32 || l->kh != 1 || l->kw != 1 || l->groups != 1)
+        return nk;
+    if (l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) && !plane_misaligned(o, eb))
+        return nk;
+    double n = x->batch, xe = n * cp_shape_elems(in), ye = n * cp_shape_elems(o);
+    double xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
+    /* read in: forward x; backward-data dy; backward-weight x and dy */
+    double rd[2] = {pass == CP_PASS_BWD_DATA ? ye : xe, pass == CP_PASS_BWD_WEIGHT ? ye : 0};
+    double rb[2] = {pass == CP_PASS_BWD_DATA ? yb : xb, pass == CP_PASS_BWD_WEIGHT ? yb : 0};
+    cp_kernel t[3];
+    int nt = 0;
+    for (int i = 0; i < 2; i++)
+        if (rd[i] > 0)
+            t[nt++] = cp_stream_kernel(x->dev, x->prec, "nchw_to_nhwc", rd[i], rb[i], rb[i], 0);
+    if (nk + nt + 1 > max)
+        return nk;
+    for (int i = nk - 1; i >= 0; i--) /* the transposes in run first */
+        out[i + nt] = out[i];
+    for (int i = 0; i < nt; i++)
+        out[i] = t[i];
+    nk += nt;
+    /* written back: forward y, backward-data dx (the weight gradient is small) */
+    if (pass == CP_PASS_FWD)
+        out[nk++] = cp_stream_kernel(x->dev, x->prec, "nhwc_to_nchw", ye, yb, yb, 0);
+    else if (pass == CP_PASS_BWD_DATA)
+        out[nk++] = cp_stream_kernel(x->dev, x->prec, "nhwc_to_nchw", xe, xb, xb, 0);
+    return nk;
+}
+
 static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
 {
     if (pass == CP_PASS_UPDATE)
@@ -216,6 +271,8 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
         nk = winograd_or_gemm(l, pass, x, out, max, err);
     } else {
         nk = gemm_pass(l, pass, x, out, max, err);
+        if (nk > 0)
+            nk = layout_transposes(l, pass, x, out, nk, max);
     }
     if (nk < 0)
         return -1;
