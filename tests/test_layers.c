@@ -1,0 +1,139 @@
+/* Layer decompositions that measurements forced on the model, held to the
+ * property that made them necessary:
+ *  - batch-norm backward streams its tensors one access at a time per
+ *    channel block: with fewer channels than SMs it takes ~2.5x the forward
+ *    (measured 2.3-2.5x on the calibration set), with many channels it is
+ *    bandwidth-bound (5 tensor passes against 3, ~1.7x);
+ *  - a 1x1 convolution on tensor cores runs between NHWC transposes when an
+ *    NCHW plane is not whole 16-byte vectors or the stride skips pixels; FP32
+ *    (no tensor cores), aligned planes and larger filters do not. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/kernel.h"
+#include "networks/network.h"
+
+static cp_device h100;
+
+static int setup(void **state)
+{
+    (void)state;
+    cp_error err;
+    if (cp_device_load("h100", &h100, &err))
+        fail_msg("%s", err.msg);
+    return 0;
+}
+
+/* A one-layer network on a c x hw x hw input, built from JSON text. */
+static void one_layer(cp_network *n, int c, int hw, const char *layer)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"format\": \"cnnperf-network/1\", \"name\": \"t\", "
+             "\"input\": {\"channels\": %d, \"height\": %d, \"width\": %d}, \"layers\": [%s]}",
+             c, hw, hw, layer);
+    cp_error err;
+    if (cp_network_parse(text, strlen(text), "t.json", n, &err))
+        fail_msg("%s", err.msg);
+}
+
+enum { MAXK = 16 };
+
+/* Time of one pass and, in *names, its kernels' names joined by spaces. */
+static double pass_ms(const cp_layer *l, cp_pass pass, cp_precision prec, int batch, char *names, size_t cap)
+{
+    cp_exec x = {&h100, prec, batch, NULL};
+    cp_kernel k[MAXK];
+    cp_error err;
+    int nk = l->kind->kernels(l, pass, &x, k, MAXK, &err);
+    if (nk < 0)
+        fail_msg("%s", err.msg);
+    double t = 0;
+    if (names)
+        names[0] = 0;
+    for (int i = 0; i < nk; i++) {
+        cp_kernel_eval e;
+        if (cp_kernel_evaluate(&k[i], &h100, &e, &err))
+            fail_msg("%s", err.msg);
+        t += e.time_ms;
+        if (names && strlen(names) + strlen(k[i].name) + 2 < cap) {
+            strcat(names, k[i].name);
+            strcat(names, " ");
+        }
+    }
+    return t;
+}
+
+static double bn_ratio(int c, int hw, int batch)
+{
+    cp_network n;
+    one_layer(&n, c, hw, "{\"name\": \"bn\", \"kind\": \"batchnorm\"}");
+    const cp_layer *l = &n.layers[0];
+    double f = pass_ms(l, CP_PASS_FWD, CP_PREC_FP32, batch, NULL, 0);
+    double b = pass_ms(l, CP_PASS_BWD_DATA, CP_PREC_FP32, batch, NULL, 0) +
+               pass_ms(l, CP_PASS_BWD_WEIGHT, CP_PREC_FP32, batch, NULL, 0);
+    cp_network_free(&n);
+    return b / f;
+}
+
+static void test_batchnorm_backward(void **state)
+{
+    (void)state;
+    double few = bn_ratio(64, 56, 256);    /* 64 channel blocks on 132 SMs: latency-bound */
+    double many = bn_ratio(1024, 14, 256); /* 1024 blocks: DRAM-bound */
+    print_message("batch-norm backward / forward: %.2f (64 channels), %.2f (1024 channels)\n", few, many);
+    assert_true(few > 2.2 && few < 2.8);
+    assert_true(many > 1.4 && many < 2.0);
+}
+
+/* Whether a 1x1 convolution's pass runs between layout transposes. */
+static bool transposed(int c, int hw, int stride, cp_precision prec, cp_pass pass, const char *kernel)
+{
+    char layer[160], names[512];
+    snprintf(layer, sizeof layer,
+             "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": %s, \"stride\": %d, \"pad\": %d, "
+             "\"bias\": false}",
+             kernel, stride, kernel[0] == '3' ? 1 : 0);
+    cp_network n;
+    one_layer(&n, c, hw, layer);
+    pass_ms(&n.layers[0], pass, prec, 64, names, sizeof names);
+    cp_network_free(&n);
+    bool in = strstr(names, "nchw_to_nhwc") != NULL, out = strstr(names, "nhwc_to_nchw") != NULL;
+    /* the weight gradient writes no activation back */
+    if (pass == CP_PASS_BWD_WEIGHT)
+        assert_false(out);
+    else
+        assert_true(in == out);
+    return in;
+}
+
+static void test_conv1x1_layout(void **state)
+{
+    (void)state;
+    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
+        cp_pass pass = (cp_pass)p;
+        assert_false(transposed(512, 28, 1, CP_PREC_FP16, pass, "1")); /* 784 x 2 B: whole vectors */
+        assert_true(transposed(1024, 14, 1, CP_PREC_FP16, pass, "1")); /* 196 x 2 B = 392: not */
+        assert_true(transposed(512, 7, 1, CP_PREC_BF16, pass, "1"));
+        assert_false(transposed(1024, 14, 1, CP_PREC_TF32, pass, "1")); /* 196 x 4 B = 784: whole */
+        assert_true(transposed(1024, 7, 1, CP_PREC_TF32, pass, "1"));
+        assert_true(transposed(256, 56, 2, CP_PREC_FP16, pass, "1"));   /* strided */
+        assert_false(transposed(1024, 14, 1, CP_PREC_FP32, pass, "1")); /* no tensor cores */
+        assert_false(transposed(256, 14, 1, CP_PREC_FP16, pass, "3"));  /* a window gather */
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batchnorm_backward),
+        cmocka_unit_test(test_conv1x1_layout),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
