@@ -12,7 +12,10 @@
  * cudnnFind, each pass takes whichever decomposition the model times faster.
  * (Measured FP32 3x3 layers on the H100 run at up to 1.8x the FP32 peak
  * counted in direct multiply-adds: validation/h100/vgg16-b64-fp32.json.)
- * With tensor cores cuDNN keeps to implicit GEMM, and so does the model. */
+ * Larger FP32 filters (5x5, 7x7) may run as FFT tiling instead, and 1x1
+ * convolutions on tensor cores whose NCHW planes the kernels cannot load as
+ * they are run between NHWC transposes (both below). Otherwise, with tensor
+ * cores cuDNN keeps to implicit GEMM, and so does the model. */
 #include "layer.h"
 
 #include <math.h>
@@ -111,9 +114,10 @@ static bool winograd_fits(const cp_layer *l, const cp_exec *x)
  * an hxw output; the weight gradient reduces input and output-gradient tiles
  * into the filters. Transforms are streaming kernels (an alpha x alpha tile
  * per channel is a few hundred adds); the GEMMs are timed like any other. */
-static int winograd_kernels(const cp_exec *x, bool wgrad, double n, double cin, double cout, int h, int w,
-                            double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err)
+static int winograd_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout, int h,
+                            int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err)
 {
+    (void)l; /* the filter is 3x3 */
     if (max < 4)
         return 0;
     const cp_device *d = x->dev;
@@ -147,8 +151,71 @@ static int winograd_kernels(const cp_exec *x, bool wgrad, double n, double cin, 
     return k;
 }
 
+/* --- FFT tiling ------------------------------------------------------------ */
+
+/* cuDNN's FFT_TILING algorithms (forward, data and filter gradients, FP32,
+ * stride 1): each channel's plane is cut into 32x32 tiles overlapping by the
+ * filter's halo, every tile is Fourier-transformed, and a convolution
+ * becomes, per frequency, a complex GEMM over channels, which is 4 real
+ * multiply-adds per pair of channels and bin against R x S per output for
+ * the direct sum; an inverse transform gives the outputs (or the filters).
+ * Filters larger than 3x3 only: there Winograd does not reach and the saving
+ * is large (AlexNet's 5x5 layer runs at 3.5x the FP32 peak counted in direct
+ * multiply-adds on the H100, validation/h100/alexnet-b256-fp32.json). */
+#define FFT_TILE 32
+#define FFT_BINS (FFT_TILE * (FFT_TILE / 2 + 1)) /* complex outputs of a real 2-D FFT */
+#define FFT_COMPLEX_BYTES 8.0
+#define FFT_TILE_FLOPS (2.5 * FFT_TILE * FFT_TILE * 10.0) /* 5/2 n log2 n for n = 32 x 32 real points */
+
+static bool fft_fits(const cp_layer *l, const cp_exec *x)
+{
+    return x->prec == CP_PREC_FP32 && l->groups == 1 && l->kh * l->kw > 9 && l->kh < FFT_TILE && l->kw < FFT_TILE &&
+           l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
+}
+
+/* The kernels of one FFT pass, with the same arguments as Winograd's: the
+ * output plane h x w of a forward-like pass sets the tiles. */
+static int fft_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout, int h,
+                       int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err)
+{
+    if (max < 4)
+        return 0;
+    const cp_device *d = x->dev;
+    double b = cp_precision_bytes(x->prec), rs = (double)l->kh * l->kw;
+    double tiles = n * cp_cdiv(h, FFT_TILE - l->kh + 1) * cp_cdiv(w, FFT_TILE - l->kw + 1);
+    double per = FFT_BINS * FFT_COMPLEX_BYTES, filters = cin * cout;
+    double volume = (tiles * cin + filters + tiles * cout) * per;
+    int k = 0;
+    out[k++] = cp_stream_kernel(d, x->prec, "fft_input", tiles * cin * FFT_BINS, in_bytes, tiles * cin * per,
+                                FFT_TILE_FLOPS * tiles * cin);
+    if (!wgrad)
+        out[k++] = cp_stream_kernel(d, x->prec, "fft_filter", filters * FFT_BINS, rs * filters * b, filters * per,
+                                    FFT_TILE_FLOPS * filters);
+    else
+        out[k++] = cp_stream_kernel(d, x->prec, "fft_grad", tiles * cout * FFT_BINS, out_bytes, tiles * cout * per,
+                                    FFT_TILE_FLOPS * tiles * cout);
+    /* a complex product is a real GEMM twice as wide and twice as deep */
+    cp_gemm g = wgrad ? (cp_gemm){2 * cout, 2 * cin, tiles, FFT_BINS, volume, 1}
+                      : (cp_gemm){tiles, 2 * cout, 2 * cin, FFT_BINS, volume, 0};
+    int r = cp_gemm_kernels(d, x->prec, &g, "fft_gemm", x->gemm_tiles, out + k, max - k - 1, err);
+    if (r < 0)
+        return -1;
+    if (r == 0)
+        return 0;
+    k += r;
+    if (!wgrad)
+        out[k++] = cp_stream_kernel(d, x->prec, "fft_inverse_output", tiles * cout * FFT_BINS, tiles * cout * per,
+                                    out_bytes, FFT_TILE_FLOPS * tiles * cout);
+    else
+        out[k++] = cp_stream_kernel(d, x->prec, "fft_inverse_filter", filters * FFT_BINS, filters * per,
+                                    rs * filters * b, FFT_TILE_FLOPS * filters);
+    return k;
+}
+
+/* --- choosing among algorithms ---------------------------------------------- */
+
 /* The time of n kernels, or -1 on error; stops counting once it reaches
- * `enough` (a candidate already slower than the other). */
+ * `enough` (a candidate already slower than the best). */
 static double kernels_ms(const cp_kernel *k, int n, const cp_device *d, double enough, cp_error *err)
 {
     double t = 0;
@@ -161,35 +228,48 @@ static double kernels_ms(const cp_kernel *k, int n, const cp_device *d, double e
     return t;
 }
 
-/* Winograd or implicit GEMM, whichever is faster: the kernels written, or
- * -1 on error. */
-static int winograd_or_gemm(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max,
-                            cp_error *err)
+/* Implicit GEMM, Winograd or FFT, whichever the model times fastest, as
+ * cudnnFind picks: the kernels written, or -1 on error. */
+static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max,
+                             cp_error *err)
 {
-    cp_kernel wino[8];
+    enum { ALT = 8 };
+    cp_kernel alt[ALT];
     cp_shape in = l->in[0], o = l->out;
     double n = x->batch, xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
-    int nw;
-    if (pass == CP_PASS_FWD)
-        nw = winograd_kernels(x, false, n, in.c, l->out_c, o.h, o.w, xb, yb, wino, 8, err);
-    else if (pass == CP_PASS_BWD_DATA)
-        nw = winograd_kernels(x, false, n, l->out_c, in.c, in.h, in.w, yb, xb, wino, 8, err);
-    else
-        nw = winograd_kernels(x, true, n, in.c, l->out_c, o.h, o.w, xb, yb, wino, 8, err);
     int ng = gemm_pass(l, pass, x, out, max, err);
-    if (nw < 0 || ng < 0)
+    if (ng < 0)
         return -1;
-    if (nw == 0 || nw > max)
-        return ng;
-    double tg = kernels_ms(out, ng, x->dev, INFINITY, err);
-    double tw = tg < 0 ? -1 : kernels_ms(wino, nw, x->dev, tg, err);
-    if (tw < 0 || tg < 0)
+    double best = kernels_ms(out, ng, x->dev, INFINITY, err);
+    if (best < 0)
         return -1;
-    if (tw >= tg)
-        return ng;
-    for (int i = 0; i < nw; i++)
-        out[i] = wino[i];
-    return nw;
+    for (int algo = 0; algo < 2; algo++) {
+        if (algo == 0 ? !winograd_fits(l, x) : !fft_fits(l, x))
+            continue;
+        int (*build)(const cp_layer *, const cp_exec *, bool, double, double, double, int, int, double, double,
+                     cp_kernel *, int, cp_error *) = algo == 0 ? winograd_kernels : fft_kernels;
+        int na;
+        if (pass == CP_PASS_FWD)
+            na = build(l, x, false, n, in.c, l->out_c, o.h, o.w, xb, yb, alt, ALT, err);
+        else if (pass == CP_PASS_BWD_DATA)
+            na = build(l, x, false, n, l->out_c, in.c, in.h, in.w, yb, xb, alt, ALT, err);
+        else
+            na = build(l, x, true, n, in.c, l->out_c, o.h, o.w, xb, yb, alt, ALT, err);
+        if (na < 0)
+            return -1;
+        if (na == 0 || na > max)
+            continue;
+        double t = kernels_ms(alt, na, x->dev, best, err);
+        if (t < 0)
+            return -1;
+        if (t >= best)
+            continue;
+        best = t;
+        for (int i = 0; i < na; i++)
+            out[i] = alt[i];
+        ng = na;
+    }
+    return ng;
 }
 
 /* --- NCHW planes that tensor-core kernels cannot load ----------------------- */
@@ -267,8 +347,8 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
         else
             out[nk++] = cp_direct_conv_kernel(x->dev, x->prec, "conv_direct_wgrad", outs, cin * rs, xb + yb,
                                               wbytes);
-    } else if (winograd_fits(l, x)) {
-        nk = winograd_or_gemm(l, pass, x, out, max, err);
+    } else if (winograd_fits(l, x) || fft_fits(l, x)) {
+        nk = fastest_algorithm(l, pass, x, out, max, err);
     } else {
         nk = gemm_pass(l, pass, x, out, max, err);
         if (nk > 0)

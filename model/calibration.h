@@ -24,8 +24,9 @@ typedef enum {
     CP_CC_CONV_FIRST,   /* a convolution of the input image (<= 4 channels) */
     CP_CC_CONV_GROUPED, /* groups > 1: depthwise and grouped */
     CP_CC_CONV_1X1,
-    CP_CC_CONV_3X3,     /* the one size with Winograd and FFT-tiling algorithms */
-    CP_CC_CONV_KXK,     /* every other kernel size (5x5, 7x7, 1x7, 11x11, ...) */
+    CP_CC_CONV_3X3,     /* the one size with Winograd */
+    CP_CC_CONV_KXK,     /* other small filters (1x7, 7x1, 1x3, 3x1, ...) */
+    CP_CC_CONV_LARGE,   /* more than 9 taps (5x5, 7x7, 11x11), where FP32 may run as FFT tiling */
     CP_CC_FC,
     CP_CC_BATCHNORM,
     CP_CC_ELEMENTWISE, /* relu, relu6, dropout, add, concat, softmax, flatten */

@@ -54,7 +54,9 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
             return CP_CC_CONV_GROUPED;
         if (l->kh == 1 && l->kw == 1)
             return CP_CC_CONV_1X1;
-        return l->kh == 3 && l->kw == 3 ? CP_CC_CONV_3X3 : CP_CC_CONV_KXK;
+        if (l->kh == 3 && l->kw == 3)
+            return CP_CC_CONV_3X3;
+        return l->kh * l->kw > 9 ? CP_CC_CONV_LARGE : CP_CC_CONV_KXK;
     }
     if (strcmp(k, "fc") == 0)
         return CP_CC_FC;

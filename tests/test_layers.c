@@ -6,7 +6,10 @@
  *    bandwidth-bound (5 tensor passes against 3, ~1.7x);
  *  - a 1x1 convolution on tensor cores runs between NHWC transposes when an
  *    NCHW plane is not whole 16-byte vectors or the stride skips pixels; FP32
- *    (no tensor cores), aligned planes and larger filters do not. */
+ *    (no tensor cores), aligned planes and larger filters do not;
+ *  - an FP32 stride-1 convolution with a filter larger than 3x3 may run as
+ *    FFT tiling, whichever is faster, as cudnnFind picks: AlexNet's 5x5
+ *    layer measured at 3.5x the FP32 peak counted in direct multiply-adds. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -129,11 +132,48 @@ static void test_conv1x1_layout(void **state)
     }
 }
 
+/* A convolution pass's time, with its kernels' names in names. */
+static double conv_pass(int c, int hw, int out, int k, int stride, cp_precision prec, cp_pass pass, int batch,
+                        char *names, size_t cap)
+{
+    char layer[160];
+    snprintf(layer, sizeof layer,
+             "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": %d, \"stride\": %d, \"pad\": %d, "
+             "\"bias\": false}",
+             out, k, stride, k / 2);
+    cp_network n;
+    one_layer(&n, c, hw, layer);
+    double t = pass_ms(&n.layers[0], pass, prec, batch, names, cap);
+    cp_network_free(&n);
+    return t;
+}
+
+static void test_fft_tiling(void **state)
+{
+    (void)state;
+    char names[512];
+    double peak = cp_device_peak_flops(&h100, CP_PREC_FP32);
+    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
+        /* AlexNet's second convolution, batch 256: 114.7 GFLOP counted directly */
+        double t = conv_pass(64, 27, 192, 5, 1, CP_PREC_FP32, (cp_pass)p, 256, names, sizeof names);
+        assert_non_null(strstr(names, "fft_gemm"));
+        assert_true(t * 1e-3 < 114.7e9 / peak);
+        /* no FFT: 16 bits (tensor cores), a stride, a 3x3 filter (Winograd's) */
+        conv_pass(64, 27, 192, 5, 1, CP_PREC_FP16, (cp_pass)p, 256, names, sizeof names);
+        assert_null(strstr(names, "fft_"));
+        conv_pass(64, 27, 192, 5, 2, CP_PREC_FP32, (cp_pass)p, 256, names, sizeof names);
+        assert_null(strstr(names, "fft_"));
+        conv_pass(64, 27, 192, 3, 1, CP_PREC_FP32, (cp_pass)p, 256, names, sizeof names);
+        assert_null(strstr(names, "fft_"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batchnorm_backward),
         cmocka_unit_test(test_conv1x1_layout),
+        cmocka_unit_test(test_fft_tiling),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
