@@ -34,14 +34,14 @@ static void *grad_or_fail(cm_net *n, cm_layer *L, int j)
 /* Room for a bias gradient's partial sums over `channels` (cm_bias_grad),
  * shared by every layer with a bias: grown at set-up, never inside an
  * iteration, which may be captured into a graph. */
-static size_t bias_part_bytes(const cm_gpu *g, int channels)
+static size_t bias_part_bytes(const cm_gpu *g, cp_shape out)
 {
-    return (size_t)channels * cm_bias_slices(&g->kern, g->batch, channels) * sizeof(float);
+    return (size_t)out.c * cm_bias_slices(&g->kern, g->batch, out.c, (long long)out.h * out.w) * sizeof(float);
 }
 
-static void reserve_bias_part(cm_gpu *g, int channels)
+static void reserve_bias_part(cm_gpu *g, cp_shape out)
 {
-    size_t part = bias_part_bytes(g, channels);
+    size_t part = bias_part_bytes(g, out);
     if (part <= g->bias_part_bytes)
         return;
     if (g->bias_part)
@@ -72,7 +72,7 @@ static void conv_setup(cm_net *n, cm_layer *L)
         cm_fatal("cuDNN computes an output of %dx%dx%d, the network file %dx%dx%d", oc, oh, ow, out.c, out.h, out.w);
     if (l->bias) {
         L->b_desc = cm_tensor(g, 1, out.c, 1, 1);
-        reserve_bias_part(g, out.c);
+        reserve_bias_part(g, out);
     }
     long long taps = (long long)cin * l->kh * l->kw;
     cm_params(n, L, (long long)out.c * taps, l->bias ? out.c : 0, g->dtype, taps);
@@ -291,7 +291,7 @@ static void bias_backward(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
     cp_shape o = L->l->out;
-    if (!g->bias_part || bias_part_bytes(g, o.c) > g->bias_part_bytes)
+    if (!g->bias_part || bias_part_bytes(g, o) > g->bias_part_bytes)
         cm_fatal("internal: no room for the bias gradient's partial sums of %d channels", o.c);
     cm_bias_grad(&g->kern, g->dtype, cm_dy(L), bias_of(L, L->g), g->batch, o.c, (long long)o.h * o.w, g->bias_part,
                  g->stream);
@@ -327,7 +327,7 @@ static void fc_setup(cm_net *n, cm_layer *L)
     int in = l->in[0].c, out = l->out_c;
     if (l->bias) {
         L->b_desc = cm_tensor(n->gpu, 1, out, 1, 1);
-        reserve_bias_part(n->gpu, out);
+        reserve_bias_part(n->gpu, l->out);
     }
     cm_params(n, L, (long long)in * out, l->bias ? out : 0, n->gpu->dtype, in);
 }

@@ -24,7 +24,7 @@ typedef struct {
     cudaLibrary_t lib;
     cudaKernel_t sgd[CM_DTYPE_COUNT];  /* by gradient type */
     cudaKernel_t xent[CM_DTYPE_COUNT]; /* by activation type */
-    cudaKernel_t bias_part[CM_DTYPE_COUNT], bias_sum[CM_DTYPE_COUNT];
+    cudaKernel_t bias_part[CM_DTYPE_COUNT], bias_rows[CM_DTYPE_COUNT], bias_sum[CM_DTYPE_COUNT];
     int max_blocks, sms;
 } cm_kernels;
 
@@ -45,10 +45,11 @@ void cm_sgd(const cm_kernels *k, cm_dtype gtype, float *w, float *v, const void 
 void cm_xent_backward(const cm_kernels *k, cm_dtype t, const void *p, const int *labels, void *dx, float *loss,
                       int batch, int classes, cudaStream_t s);
 
-/* db[c] = sum of dy[n][c][hw] over n and hw; dy NCHW of type t. part: fp32
- * scratch of c x cm_bias_slices(k, n, c) floats. */
+/* db[c] = sum of dy[n][c][hw] over n and hw; dy NCHW of type t (hw = 1: a
+ * fully connected layer's n x c rows). part: fp32 scratch of
+ * c x cm_bias_slices(k, n, c, hw) floats. */
 void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int n, int c, long long hw,
                   float *part, cudaStream_t s);
-int cm_bias_slices(const cm_kernels *k, int n, int c);
+int cm_bias_slices(const cm_kernels *k, int n, int c, long long hw);
 
 #endif
