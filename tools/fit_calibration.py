@@ -74,6 +74,24 @@ def fit(points, max_offset_ms=None, power=0.5):
     return (s4 / s2 if s2 > 0 else 1.0), 0.0
 
 
+def robust_fit(points, max_offset_ms, power, trim):
+    """fit() on the points, then again without those the fit misses by more
+    than a factor `trim` either way (layers cuDNN runs with an algorithm the
+    class does not describe, or that waited on the host), until none is
+    dropped. Returns (scale, offset_ms, points dropped)."""
+    kept = list(points)
+    a, b = fit(kept, max_offset_ms, power)
+    if not trim:
+        return a, b, 0
+    for _ in range(10):
+        inside = [(x, y) for x, y in kept if 1.0 / trim <= y / (a * x + b) <= trim]
+        if len(inside) == len(kept) or len(inside) < 4:
+            break
+        kept = inside
+        a, b = fit(kept, max_offset_ms, power)
+    return a, b, len(points) - len(kept)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", required=True, help="device id the runs were measured on (h100)")
@@ -90,6 +108,9 @@ def main():
     ap.add_argument("--max-offset-us", type=float, default=None,
                     help="bound the per-call offset (a pass's fixed cost: a few extra launches), fitting the "
                          "scale alone where the free fit exceeds it")
+    ap.add_argument("--trim", type=float, default=0,
+                    help="refit without the layer passes the fit misses by more than this factor either way, until "
+                         "none is dropped (0: keep every point)")
     ap.add_argument("--weight-power", type=float, default=0.5,
                     help="weights t_measured^-p of the least squares: 0 absolute error (big layers rule), 2 "
                          "relative error (every layer alike); default 0.5, between")
@@ -139,7 +160,7 @@ def main():
         sys.exit("fit_calibration: no single-GPU cnnperf-measure run of a calibration-set network matched")
     terms = {}
     for (g, cls, key), pts in sorted(points.items()):
-        a, b = fit(pts, cap, args.weight_power)
+        a, b, dropped = robust_fit(pts, cap, args.weight_power, args.trim)
         t = terms.setdefault(g, {}).setdefault(cls, {})
         if key == MERGED:
             # the offset (the call's fixed cost) once, on backward-data
