@@ -12,10 +12,9 @@
  * cudnnFind, each pass takes whichever decomposition the model times faster.
  * (Measured FP32 3x3 layers on the H100 run at up to 1.8x the FP32 peak
  * counted in direct multiply-adds: validation/h100/vgg16-b64-fp32.json.)
- * Larger FP32 filters (5x5, 7x7) may run as FFT tiling instead, and 1x1
- * convolutions on tensor cores whose NCHW planes the kernels cannot load as
- * they are run between NHWC transposes (both below). Otherwise, with tensor
- * cores cuDNN keeps to implicit GEMM, and so does the model. */
+ * Larger FP32 filters (5x5, 7x7) may run as FFT tiling instead (below).
+ * With tensor cores cuDNN keeps to implicit GEMM, on NHWC copies of the
+ * NCHW tensors (transposes below), and so does the model. */
 #include "layer.h"
 
 #include <math.h>
@@ -272,19 +271,25 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     return ng;
 }
 
-/* --- NCHW planes that tensor-core kernels cannot load ----------------------- */
+/* --- NCHW tensors on tensor cores ------------------------------------------ */
 
-/* A 1x1 convolution on tensor cores is a GEMM over each image's C x (H x W)
- * matrix, whose rows (channel planes) cuDNN's kernels load in 16-byte
- * vectors. When a plane is not a whole number of such vectors (14x14 in 16
- * bits: 392 bytes), or a stride skips pixels, no kernel takes the NCHW
- * tensors as they are: the pass runs on NHWC copies, each activation it
- * reads transposed in and the one it writes transposed back. (Calibration
- * set: 16-bit 1x1 convolutions on 56x56 and 28x28 planes run at the GEMM's
- * time, on 7x7, 13x13, 14x14, 17x17 and 35x35 planes and with stride 2 at
- * 2-4x; TF32 is slowed on 7x7, far less on 14x14, whose 784-byte plane is
- * aligned for 4-byte elements. Larger filters gather their windows element
- * by element and show no such step.) */
+/* cuDNN's tensor-core convolution kernels are NHWC kernels: an NCHW pass runs
+ * on NHWC copies, each activation it reads transposed in and the one it
+ * writes transposed back (the nchwToNhwc/nhwcToNchw kernels of any NCHW
+ * 16-bit profile; why frameworks recommend channels-last). On the calibration
+ * set this takes the model's 16-bit 3x3 layers from 1.6-3.0x under the
+ * measured time, the more the fewer channels, to an even 1.3-1.6x (VGG-11:
+ * 64 channels at 224x224 2.8x -> 1.6x, 512 at 28x28 1.6x -> 1.3x), and TF32
+ * 3x3 forward passes from 18% to 6% mean error after the fit.
+ *
+ * One exception: a 1x1 convolution is a GEMM over each image's C x (H x W)
+ * matrix, which kernels load straight from NCHW in 16-byte vectors along
+ * the plane, unless a plane is not a whole number of such vectors (14x14 in
+ * 16 bits: 392 bytes) or a stride skips pixels. (Calibration set: 16-bit 1x1
+ * convolutions on 56x56 and 28x28 planes run at the GEMM's time, on 7x7,
+ * 13x13, 14x14, 17x17 and 35x35 planes and with stride 2 at 2-4x; TF32 is
+ * slowed on 7x7, far less on 14x14, whose 784-byte plane is aligned for
+ * 4-byte elements.) */
 #define TC_VECTOR_BYTES 16
 
 static bool plane_misaligned(cp_shape s, double elem_bytes)
@@ -292,15 +297,15 @@ static bool plane_misaligned(cp_shape s, double elem_bytes)
     return fmod((double)s.h * s.w * elem_bytes, TC_VECTOR_BYTES) != 0;
 }
 
-/* Appends the layout transposes of a tensor-core pass whose planes are
- * misaligned; returns the new kernel count. */
+/* Appends the layout transposes of a tensor-core pass, unless it is a 1x1
+ * convolution that reads NCHW as it is; returns the new kernel count. */
 static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int nk, int max)
 {
     double eb = cp_precision_bytes(x->prec);
     cp_shape in = l->in[0], o = l->out;
-    if (x->prec == CP_PREC_FP32 || l->kh != 1 || l->kw != 1 || l->groups != 1)
+    if (x->prec == CP_PREC_FP32 || l->groups != 1)
         return nk;
-    if (l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) && !plane_misaligned(o, eb))
+    if (l->kh == 1 && l->kw == 1 && l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) && !plane_misaligned(o, eb))
         return nk;
     double n = x->batch, xe = n * cp_shape_elems(in), ye = n * cp_shape_elems(o);
     double xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);

@@ -4,9 +4,9 @@
  *    channel block: with fewer channels than SMs it takes ~2.5x the forward
  *    (measured 2.3-2.5x on the calibration set), with many channels it is
  *    bandwidth-bound (5 tensor passes against 3, ~1.7x);
- *  - a 1x1 convolution on tensor cores runs between NHWC transposes when an
- *    NCHW plane is not whole 16-byte vectors or the stride skips pixels; FP32
- *    (no tensor cores), aligned planes and larger filters do not;
+ *  - a convolution on tensor cores runs between NHWC transposes, except a
+ *    1x1 one whose NCHW planes are whole 16-byte vectors and whose stride is
+ *    1; FP32 (no tensor cores) never;
  *  - an FP32 stride-1 convolution with a filter larger than 3x3 may run as
  *    FFT tiling, whichever is faster, as cudnnFind picks: AlexNet's 5x5
  *    layer measured at 3.5x the FP32 peak counted in direct multiply-adds. */
@@ -116,7 +116,7 @@ static bool transposed(int c, int hw, int stride, cp_precision prec, cp_pass pas
     return in;
 }
 
-static void test_conv1x1_layout(void **state)
+static void test_conv_layout(void **state)
 {
     (void)state;
     for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
@@ -128,7 +128,9 @@ static void test_conv1x1_layout(void **state)
         assert_true(transposed(1024, 7, 1, CP_PREC_TF32, pass, "1"));
         assert_true(transposed(256, 56, 2, CP_PREC_FP16, pass, "1"));   /* strided */
         assert_false(transposed(1024, 14, 1, CP_PREC_FP32, pass, "1")); /* no tensor cores */
-        assert_false(transposed(256, 14, 1, CP_PREC_FP16, pass, "3"));  /* a window gather */
+        assert_true(transposed(256, 28, 1, CP_PREC_FP16, pass, "3"));   /* NHWC kernels, whatever the plane */
+        assert_true(transposed(256, 28, 1, CP_PREC_TF32, pass, "3"));
+        assert_false(transposed(256, 28, 1, CP_PREC_FP32, pass, "3"));
     }
 }
 
@@ -172,7 +174,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batchnorm_backward),
-        cmocka_unit_test(test_conv1x1_layout),
+        cmocka_unit_test(test_conv_layout),
         cmocka_unit_test(test_fft_tiling),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
