@@ -843,6 +843,7 @@ int main(int argc, char **argv)
         cm_iteration(&n);
         cm_collect(&n, &scratch_it, scratch_phase, scratch);
     }
+    cm_profile_timed(1);
     for (int t = 0; t < T; t++) {
         maybe_fault(k.worker_rank, o.warmup + t);
         cm_iteration(&n);
@@ -850,6 +851,7 @@ int main(int argc, char **argv)
         s.exch[t] = ex ? cm_exchange_ms(ex) : 0;
         s.host[t] = n.host_ms;
     }
+    cm_profile_timed(0);
     /* --layers isolated: the layer medians come from passes run alone */
     if (isolated && ex)
         cm_fatal("--layers isolated needs one rank without gradient exchange (--comm none)");

@@ -581,6 +581,42 @@ kernel_trace() {
     bundle
 }
 
+# Every kernel of one timed iteration under Nsight Compute: name, grid,
+# block, registers, GPU time, instructions, DRAM and L2 bytes, in launch
+# order (cnnperf-measure's passes run in the order of its layers, so the rows
+# map onto layer passes). CNNPERF_MEASURE_PROFILE=1 makes cnnperf-measure
+# open the profiler's window around the timed iterations only (cudnnFind and
+# warm-up stay out). The CSVs are the ground truth for the decompositions of
+# layers/*.c; the run's own timings under replay mean nothing and are dropped.
+NCU_CONFIGS="
+resnet50 64 fp16
+resnet50 64 fp32
+googlenet 128 fp16
+alexnet 256 fp32
+vgg16 32 fp16"
+ncu_profile() {
+    local ncu metrics
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    [ -n "$ncu" ] && [ -x "$ncu" ] || { fail "ncu not found"; return; }
+    metrics=gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread
+    metrics=$metrics,smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum
+    metrics=$metrics,sm__warps_active.avg.pct_of_peak_sustained_active
+    "$ncu" --version 2>&1 | tail -1
+    while read -r net batch prec; do
+        [ -n "$net" ] || continue
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { say "deadline: ncu $net stopped here"; break; }
+        local tag="$net-b$batch-$prec"
+        say "ncu $tag"
+        CNNPERF_MEASURE_PROFILE=1 timeout 150 "$ncu" --profile-from-start off --csv --page raw --metrics "$metrics" \
+            --log-file "$RES/ncu-$tag.csv" "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" \
+            --warmup 2 --iters 1 -o "$RES/ncu-scratch.json" </dev/null >"$RES/ncu-$tag.log" 2>&1 ||
+            fail "ncu $tag (log ncu-$tag.log)"
+        rm -f "$RES/ncu-scratch.json"
+        echo "  $(grep -c '^"' "$RES/ncu-$tag.csv" 2>/dev/null) CSV rows"
+        bundle
+    done <<<"$NCU_CONFIGS"
+}
+
 main() {
     setup || return
     [ -x "${MEASURE:-}" ] || return
@@ -662,6 +698,8 @@ resnet152 32 fp16" "--warmup 3 --iters 10" ;;
 vgg19 64 fp32
 vgg19 64 fp16" "--warmup 3 --iters 10"
         parity torch ;;
+    ncu) # every kernel of one timed iteration under Nsight Compute (ncu_profile above)
+        ncu_profile ;;
     kernels) # the kernels cuDNN runs for batch normalisation, from the CUDA profiler (tools/kernel_trace.py)
         kernel_trace ;;
     kernels_bias) # both of the above in one call

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_profiler_api.h>
+
 #include "exchange.h"
 #include "gpu_layers.h"
 #include "mpi_util.h"
@@ -744,6 +746,15 @@ void cm_collect(cm_net *n, double *iteration_ms, double phase_ms[CM_PHASE_COUNT]
     float total = 0;
     cudaCheck(cudaEventElapsedTime(&total, t->ev[0], t->ev[t->n - 1]));
     *iteration_ms = total;
+}
+
+void cm_profile_timed(int on)
+{
+    const char *e = getenv("CNNPERF_MEASURE_PROFILE");
+    if (!e || !*e || strcmp(e, "0") == 0)
+        return;
+    cudaCheck(cudaDeviceSynchronize()); /* nothing of the warm-up in the window, all of the timed part */
+    cudaCheck(on ? cudaProfilerStart() : cudaProfilerStop());
 }
 
 double cm_loss(cm_net *n)

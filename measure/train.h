@@ -155,6 +155,10 @@ void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net);
 void cm_iteration(cm_net *n);
 /* Waits for the iteration and reads its times: layer_ms has n x CP_PASS_COUNT entries. */
 void cm_collect(cm_net *n, double *iteration_ms, double phase_ms[CM_PHASE_COUNT], double *layer_ms);
+/* With CNNPERF_MEASURE_PROFILE=1 in the environment, cudaProfilerStart (on)
+ * and Stop (off) around the timed iterations, so that a profiler started with
+ * profiling off (ncu --profile-from-start off) sees only those; else nothing. */
+void cm_profile_timed(int on);
 /* --layers isolated: every layer pass alone, `reps` times back to back in
  * the state a normal iteration gives it (run after at least one); layer_ms
  * as cm_collect's, the time of one repetition. One GPU, no exchange. */
