@@ -108,6 +108,9 @@ def main():
     ap.add_argument("--max-offset-us", type=float, default=None,
                     help="bound the per-call offset (a pass's fixed cost: a few extra launches), fitting the "
                          "scale alone where the free fit exceeds it")
+    ap.add_argument("--exclude", action="append", default=[],
+                    help="glob of runs to leave out (e.g. runs of a harness the model no longer describes; say why "
+                         "where the fit is documented)")
     ap.add_argument("--trim", type=float, default=0,
                     help="refit without the layer passes the fit misses by more than this factor either way, until "
                          "none is dropped (0: keep every point)")
@@ -118,7 +121,8 @@ def main():
     cap = None if args.max_offset_us is None else args.max_offset_us * 1e-3
 
     train = set(json.load(open(args.calibration_set))["networks"])
-    files = sorted({f for g in args.measured for f in glob.glob(g)})
+    excluded = {f for g in args.exclude for f in glob.glob(g)}
+    files = sorted({f for g in args.measured for f in glob.glob(g)} - excluded)
     points, used, classes = {}, [], {}
     for f in files:
         try:
