@@ -176,6 +176,11 @@ def main():
               f"({len(pts)} layer passes)", file=sys.stderr)
 
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    # the model that was fitted: HEAD, or HEAD with uncommitted changes (the
+    # calibration files themselves aside), as the measurements' provenance says it
+    dirty = subprocess.run(["git", "-C", REPO, "diff", "--quiet", "HEAD", "--", ".", ":(exclude)calibration"]).returncode
+    if commit and dirty:
+        commit += "+working-tree"
     nets = sorted({json.load(open(os.path.join(REPO, f)))["network"] for f in used})
     libs = sorted({json.load(open(os.path.join(REPO, f)))["provenance"].get("cudnn", "?") for f in used})
     gpu = json.load(open(os.path.join(REPO, used[0])))["provenance"].get("gpu_name", "?")
