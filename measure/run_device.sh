@@ -612,7 +612,7 @@ ncu_profile() {
             --warmup 2 --iters 1 -o "$RES/ncu-scratch.json" </dev/null >"$RES/ncu-$tag.log" 2>&1 ||
             fail "ncu $tag (log ncu-$tag.log)"
         rm -f "$RES/ncu-scratch.json"
-        echo "  $(grep -c '^"' "$RES/ncu-$tag.csv" 2>/dev/null) CSV rows"
+        python3 tools/ncu_summary.py "$RES/ncu-$tag.csv" 2>&1 | head -25
         bundle
     done <<<"$NCU_CONFIGS"
 }
