@@ -176,9 +176,10 @@ def main():
               f"({len(pts)} layer passes)", file=sys.stderr)
 
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    # the model that was fitted: HEAD, or HEAD with uncommitted changes (the
-    # calibration files themselves aside), as the measurements' provenance says it
-    dirty = subprocess.run(["git", "-C", REPO, "diff", "--quiet", "HEAD", "--", ".", ":(exclude)calibration"]).returncode
+    # the model that was fitted: HEAD, or HEAD with uncommitted changes to what
+    # predictions are made of, as the measurements' provenance says it
+    model_paths = ["model", "layers", "comm", "networks", "devices", "clusters", "src", "util"]
+    dirty = subprocess.run(["git", "-C", REPO, "diff", "--quiet", "HEAD", "--"] + model_paths).returncode
     if commit and dirty:
         commit += "+working-tree"
     nets = sorted({json.load(open(os.path.join(REPO, f)))["network"] for f in used})
