@@ -227,6 +227,11 @@ static double kernels_ms(const cp_kernel *k, int n, const cp_device *d, double e
     return t;
 }
 
+/* An alternative algorithm's kernels for one forward-like pass (cin channels
+ * in, cout out, an h x w output plane) or weight gradient. */
+typedef int (*algorithm_fn)(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout,
+                            int h, int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err);
+
 /* Implicit GEMM, Winograd or FFT, whichever the model times fastest, as
  * cudnnFind picks: the kernels written, or -1 on error. */
 static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max,
@@ -245,8 +250,7 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     for (int algo = 0; algo < 2; algo++) {
         if (algo == 0 ? !winograd_fits(l, x) : !fft_fits(l, x))
             continue;
-        int (*build)(const cp_layer *, const cp_exec *, bool, double, double, double, int, int, double, double,
-                     cp_kernel *, int, cp_error *) = algo == 0 ? winograd_kernels : fft_kernels;
+        algorithm_fn build = algo == 0 ? winograd_kernels : fft_kernels;
         int na;
         if (pass == CP_PASS_FWD)
             na = build(l, x, false, n, in.c, l->out_c, o.h, o.w, xb, yb, alt, ALT, err);
@@ -312,7 +316,7 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     /* read in: forward x; backward-data dy; backward-weight x and dy */
     double rd[2] = {pass == CP_PASS_BWD_DATA ? ye : xe, pass == CP_PASS_BWD_WEIGHT ? ye : 0};
     double rb[2] = {pass == CP_PASS_BWD_DATA ? yb : xb, pass == CP_PASS_BWD_WEIGHT ? yb : 0};
-    cp_kernel t[3];
+    cp_kernel t[2];
     int nt = 0;
     for (int i = 0; i < 2; i++)
         if (rd[i] > 0)
