@@ -205,7 +205,8 @@ cp_kernel cp_direct_conv_kernel(const cp_device *d, cp_precision p, const char *
 }
 
 cp_kernel cp_channel_kernel(const cp_device *d, cp_precision p, const char *name, double channels,
-                            double per_channel, int serial, double bytes_in, double bytes_out, double flops)
+                            double per_channel, int serial, double instr, double bytes_in, double bytes_out,
+                            double flops)
 {
     cp_kernel k = cp_stream_kernel(d, p, name, channels * per_channel, bytes_in, bytes_out, flops);
     k.threads = CHANNEL_THREADS;
@@ -214,7 +215,7 @@ cp_kernel cp_channel_kernel(const cp_device *d, cp_precision p, const char *name
     double steps = (double)k.blocks * (double)k.iters, warps = CHANNEL_THREADS / d->warp_size;
     k.I = bytes_in / steps * (1.0 / WARP_VEC_BYTES);
     k.K = bytes_out / steps * (1.0 / WARP_VEC_BYTES);
-    k.L = flops / steps / d->warp_size;
+    k.L = (instr > 0 ? instr * channels * per_channel : flops) / steps / d->warp_size;
     k.M = warps; /* the block's partial sums meet in shared memory */
     k.other = warps * 8;
     return k;
