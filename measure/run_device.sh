@@ -698,8 +698,10 @@ resnet152 32 fp16" "--warmup 3 --iters 10" ;;
 vgg19 64 fp32
 vgg19 64 fp16" "--warmup 3 --iters 10"
         parity torch ;;
-    ncu) # every kernel of one timed iteration under Nsight Compute (ncu_profile above)
-        ncu_profile ;;
+    ncu) # every kernel of one timed iteration under Nsight Compute (ncu_profile above), then
+         # PyTorch's cuDNN batch norm through torch.profiler (needs no hardware counters, should ncu lack them)
+        ncu_profile
+        kernel_trace ;;
     kernels) # the kernels cuDNN runs for batch normalisation, from the CUDA profiler (tools/kernel_trace.py)
         kernel_trace ;;
     kernels_bias) # both of the above in one call
