@@ -74,6 +74,45 @@ def fit(points, max_offset_ms=None, power=0.5):
     return (s4 / s2 if s2 > 0 else 1.0), 0.0
 
 
+def huber_fit(points, max_offset_ms, power, k=1.345, rounds=20):
+    """fit() by iteratively reweighted least squares with Huber weights on the
+    log of measured / fitted: points within k robust standard deviations
+    (1.4826 x the median absolute deviation) keep their weight, farther ones
+    lose it in proportion. Returns (scale, offset_ms)."""
+    import math
+    w = [1.0] * len(points)
+    a, b = fit(points, max_offset_ms, power)
+    for _ in range(rounds):
+        r = [math.log(y / max(a * x + b, 1e-12)) for x, y in points]
+        med = sorted(r)[len(r) // 2]
+        mad = sorted(abs(v - med) for v in r)[len(r) // 2] * 1.4826 or 1e-9
+        w = [1.0 if abs(v - med) <= k * mad else k * mad / abs(v - med) for v in r]
+        a2, b2 = fit_weighted(points, w, max_offset_ms, power)
+        if abs(a2 - a) < 1e-6 * abs(a) and abs(b2 - b) < 1e-9:
+            break
+        a, b = a2, b2
+    return a, b
+
+
+def fit_weighted(points, extra, max_offset_ms, power):
+    """fit() with each point's weight multiplied by extra[i]."""
+    s0 = s1 = s2 = s3 = s4 = 0.0
+    for (x, y), e in zip(points, extra):
+        w = e * y ** -power
+        s0 += w
+        s1 += w * x
+        s2 += w * x * x
+        s3 += w * y
+        s4 += w * x * y
+    det = s0 * s2 - s1 * s1
+    if len(points) >= 4 and det > 0:
+        a = (s0 * s4 - s1 * s3) / det
+        b = (s2 * s3 - s1 * s4) / det
+        if a >= 0.2 and b >= 0 and (max_offset_ms is None or b <= max_offset_ms):
+            return a, b
+    return (s4 / s2 if s2 > 0 else 1.0), 0.0
+
+
 def robust_fit(points, max_offset_ms, power, trim):
     """fit() on the points, then again without those the fit misses by more
     than a factor `trim` either way (layers cuDNN runs with an algorithm the
@@ -111,6 +150,8 @@ def main():
     ap.add_argument("--exclude", action="append", default=[],
                     help="glob of runs to leave out (e.g. runs of a harness the model no longer describes; say why "
                          "where the fit is documented)")
+    ap.add_argument("--huber", action="store_true",
+                    help="iteratively reweighted fit with Huber weights on the log residuals (outliers weigh less)")
     ap.add_argument("--trim", type=float, default=0,
                     help="refit without the layer passes the fit misses by more than this factor either way, until "
                          "none is dropped (0: keep every point)")
@@ -164,7 +205,10 @@ def main():
         sys.exit("fit_calibration: no single-GPU cnnperf-measure run of a calibration-set network matched")
     terms = {}
     for (g, cls, key), pts in sorted(points.items()):
-        a, b, dropped = robust_fit(pts, cap, args.weight_power, args.trim)
+        if args.huber:
+            (a, b), dropped = huber_fit(pts, cap, args.weight_power), 0
+        else:
+            a, b, dropped = robust_fit(pts, cap, args.weight_power, args.trim)
         t = terms.setdefault(g, {}).setdefault(cls, {})
         if key == MERGED:
             # the offset (the call's fixed cost) once, on backward-data
