@@ -50,11 +50,13 @@ def run_json(cnnperf, args):
     return json.loads(out.stdout)
 
 
-def fit(points, max_offset_ms=None, power=0.5):
-    """points: (model_ms, measured_ms). Returns (scale, offset_ms)."""
+def fit(points, max_offset_ms=None, power=0.5, extra=None):
+    """points: (model_ms, measured_ms); extra: a factor on each point's weight
+    (None: 1). Returns (scale, offset_ms)."""
+    extra = extra or [1.0] * len(points)
     s0 = s1 = s2 = s3 = s4 = 0.0
-    for x, y in points:
-        w = y ** -power
+    for (x, y), e in zip(points, extra):
+        w = e * y ** -power
         s0 += w
         s1 += w * x
         s2 += w * x * x
@@ -68,7 +70,7 @@ def fit(points, max_offset_ms=None, power=0.5):
             if max_offset_ms is None or b <= max_offset_ms:
                 return a, b
             # the offset held at its bound, the scale fitted alone
-            sxy = sum(y ** -power * x * (y - max_offset_ms) for x, y in points)
+            sxy = sum(e * y ** -power * x * (y - max_offset_ms) for (x, y), e in zip(points, extra))
             if sxy > 0:
                 return sxy / s2, max_offset_ms
     return (s4 / s2 if s2 > 0 else 1.0), 0.0
@@ -87,30 +89,11 @@ def huber_fit(points, max_offset_ms, power, k=1.345, rounds=20):
         med = sorted(r)[len(r) // 2]
         mad = sorted(abs(v - med) for v in r)[len(r) // 2] * 1.4826 or 1e-9
         w = [1.0 if abs(v - med) <= k * mad else k * mad / abs(v - med) for v in r]
-        a2, b2 = fit_weighted(points, w, max_offset_ms, power)
+        a2, b2 = fit(points, max_offset_ms, power, w)
         if abs(a2 - a) < 1e-6 * abs(a) and abs(b2 - b) < 1e-9:
             break
         a, b = a2, b2
     return a, b
-
-
-def fit_weighted(points, extra, max_offset_ms, power):
-    """fit() with each point's weight multiplied by extra[i]."""
-    s0 = s1 = s2 = s3 = s4 = 0.0
-    for (x, y), e in zip(points, extra):
-        w = e * y ** -power
-        s0 += w
-        s1 += w * x
-        s2 += w * x * x
-        s3 += w * y
-        s4 += w * x * y
-    det = s0 * s2 - s1 * s1
-    if len(points) >= 4 and det > 0:
-        a = (s0 * s4 - s1 * s3) / det
-        b = (s2 * s3 - s1 * s4) / det
-        if a >= 0.2 and b >= 0 and (max_offset_ms is None or b <= max_offset_ms):
-            return a, b
-    return (s4 / s2 if s2 > 0 else 1.0), 0.0
 
 
 def robust_fit(points, max_offset_ms, power, trim):
