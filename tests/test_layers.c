@@ -120,45 +120,6 @@ static void test_batchnorm_backward(void **state)
     assert_true(many > 1.4 && many < 2.0);
 }
 
-/* Whether a 1x1 convolution's pass runs between layout transposes. */
-static bool transposed(int c, int hw, int stride, cp_precision prec, cp_pass pass, const char *kernel)
-{
-    char layer[160], names[512];
-    snprintf(layer, sizeof layer,
-             "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": %s, \"stride\": %d, \"pad\": %d, "
-             "\"bias\": false}",
-             kernel, stride, kernel[0] == '3' ? 1 : 0);
-    cp_network n;
-    one_layer(&n, c, hw, layer);
-    pass_ms(&n.layers[0], pass, prec, 64, names, sizeof names);
-    cp_network_free(&n);
-    bool in = strstr(names, "nchw_to_nhwc") != NULL, out = strstr(names, "nhwc_to_nchw") != NULL;
-    /* the weight gradient writes no activation back */
-    if (pass == CP_PASS_BWD_WEIGHT)
-        assert_false(out);
-    else
-        assert_true(in == out);
-    return in;
-}
-
-static void test_conv_layout(void **state)
-{
-    (void)state;
-    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
-        cp_pass pass = (cp_pass)p;
-        assert_false(transposed(512, 28, 1, CP_PREC_FP16, pass, "1")); /* 784 x 2 B: whole vectors */
-        assert_true(transposed(1024, 14, 1, CP_PREC_FP16, pass, "1")); /* 196 x 2 B = 392: not */
-        assert_true(transposed(512, 7, 1, CP_PREC_BF16, pass, "1"));
-        assert_false(transposed(1024, 14, 1, CP_PREC_TF32, pass, "1")); /* 196 x 4 B = 784: whole */
-        assert_true(transposed(1024, 7, 1, CP_PREC_TF32, pass, "1"));
-        assert_true(transposed(256, 56, 2, CP_PREC_FP16, pass, "1"));   /* strided */
-        assert_false(transposed(1024, 14, 1, CP_PREC_FP32, pass, "1")); /* no tensor cores */
-        assert_true(transposed(256, 28, 1, CP_PREC_FP16, pass, "3"));   /* NHWC kernels, whatever the plane */
-        assert_true(transposed(256, 28, 1, CP_PREC_TF32, pass, "3"));
-        assert_false(transposed(256, 28, 1, CP_PREC_FP32, pass, "3"));
-    }
-}
-
 /* A convolution pass's time, with its kernels' names in names. */
 static double conv_pass(int c, int hw, int out, int k, int stride, cp_precision prec, cp_pass pass, int batch,
                         char *names, size_t cap)
@@ -173,6 +134,38 @@ static double conv_pass(int c, int hw, int out, int k, int stride, cp_precision 
     double t = pass_ms(&n.layers[0], pass, prec, batch, names, cap);
     cp_network_free(&n);
     return t;
+}
+
+/* Whether a convolution's pass runs between layout transposes. */
+static bool transposed(int c, int hw, int stride, cp_precision prec, cp_pass pass, int kernel)
+{
+    char names[512];
+    conv_pass(c, hw, 256, kernel, stride, prec, pass, 64, names, sizeof names);
+    bool in = strstr(names, "nchw_to_nhwc") != NULL, out = strstr(names, "nhwc_to_nchw") != NULL;
+    /* the weight gradient writes no activation back */
+    if (pass == CP_PASS_BWD_WEIGHT)
+        assert_false(out);
+    else
+        assert_true(in == out);
+    return in;
+}
+
+static void test_conv_layout(void **state)
+{
+    (void)state;
+    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
+        cp_pass pass = (cp_pass)p;
+        assert_false(transposed(512, 28, 1, CP_PREC_FP16, pass, 1)); /* 784 x 2 B: whole vectors */
+        assert_true(transposed(1024, 14, 1, CP_PREC_FP16, pass, 1)); /* 196 x 2 B = 392: not */
+        assert_true(transposed(512, 7, 1, CP_PREC_BF16, pass, 1));
+        assert_false(transposed(1024, 14, 1, CP_PREC_TF32, pass, 1)); /* 196 x 4 B = 784: whole */
+        assert_true(transposed(1024, 7, 1, CP_PREC_TF32, pass, 1));
+        assert_true(transposed(256, 56, 2, CP_PREC_FP16, pass, 1));   /* strided */
+        assert_false(transposed(1024, 14, 1, CP_PREC_FP32, pass, 1)); /* no tensor cores */
+        assert_true(transposed(256, 28, 1, CP_PREC_FP16, pass, 3));   /* NHWC kernels, whatever the plane */
+        assert_true(transposed(256, 28, 1, CP_PREC_TF32, pass, 3));
+        assert_false(transposed(256, 28, 1, CP_PREC_FP32, pass, 3));
+    }
 }
 
 static void test_fft_tiling(void **state)
