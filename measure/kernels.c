@@ -184,6 +184,6 @@ void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int
         cudaCheck(cudaLaunchKernel((const void *)k->bias_part[t], grid, block, args, 0, s));
     }
     void *args2[] = {&part, &db, &c, &slices};
-    dim3 grid2 = {(unsigned)((c + 255) / 256), 1, 1};
+    dim3 grid2 = {(unsigned)((c + BIAS_THREADS - 1) / BIAS_THREADS), 1, 1};
     cudaCheck(cudaLaunchKernel((const void *)k->bias_sum[t], grid2, block, args2, 0, s));
 }
