@@ -20,7 +20,9 @@ predictions depends on it.
 import argparse
 import collections
 import csv
+import gzip
 import re
+import signal
 import sys
 
 METRICS = {
@@ -62,7 +64,8 @@ def number(text, unit):
 
 
 def read(path):
-    with open(path, newline="") as f:
+    opener = gzip.open if path.endswith(".gz") else open  # the committed CSVs are gzipped
+    with opener(path, "rt", newline="") as f:
         lines = [l for l in f if not l.startswith("==")]
     rows = list(csv.reader(lines))
     if len(rows) < 2:
@@ -110,4 +113,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
     main()
