@@ -11,9 +11,18 @@
  * thread instructions per element forward and ~256 backward at the issue
  * rate, not a DRAM one. With few channels the backward is slower still (2.2-
  * 2.5x the forward): its five tensor accesses wait on memory one after
- * another (`serial`). 16-bit channels of up to 64 x 28 x 28 elements run
- * about twice as fast per element (1.3-1.8 forward): cuDNN's kernel for
- * them does half the work per element. */
+ * another (`serial`).
+ *
+ * Which kernel cuDNN runs depends on the bytes of one channel (Nsight
+ * Compute on ResNet-50 b64 fp16, cuDNN 9.14, and PyTorch's profiler over 32
+ * shapes, validation/h100/ncu/): a channel of at most 98 KiB forward, 49 KiB
+ * backward (which holds x and dy), is read once into one block's registers
+ * (`bn_*_singleread`), a larger one in several passes (`bn_fw_tr_1C11_kernel_NCHW`,
+ * `bn_bw_1C11_kernel_new`). In 16 bits, on an even plane, the single read
+ * is a half2 kernel (`singleread_spec`) that spends about half as much per
+ * element (64x128x28x28: 12.3 us forward against 49.6 backward, which is
+ * past its limit); on odd planes (7x7) and in 32 bits the single read is
+ * no faster per element than the passes. */
 #include "layer.h"
 
 static int infer(cp_layer *l, cp_jctx *c)
@@ -37,7 +46,21 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
 
 #define BN_FWD_INSTR 160.0
 #define BN_BWD_INSTR 256.0
-#define BN_SMALL_CHANNEL 50176.0
+#define BN_SINGLEREAD_FWD_BYTES 100352.0 /* one channel, read once forward */
+#define BN_SINGLEREAD_BWD_BYTES 50176.0  /* x and dy of one channel backward */
+
+/* Whether cuDNN reads each channel once into registers for this pass. */
+static bool single_read(const cp_layer *l, const cp_exec *x, bool backward)
+{
+    double channel_bytes = x->batch * (double)l->out.h * l->out.w * cp_precision_bytes(x->prec);
+    return channel_bytes <= (backward ? BN_SINGLEREAD_BWD_BYTES : BN_SINGLEREAD_FWD_BYTES);
+}
+
+/* ... and does so with half2 arithmetic, half the instructions per element. */
+static bool half2(const cp_layer *l, const cp_exec *x)
+{
+    return cp_precision_bytes(x->prec) == 2 && ((long long)l->out.h * l->out.w) % 2 == 0;
+}
 
 static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
 {
@@ -48,23 +71,28 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
         return 0;
     double n = x->batch * cp_shape_elems(l->out), b = cp_act_bytes(x, l->out), stats = 8.0 * l->out.c;
     double c = l->out.c, per = n / c;
-    /* 16-bit channels of up to 64 x 28 x 28 elements: a kernel that spends
-     * half as much on each */
-    double fast = cp_precision_bytes(x->prec) == 2 && per <= BN_SMALL_CHANNEL ? 0.5 : 1.0;
-    double fi = BN_FWD_INSTR * fast, bi = BN_BWD_INSTR * fast;
+    bool once = single_read(l, x, pass != CP_PASS_FWD);
+    double instr = (pass == CP_PASS_FWD ? BN_FWD_INSTR : BN_BWD_INSTR) * (once && half2(l, x) ? 0.5 : 1.0);
     switch (pass) {
     case CP_PASS_FWD:
-        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_stats", c, per, 1, fi * 0.6, b, stats, 3 * n);
-        out[1] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_normalize", c, per, 1, fi * 0.4, b + stats, b,
+        if (once) { /* statistics and normalisation from the same registers */
+            out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_singleread", c, per, 0, instr, b, b + stats, 5 * n);
+            return 1;
+        }
+        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_stats", c, per, 1, instr * 0.6, b, stats, 3 * n);
+        out[1] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_normalize", c, per, 1, instr * 0.4, b + stats, b,
                                    2 * n);
         return 2;
+    /* Backward is one library call; its reduction counts as the weight
+     * gradient and its dx as the data gradient. Read once, dx computes from
+     * the registers the reduction loaded: it only writes. */
     case CP_PASS_BWD_WEIGHT: /* reads x and dy */
-        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_bwd_reduce", c, per, 2, bi * 0.4, 2 * b, stats,
-                                   4 * n);
+        out[0] = cp_channel_kernel(x->dev, x->prec, once ? "bn_bwd_singleread_reduce" : "bn_bwd_reduce", c, per,
+                                   once ? 0 : 2, instr * 0.4, 2 * b, stats, 4 * n);
         return 1;
     case CP_PASS_BWD_DATA: /* reads x and dy, writes dx */
-        out[0] = cp_channel_kernel(x->dev, x->prec, "bn_bwd_dx", c, per, 3, bi * 0.6, 2 * b + stats, b,
-                                   4 * n);
+        out[0] = cp_channel_kernel(x->dev, x->prec, once ? "bn_bwd_singleread_dx" : "bn_bwd_dx", c, per,
+                                   once ? 0 : 3, instr * 0.6, once ? stats : 2 * b + stats, b, 4 * n);
         return 1;
     default: return 0;
     }

@@ -211,7 +211,9 @@ cp_kernel cp_channel_kernel(const cp_device *d, cp_precision p, const char *name
     cp_kernel k = cp_stream_kernel(d, p, name, channels * per_channel, bytes_in, bytes_out, flops);
     k.threads = CHANNEL_THREADS;
     k.blocks = (long long)dmax(channels, 1.0);
-    k.iters = (long long)cp_cdiv(dmax(per_channel, 1.0), CHANNEL_THREADS * STREAM_VEC) * (serial > 1 ? serial : 1);
+    k.iters = serial == 0 ? 1
+                          : (long long)cp_cdiv(dmax(per_channel, 1.0), CHANNEL_THREADS * STREAM_VEC) *
+                                (serial > 1 ? serial : 1);
     double steps = (double)k.blocks * (double)k.iters, warps = CHANNEL_THREADS / d->warp_size;
     k.I = bytes_in / steps * (1.0 / WARP_VEC_BYTES);
     k.K = bytes_out / steps * (1.0 / WARP_VEC_BYTES);

@@ -176,7 +176,9 @@ cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name,
  * every image, so fewer channels than SMs leave SMs idle and each block's
  * loads in flight bound its bandwidth (the queue model's latency floor).
  * `serial` is how many of an element's tensor accesses wait on memory one
- * after another (1: all of them in flight together); each is a round.
+ * after another (1: all of them in flight together); each is a round; 0:
+ * the block loads its whole channel at once into registers (cuDNN's
+ * single-read kernels), one round however long the channel.
  * `instr` is the thread instructions the kernel spends on an element (0:
  * its arithmetic alone), which bound an SM however many blocks it holds. */
 cp_kernel cp_channel_kernel(const cp_device *d, cp_precision p, const char *name, double channels,

@@ -110,6 +110,40 @@ static void test_batchnorm_precision(void **state)
     assert_true(small < 0.7);
 }
 
+/* The kernel cuDNN picks (Nsight Compute, ResNet-50 b64 fp16, cuDNN 9.14;
+ * PyTorch's profiler over 32 shapes): a channel of at most 98 KiB forward
+ * and 49 KiB backward is read once; in 16 bits on an even plane with half2
+ * arithmetic, which took 64x128x28x28 forward in 12.3 us against 31.4 in
+ * fp32. */
+static const char *bn_kernel(int c, int hw, int batch, cp_precision prec, cp_pass pass, char *names, size_t cap)
+{
+    cp_network n;
+    one_layer(&n, c, hw, "{\"name\": \"bn\", \"kind\": \"batchnorm\"}");
+    pass_ms(&n.layers[0], pass, prec, batch, names, cap);
+    cp_network_free(&n);
+    return names;
+}
+
+static void test_batchnorm_kernel_choice(void **state)
+{
+    (void)state;
+    char k[256];
+    assert_string_equal(bn_kernel(128, 28, 64, CP_PREC_FP16, CP_PASS_FWD, k, sizeof k), "bn_fwd_singleread ");
+    assert_string_equal(bn_kernel(128, 28, 64, CP_PREC_FP16, CP_PASS_BWD_DATA, k, sizeof k), "bn_bwd_dx ");
+    assert_string_equal(bn_kernel(256, 14, 64, CP_PREC_FP16, CP_PASS_BWD_DATA, k, sizeof k), "bn_bwd_singleread_dx ");
+    assert_string_equal(bn_kernel(64, 56, 8, CP_PREC_FP32, CP_PASS_FWD, k, sizeof k), "bn_fwd_singleread ");
+    assert_string_equal(bn_kernel(64, 56, 8, CP_PREC_FP32, CP_PASS_BWD_WEIGHT, k, sizeof k), "bn_bwd_reduce ");
+    assert_string_equal(bn_kernel(2048, 7, 64, CP_PREC_FP32, CP_PASS_BWD_WEIGHT, k, sizeof k),
+                        "bn_bwd_singleread_reduce ");
+    assert_string_equal(bn_kernel(64, 56, 32, CP_PREC_FP16, CP_PASS_FWD, k, sizeof k), "bn_fwd_stats bn_fwd_normalize ");
+    double half2 = bn_fwd(128, 28, 64, CP_PREC_FP16) / bn_fwd(128, 28, 64, CP_PREC_FP32);
+    double odd = bn_fwd(2048, 7, 64, CP_PREC_FP16) / bn_fwd(2048, 7, 64, CP_PREC_FP32);
+    print_message("batch-norm forward fp16/fp32 at b64: 128x28x28 %.2f (measured 0.39), 2048x7x7 %.2f (0.79)\n",
+                  half2, odd);
+    assert_true(half2 < 0.5);
+    assert_true(odd > 0.7);
+}
+
 static void test_batchnorm_backward(void **state)
 {
     (void)state;
@@ -218,6 +252,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batchnorm_backward),
         cmocka_unit_test(test_batchnorm_precision),
+        cmocka_unit_test(test_batchnorm_kernel_choice),
         cmocka_unit_test(test_conv_layout),
         cmocka_unit_test(test_fft_tiling),
         cmocka_unit_test(test_pool_forward),
