@@ -20,9 +20,11 @@
  * (`bn_*_singleread`), a larger one in several passes (`bn_fw_tr_1C11_kernel_NCHW`,
  * `bn_bw_1C11_kernel_new`). In 16 bits, on an even plane, the single read
  * is a half2 kernel (`singleread_spec`) that spends about half as much per
- * element (64x128x28x28: 12.3 us forward against 49.6 backward, which is
- * past its limit); on odd planes (7x7) and in 32 bits the single read is
- * no faster per element than the passes. */
+ * element and has all its loads in flight at once, one round (64x128x28x28:
+ * 12.3 us forward against 49.6 backward, which is past its limit); on odd
+ * planes (7x7) and in 32 bits the single read skips the second pass over x
+ * but is no faster per element (fp32 64x2048x7x7: 6.7 ns per thousand
+ * elements, the passes of 256x1024x14x14 4.8). */
 #include "layer.h"
 
 static int infer(cp_layer *l, cp_jctx *c)
@@ -71,12 +73,12 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
         return 0;
     double n = x->batch * cp_shape_elems(l->out), b = cp_act_bytes(x, l->out), stats = 8.0 * l->out.c;
     double c = l->out.c, per = n / c;
-    bool once = single_read(l, x, pass != CP_PASS_FWD);
-    double instr = (pass == CP_PASS_FWD ? BN_FWD_INSTR : BN_BWD_INSTR) * (once && half2(l, x) ? 0.5 : 1.0);
+    bool once = single_read(l, x, pass != CP_PASS_FWD), fast = once && half2(l, x);
+    double instr = (pass == CP_PASS_FWD ? BN_FWD_INSTR : BN_BWD_INSTR) * (fast ? 0.5 : 1.0);
     switch (pass) {
     case CP_PASS_FWD:
         if (once) { /* statistics and normalisation from the same registers */
-            out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_singleread", c, per, 0, instr, b, b + stats, 5 * n);
+            out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_singleread", c, per, fast ? 0 : 1, instr, b, b + stats, 5 * n);
             return 1;
         }
         out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_stats", c, per, 1, instr * 0.6, b, stats, 3 * n);
@@ -88,11 +90,11 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
      * the registers the reduction loaded: it only writes. */
     case CP_PASS_BWD_WEIGHT: /* reads x and dy */
         out[0] = cp_channel_kernel(x->dev, x->prec, once ? "bn_bwd_singleread_reduce" : "bn_bwd_reduce", c, per,
-                                   once ? 0 : 2, instr * 0.4, 2 * b, stats, 4 * n);
+                                   fast ? 0 : 2, instr * 0.4, 2 * b, stats, 4 * n);
         return 1;
     case CP_PASS_BWD_DATA: /* reads x and dy, writes dx */
         out[0] = cp_channel_kernel(x->dev, x->prec, once ? "bn_bwd_singleread_dx" : "bn_bwd_dx", c, per,
-                                   once ? 0 : 3, instr * 0.6, once ? stats : 2 * b + stats, b, 4 * n);
+                                   fast ? 0 : once ? 1 : 3, instr * 0.6, once ? stats : 2 * b + stats, b, 4 * n);
         return 1;
     default: return 0;
     }
