@@ -564,6 +564,66 @@ use_torch_cudnn() {
     MEASURE=$B2/measure/cnnperf-measure
 }
 
+# Layer microbenchmarks: one-layer networks built here (a batch norm in front
+# so that the layer computes its data gradient, a small head behind it), each
+# pass timed alone (--layers isolated), to fit a layer kind's decomposition on
+# shapes of our choosing rather than on the evaluation networks. Pool: max
+# pooling with stride 1 and 2, windows 2, 3 and 5, planes 7x7 to 112x112;
+# first: convolutions of 3-channel images (the first layer of every CNN).
+LAYERBENCH_POOL="
+64 112 32 3 2 1
+96 56 32 3 2 1
+192 27 64 3 2 0
+288 35 32 3 2 0
+128 56 16 3 1 1
+256 28 32 3 1 1
+512 14 64 3 1 1
+832 7 64 3 1 1
+384 14 64 5 1 2
+128 112 16 2 2 0
+256 56 32 2 2 0
+512 28 32 2 2 0
+512 14 64 2 2 0"
+LAYERBENCH_FIRST="
+96 11 4 2 224 64
+64 7 2 3 224 64
+32 3 2 0 299 32
+32 3 1 1 224 32
+64 5 2 2 224 64
+48 9 3 4 224 64"
+layerbench() {
+    local dir=$RES/layerbench-nets c h b k s p out name prec
+    mkdir -p "$dir"
+    while read -r c h b k s p; do
+        [ -n "$c" ] || continue
+        name=pool_k${k}s${s}p${p}_${c}x${h}
+        printf '{"format": "cnnperf-network/1", "name": "%s", "input": {"channels": %s, "height": %s, "width": %s}, "layers": [{"name": "bn", "kind": "batchnorm"}, {"name": "pool", "kind": "maxpool", "kernel": %s, "stride": %s, "pad": %s}, {"name": "gap", "kind": "global_avgpool"}, {"name": "flatten", "kind": "flatten"}, {"name": "fc", "kind": "fc", "out": 10}, {"name": "loss", "kind": "softmax"}]}\n' \
+            "$name" "$c" "$h" "$h" "$k" "$s" "$p" >"$dir/$name.json"
+        echo "$name $b" >>"$dir/list"
+    done <<<"$LAYERBENCH_POOL"
+    while read -r out k s p h b; do
+        [ -n "$out" ] || continue
+        name=first_k${k}s${s}p${p}_${out}x${h}
+        printf '{"format": "cnnperf-network/1", "name": "%s", "input": {"channels": 3, "height": %s, "width": %s}, "layers": [{"name": "conv", "kind": "conv", "out": %s, "kernel": %s, "stride": %s, "pad": %s, "bias": false}, {"name": "gap", "kind": "global_avgpool"}, {"name": "flatten", "kind": "flatten"}, {"name": "fc", "kind": "fc", "out": 10}, {"name": "loss", "kind": "softmax"}]}\n' \
+            "$name" "$h" "$h" "$out" "$k" "$s" "$p" >"$dir/$name.json"
+        echo "$name $b" >>"$dir/list"
+    done <<<"$LAYERBENCH_FIRST"
+    while read -r name b; do
+        for prec in fp32 fp16 tf32; do
+            case "$name:$prec" in pool_*:tf32) continue ;; esac
+            [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "layerbench $name $prec skipped: past the ${DEADLINE} s budget"; continue; }
+            say "layerbench $name b$b $prec"
+            timeout 120 "$MEASURE" --network "$dir/$name.json" --batch "$b" --precision "$prec" --warmup 2 --iters 3 \
+                --layers isolated -o "$RES/layerbench-$name-b$b-$prec.json" </dev/null >/dev/null ||
+                fail "layerbench $name $prec"
+            "$PREDICT" predict --network "$dir/$name.json" --device "$DEV" --batch "$b" --precision "$prec" \
+                --calibration none --format json -o "$RES/layerbench-predict-$name-b$b-$prec.json" </dev/null ||
+                fail "predict layerbench $name $prec"
+        done
+    done <"$dir/list"
+    bundle
+}
+
 # The campaign's configurations again, nothing else (e.g. after a change of defaults).
 remeasure() {
     single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
@@ -740,6 +800,12 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         remeasure
         parity torch ;;
     remeasure) remeasure ;;
+    layerbench) # one-layer microbenchmarks (layerbench above)
+        case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
+        *h200*) DEV=h200 ;;
+        *) DEV=h100 ;;
+        esac
+        layerbench ;;
     *) single ;;
     esac
 }
