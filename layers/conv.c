@@ -70,8 +70,10 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
 /* Thin groups (depthwise): fewer than this many channels per group. */
 #define DIRECT_MAX_GROUP_CHANNELS 8
 
-/* The pass as one implicit GEMM. */
-static int gemm_pass(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
+/* The pass as one implicit GEMM on the pipe of precision `pipe` (x->prec, or
+ * FP32 for a 16-bit pass that cuDNN runs on the FMA lanes). */
+static int gemm_on(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_precision pipe, cp_kernel *out, int max,
+                   cp_error *err)
 {
     cp_shape in = l->in[0], o = l->out;
     double n = x->batch, g = l->groups;
@@ -92,7 +94,13 @@ static int gemm_pass(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kerne
         gm = (cp_gemm){cout, cin * rs, n * o.h * o.w, g, xb + yb + wbytes, 1};
         what = "conv_wgrad";
     }
-    return cp_gemm_kernels(x->dev, x->prec, &gm, what, x->gemm_tiles, out, max, err);
+    /* the tile table is built for x->prec: another pipe builds its own */
+    return cp_gemm_kernels(x->dev, pipe, &gm, what, pipe == x->prec ? x->gemm_tiles : NULL, out, max, err);
+}
+
+static int gemm_pass(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
+{
+    return gemm_on(l, pass, x, x->prec, out, max, err);
 }
 
 /* --- Winograd F(4x4, 3x3) ------------------------------------------------- */
@@ -336,6 +344,33 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     return nk;
 }
 
+/* --- fewer channels than a tensor-core vector --------------------------------
+ *
+ * An input of fewer channels than one 16-byte vector (the 3 of an image;
+ * LeNet's 6 in 16 bits) does not fit tensor-core kernels' loads. cuDNN has
+ * one tensor-core kernel for it, FP16 7x7 stride 2 into 64 channels
+ * (`sm90_xmma_fprop_image_first_layer_..._k64c4r7s7_stride2x2`, Nsight
+ * Compute, validation/h100/ncu/); every other such pass runs at the FP32
+ * lanes' pace whatever the precision (`implicit_convolve_sgemm`, cudnnFind's
+ * "default" math). Layer microbenchmarks of 3-channel convolutions on the H100
+ * (validation/layerbench-h100/): 16-bit forward against FP32 11x11/4 0.80,
+ * 9x9/3 0.84, 5x5/2 1.48, 3x3/1 0.96, 3x3/2 1.02, and 7x7/2 0.50 (the
+ * kernel above); TF32 forward within 0.88-1.0 of FP32 everywhere, bf16 7x7/2
+ * too, and TF32 weight gradients within 0.73-1.02. The 16-bit weight
+ * gradient is another kernel (0.62-1.75 of FP32's) and stays a tensor-core
+ * GEMM here. */
+
+static bool on_fma_lanes(const cp_layer *l, cp_pass pass, const cp_exec *x)
+{
+    if (x->prec == CP_PREC_FP32 || l->groups != 1 || l->in[0].c * cp_precision_bytes(x->prec) >= TC_VECTOR_BYTES)
+        return false;
+    if (pass == CP_PASS_BWD_WEIGHT && x->prec != CP_PREC_TF32)
+        return false;
+    bool image_first_layer = x->prec == CP_PREC_FP16 && l->kh == 7 && l->kw == 7 && l->sh == 2 && l->sw == 2 &&
+                             l->out_c == 64;
+    return !image_first_layer;
+}
+
 static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
 {
     if (pass == CP_PASS_UPDATE)
@@ -356,6 +391,8 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
         else
             out[nk++] = cp_direct_conv_kernel(x->dev, x->prec, "conv_direct_wgrad", outs, cin * rs, xb + yb,
                                               wbytes);
+    } else if (on_fma_lanes(l, pass, x)) {
+        nk = gemm_on(l, pass, x, CP_PREC_FP32, out, max, err);
     } else if (winograd_fits(l, x) || fft_fits(l, x)) {
         nk = fastest_algorithm(l, pass, x, out, max, err);
     } else {

@@ -247,6 +247,45 @@ static void test_pool_forward(void **state)
     assert_true(w3 > 1.3 * h);
 }
 
+/* 3-channel convolutions: the FP32 lanes' GEMM in every precision, except
+ * FP16 7x7/2 into 64 channels (cuDNN's image-first-layer kernel) and the
+ * 16-bit weight gradient (layer microbenchmarks, validation/layerbench-h100/). */
+static bool fma_tiles(int c, int k, int stride, int out, cp_precision prec, cp_pass pass)
+{
+    char layer[160];
+    snprintf(layer, sizeof layer, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": %d, \"stride\": %d, \"bias\": false}",
+             out, k, stride);
+    cp_network n;
+    one_layer(&n, c, 224, layer);
+    cp_exec x = {&h100, prec, 32, NULL};
+    cp_kernel kk[MAXK];
+    cp_error err;
+    int nk = n.layers[0].kind->kernels(&n.layers[0], pass, &x, kk, MAXK, &err);
+    if (nk < 0)
+        fail_msg("%s", err.msg);
+    bool fma = false, tensor = false;
+    for (int i = 0; i < nk; i++)
+        if (strncmp(kk[i].name, "conv_", 5) == 0)
+            *(kk[i].pipe == CP_PIPE_FMA ? &fma : &tensor) = true;
+    cp_network_free(&n);
+    return fma && !tensor;
+}
+
+static void test_conv_three_channels(void **state)
+{
+    (void)state;
+    assert_true(fma_tiles(3, 11, 4, 96, CP_PREC_FP16, CP_PASS_FWD));
+    assert_true(fma_tiles(3, 3, 1, 32, CP_PREC_BF16, CP_PASS_FWD));
+    assert_true(fma_tiles(3, 7, 2, 64, CP_PREC_TF32, CP_PASS_FWD));
+    assert_true(fma_tiles(3, 7, 2, 64, CP_PREC_BF16, CP_PASS_FWD));
+    assert_false(fma_tiles(3, 7, 2, 64, CP_PREC_FP16, CP_PASS_FWD));
+    assert_true(fma_tiles(3, 7, 2, 96, CP_PREC_FP16, CP_PASS_FWD));
+    assert_true(fma_tiles(3, 5, 2, 64, CP_PREC_TF32, CP_PASS_BWD_WEIGHT));
+    assert_false(fma_tiles(3, 5, 2, 64, CP_PREC_FP16, CP_PASS_BWD_WEIGHT));
+    assert_false(fma_tiles(8, 3, 1, 64, CP_PREC_FP16, CP_PASS_FWD)); /* 8 x 2 B: one whole vector */
+    assert_true(fma_tiles(3, 3, 1, 64, CP_PREC_FP32, CP_PASS_FWD));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_batchnorm_precision),
         cmocka_unit_test(test_batchnorm_kernel_choice),
         cmocka_unit_test(test_conv_layout),
+        cmocka_unit_test(test_conv_three_channels),
         cmocka_unit_test(test_fft_tiling),
         cmocka_unit_test(test_pool_forward),
     };
