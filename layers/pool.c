@@ -92,6 +92,71 @@ static double window_flops(const cp_layer *l, cp_pass pass, int batch)
     return 0;
 }
 
+/* --- max-pooling backward -----------------------------------------------
+ *
+ * cuDNN finds each window's maximum again and adds the window's gradient
+ * there (Nsight Compute, validation/h100/ncu/). An input plane of up to 56x56
+ * gets one 256-thread block (`pooling_bw_kernel_max_nchw_fully_packed_small`)
+ * that loads the plane, walks its windows tap by tap, adds into dx in shared
+ * memory and writes the plane back: a chain of dependent memory round trips,
+ * not a stream, so its time is the waves of blocks times the chain. In
+ * global-latency units per block: a fixed part, a part per 256 input
+ * elements a thread loads and stores, and a part per window tap a thread
+ * visits; 16 bits spend three times as long on a tap (conversions, and
+ * half-precision adds into shared memory are compare-and-swap loops).
+ * Fitted on the one-layer microbenchmarks of validation/layerbench-h100/
+ * (11 shapes per precision: windows 2, 3 and 5, strides 1 and 2, planes 7x7
+ * to 56x56; mean |log error| 0.06 in fp32, 0.14 in fp16), nothing else.
+ * Larger planes run `pooling_bw_kernel_max` over the forward's grid, about
+ * 5.3 input elements per thread (ResNet-50's 64x112x112 at b64: 37,888
+ * blocks of 255 threads): a chain too, its length growing with how many
+ * windows cover an input; 16-bit windows that overlap cost far more (410 us
+ * against fp32's 232 for 3x3/2, 211 against 209 for 2x2/2). Two
+ * microbenchmark shapes per precision only (112x112 planes, 2x2/2 and
+ * 3x3/2): a fit through them, the weakest part of this model. */
+#define POOL_PACKED_MAX_PLANE 3136.0
+#define POOL_PACKED_THREADS 256
+#define POOL_GENERIC_INPUTS_PER_THREAD 5.3
+
+static const struct {
+    double fixed, per_256_inputs, per_tap;     /* the plane kernel */
+    double generic_fixed, generic_per_window; /* the large-plane kernel */
+} pool_chain[2] = {{3.8, 2.9, 0.59, 34.9, 3.4},  /* 4-byte elements */
+                   {3.1, 0.87, 1.93, 9.4, 29.6}}; /* 2-byte */
+
+static cp_kernel maxpool_bwd_kernel(const cp_layer *l, const cp_exec *x)
+{
+    const cp_device *d = x->dev;
+    double xb = cp_act_bytes(x, l->in[0]), yb = cp_act_bytes(x, l->out);
+    double in = (double)l->in[0].h * l->in[0].w, outs = (double)l->out.h * l->out.w;
+    double planes = (double)x->batch * l->in[0].c, taps = (double)l->kh * l->kw;
+    double flops = window_flops(l, CP_PASS_BWD_DATA, x->batch);
+    int half = cp_precision_bytes(x->prec) == 2, packed = in <= POOL_PACKED_MAX_PLANE;
+    double windows = ((double)l->kh / l->sh) * ((double)l->kw / l->sw); /* covering an input, on average */
+    double rounds = packed ? pool_chain[half].fixed + pool_chain[half].per_256_inputs * in / POOL_PACKED_THREADS +
+                                 pool_chain[half].per_tap * outs * taps / POOL_PACKED_THREADS
+                           : pool_chain[half].generic_fixed + pool_chain[half].generic_per_window * windows;
+    cp_kernel k = cp_stream_kernel(d, x->prec, packed ? "maxpool_bwd_plane" : "maxpool_bwd", planes * in, xb + 2 * yb,
+                                   xb, flops);
+    k.blocks = packed ? (long long)planes
+                      : (long long)cp_cdiv(planes * in, POOL_PACKED_THREADS * POOL_GENERIC_INPUTS_PER_THREAD);
+    k.threads = POOL_PACKED_THREADS;
+    k.regs = 24;
+    k.smem = packed ? (int)(in * 4) : 0; /* the plane's dx, accumulated in fp32 */
+    k.iters = (long long)(rounds + 0.5);
+    /* one dependent access per warp and round; the block's share of the
+     * traffic spread over its rounds */
+    double warps = POOL_PACKED_THREADS / d->warp_size, per_round = 1.0 / ((double)k.blocks * (double)k.iters);
+    k.I = warps;
+    k.ld_bytes = (xb + 2 * yb) * per_round / warps;
+    k.K = warps;
+    k.st_bytes = xb * per_round / warps;
+    k.L = flops * per_round / d->warp_size;
+    k.M = warps;
+    k.other = warps * 4;
+    return k;
+}
+
 static int window_kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max,
                           cp_error *err)
 {
@@ -111,11 +176,12 @@ static int window_kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_
         k->L = instr / (double)k->blocks / x->dev->warp_size;
         return 1;
     }
+    if (pass == CP_PASS_BWD_DATA && is_max) {
+        out[0] = maxpool_bwd_kernel(l, x);
+        return 1;
+    }
     if (pass == CP_PASS_BWD_DATA) {
-        /* cuDNN's max-pool backward re-reads x and y to find each window's maximum. */
-        double in_bytes = is_max ? xb + 2 * yb : yb;
-        out[0] = cp_stream_kernel(x->dev, x->prec, is_max ? "maxpool_bwd" : "avgpool_bwd", ins, in_bytes, xb,
-                                  window_flops(l, pass, x->batch));
+        out[0] = cp_stream_kernel(x->dev, x->prec, "avgpool_bwd", ins, yb, xb, window_flops(l, pass, x->batch));
         return 1;
     }
     return 0;

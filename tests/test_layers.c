@@ -222,16 +222,23 @@ static void test_fft_tiling(void **state)
     }
 }
 
-static double pool_fwd(int c, int hw, int k, int stride, cp_precision prec, int batch)
+static double pool_pass(int c, int hw, int k, int stride, cp_precision prec, int batch, cp_pass pass, char *names,
+                        size_t cap)
 {
     char layer[160];
-    snprintf(layer, sizeof layer, "{\"name\": \"p\", \"kind\": \"maxpool\", \"kernel\": %d, \"stride\": %d}", k,
-             stride);
+    snprintf(layer, sizeof layer,
+             "{\"name\": \"p\", \"kind\": \"maxpool\", \"kernel\": %d, \"stride\": %d, \"pad\": %d}", k, stride,
+             stride == 1 ? k / 2 : 0);
     cp_network n;
     one_layer(&n, c, hw, layer);
-    double t = pass_ms(&n.layers[0], CP_PASS_FWD, prec, batch, NULL, 0);
+    double t = pass_ms(&n.layers[0], pass, prec, batch, names, cap);
     cp_network_free(&n);
     return t;
+}
+
+static double pool_fwd(int c, int hw, int k, int stride, cp_precision prec, int batch)
+{
+    return pool_pass(c, hw, k, stride, prec, batch, CP_PASS_FWD, NULL, 0);
 }
 
 static void test_pool_forward(void **state)
@@ -245,6 +252,29 @@ static void test_pool_forward(void **state)
     /* the same outputs from 3x3 windows (stride 2 over a 225x225 plane): longer */
     double w3 = pool_fwd(64, 225, 3, 2, CP_PREC_FP16, 128);
     assert_true(w3 > 1.3 * h);
+}
+
+/* Max-pool backward: a chain of dependent accesses per plane (up to 56x56)
+ * or per 5.3 inputs (larger planes), not a stream; 16-bit overlapping
+ * windows far slower than fp32, 2x2/2 alike (layer microbenchmarks,
+ * validation/layerbench-h100/: 3x3/1 on 256x28x28 at b32 194 us fp16, 71
+ * fp32; 2x2/2 on 256x56x56 94 and 115). */
+static void test_pool_backward(void **state)
+{
+    (void)state;
+    char names[128];
+    double h = pool_pass(256, 28, 3, 1, CP_PREC_FP16, 32, CP_PASS_BWD_DATA, names, sizeof names);
+    assert_string_equal(names, "maxpool_bwd_plane ");
+    double f = pool_pass(256, 28, 3, 1, CP_PREC_FP32, 32, CP_PASS_BWD_DATA, NULL, 0);
+    double h2 = pool_pass(256, 56, 2, 2, CP_PREC_FP16, 32, CP_PASS_BWD_DATA, NULL, 0);
+    double f2 = pool_pass(256, 56, 2, 2, CP_PREC_FP32, 32, CP_PASS_BWD_DATA, NULL, 0);
+    print_message("max-pool backward: 3x3/1 %.0f us fp16, %.0f fp32; 2x2/2 %.0f, %.0f\n", h * 1e3, f * 1e3, h2 * 1e3,
+                  f2 * 1e3);
+    assert_true(h > 1.5 * f);
+    assert_true(h2 > 0.7 * f2 && h2 < 1.3 * f2);
+    assert_true(f * 1e3 > 50 && f * 1e3 < 100);
+    pool_pass(64, 112, 3, 2, CP_PREC_FP16, 32, CP_PASS_BWD_DATA, names, sizeof names);
+    assert_string_equal(names, "maxpool_bwd ");
 }
 
 /* 3-channel convolutions: the FP32 lanes' GEMM in every precision, except
@@ -296,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_conv_three_channels),
         cmocka_unit_test(test_fft_tiling),
         cmocka_unit_test(test_pool_forward),
+        cmocka_unit_test(test_pool_backward),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
