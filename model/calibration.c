@@ -8,7 +8,8 @@
 
 static const char *const class_names[CP_CC_COUNT] = {"conv_first", "conv_grouped", "conv_1x1",    "conv_3x3",
                                                      "conv_kxk",   "conv_large",   "fc",          "batchnorm",
-                                                     "elementwise", "pool",        "other"};
+                                                     "elementwise", "maxpool",     "pool",
+                                                     "other"};
 static const char *const group_names[CP_CG_COUNT] = {"fp32", "tf32", "half"};
 static const char *const pass_keys[CP_CALIB_PASSES] = {"forward", "backward_data", "backward_weight", "update"};
 

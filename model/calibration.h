@@ -30,7 +30,8 @@ typedef enum {
     CP_CC_FC,
     CP_CC_BATCHNORM,
     CP_CC_ELEMENTWISE, /* relu, relu6, dropout, add, concat, softmax, flatten */
-    CP_CC_POOL,        /* max, avg, adaptive and global average pooling */
+    CP_CC_MAXPOOL,     /* max pooling: its backward is a chain of its own (layers/pool.c) */
+    CP_CC_POOL,        /* avg, adaptive and global average pooling */
     CP_CC_OTHER,       /* lrn */
     CP_CC_COUNT
 } cp_calib_class;

@@ -62,6 +62,8 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
         return CP_CC_FC;
     if (strcmp(k, "batchnorm") == 0)
         return CP_CC_BATCHNORM;
+    if (strcmp(k, "maxpool") == 0)
+        return CP_CC_MAXPOOL;
     if (strstr(k, "pool"))
         return CP_CC_POOL;
     if (strcmp(k, "lrn") == 0)
