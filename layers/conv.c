@@ -362,8 +362,9 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
 
 static bool on_fma_lanes(const cp_layer *l, cp_pass pass, const cp_exec *x)
 {
-    if (x->prec == CP_PREC_FP32 || l->groups != 1 || l->in[0].c * cp_precision_bytes(x->prec) >= TC_VECTOR_BYTES)
-        return false;
+    if (x->prec == CP_PREC_FP32 || x->dev->tensor_tflops[x->prec] <= 0 || l->groups != 1 ||
+        l->in[0].c * cp_precision_bytes(x->prec) >= TC_VECTOR_BYTES)
+        return false; /* no tensor cores in play */
     if (pass == CP_PASS_BWD_WEIGHT && x->prec != CP_PREC_TF32)
         return false;
     bool image_first_layer = x->prec == CP_PREC_FP16 && l->kh == 7 && l->kw == 7 && l->sh == 2 && l->sw == 2 &&
