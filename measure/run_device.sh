@@ -751,6 +751,24 @@ resnet34 64 fp16
 resnet101 32 fp16
 resnet152 32 fp32
 resnet152 32 fp16" "--warmup 3 --iters 10" ;;
+    holdout2) # configurations no run had measured, predicted by the commit measured (session 11)
+        single "
+resnet34 32 fp32
+resnet34 32 fp16
+resnet101 64 fp32
+resnet101 64 fp16
+resnet152 64 fp16
+vgg19 32 fp32
+vgg19 32 fp16
+alexnet 128 fp32
+alexnet 128 fp16
+googlenet 64 fp32
+googlenet 64 fp16
+resnet50 96 fp32
+resnet50 96 fp16
+vgg16 96 fp16
+lenet5 128 fp32
+resnet34 128 bf16" "--warmup 3 --iters 10" ;;
     bias) # after the change of the bias gradient: the campaigns' networks with convolution biases, then PyTorch
         single "$(printf '%s\n' "$CAMPAIGN_EVAL" "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" | grep -E '^(vgg|alexnet|lenet|squeezenet)')" \
             "--warmup 3 --iters 10"
