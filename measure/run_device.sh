@@ -584,6 +584,19 @@ LAYERBENCH_POOL="
 256 56 32 2 2 0
 512 28 32 2 2 0
 512 14 64 2 2 0"
+LAYERBENCH_CONV1X1="
+64 256 56 64
+256 64 56 64
+64 64 112 32
+128 512 28 64
+512 128 28 64
+256 1024 14 64
+1024 256 14 64
+512 2048 7 64
+2048 512 7 64
+1024 1024 7 32
+96 576 14 64
+32 192 112 16"
 LAYERBENCH_FIRST="
 96 11 4 2 224 64
 64 7 2 3 224 64
@@ -592,7 +605,7 @@ LAYERBENCH_FIRST="
 64 5 2 2 224 64
 48 9 3 4 224 64"
 layerbench() {
-    local dir=$RES/layerbench-nets c h b k s p out name prec
+    local dir=$RES/layerbench-nets c h b k s p out name prec ci co
     mkdir -p "$dir"
     while read -r c h b k s p; do
         [ -n "$c" ] || continue
@@ -608,6 +621,15 @@ layerbench() {
             "$name" "$h" "$h" "$out" "$k" "$s" "$p" >"$dir/$name.json"
         echo "$name $b" >>"$dir/list"
     done <<<"$LAYERBENCH_FIRST"
+    while read -r ci co h b; do
+        [ -n "$ci" ] || continue
+        name=conv1x1_${ci}to${co}_${h}
+        printf '{"format": "cnnperf-network/1", "name": "%s", "input": {"channels": %s, "height": %s, "width": %s}, "layers": [{"name": "bn", "kind": "batchnorm"}, {"name": "conv", "kind": "conv", "out": %s, "kernel": 1, "bias": false}, {"name": "gap", "kind": "global_avgpool"}, {"name": "flatten", "kind": "flatten"}, {"name": "fc", "kind": "fc", "out": 10}, {"name": "loss", "kind": "softmax"}]}\n' \
+            "$name" "$ci" "$h" "$h" "$co" >"$dir/$name.json"
+        echo "$name $b" >>"$dir/list"
+    done <<<"$LAYERBENCH_CONV1X1"
+    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, conv1x1_); all by default
+    grep "^${LAYERBENCH_ONLY:-}" "$dir/list" >"$dir/run" || true
     while read -r name b; do
         for prec in fp32 fp16 tf32; do
             case "$name:$prec" in pool_*:tf32) continue ;; esac
@@ -620,8 +642,12 @@ layerbench() {
                 --calibration none --format json -o "$RES/layerbench-predict-$name-b$b-$prec.json" </dev/null ||
                 fail "predict layerbench $name $prec"
         done
-    done <"$dir/list"
+    done <"$dir/run"
     bundle
+    # LAYERBENCH_NCU=1: the same networks' fp32 passes under Nsight Compute too (which kernels, grids, L2 bytes)
+    if [ "${LAYERBENCH_NCU:-0}" = 1 ]; then
+        NCU_CONFIGS=$(awk -v d="$dir" '{print d "/" $1 ".json", $2, "fp32"}' "$dir/run") ncu_profile
+    fi
 }
 
 # The campaign's configurations again, nothing else (e.g. after a change of defaults).
@@ -665,7 +691,8 @@ ncu_profile() {
     while read -r net batch prec; do
         [ -n "$net" ] || continue
         [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { say "deadline: ncu $net stopped here"; break; }
-        local tag="$net-b$batch-$prec"
+        local tag
+        tag="$(basename "$net" .json)-b$batch-$prec"
         say "ncu $tag"
         CNNPERF_MEASURE_PROFILE=1 timeout 150 "$ncu" --profile-from-start off --csv --page raw --metrics "$metrics" \
             --log-file "$RES/ncu-$tag.csv" "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" \
