@@ -604,29 +604,31 @@ LAYERBENCH_FIRST="
 32 3 1 1 224 32
 64 5 2 2 224 64
 48 9 3 4 224 64"
+# One network of the layers given (JSON objects) and a common head: global
+# average pooling, fc, loss. Written into $dir; its name and batch join the list.
+bench_net() { # name channels height batch layers
+    printf '{"format": "cnnperf-network/1", "name": "%s", "input": {"channels": %s, "height": %s, "width": %s}, "layers": [%s, {"name": "gap", "kind": "global_avgpool"}, {"name": "flatten", "kind": "flatten"}, {"name": "fc", "kind": "fc", "out": 10}, {"name": "loss", "kind": "softmax"}]}\n' \
+        "$1" "$2" "$3" "$3" "$5" >"$dir/$1.json"
+    echo "$1 $4" >>"$dir/list"
+}
 layerbench() {
     local dir=$RES/layerbench-nets c h b k s p out name prec ci co
+    local bn='{"name": "bn", "kind": "batchnorm"}'
     mkdir -p "$dir"
     while read -r c h b k s p; do
         [ -n "$c" ] || continue
-        name=pool_k${k}s${s}p${p}_${c}x${h}
-        printf '{"format": "cnnperf-network/1", "name": "%s", "input": {"channels": %s, "height": %s, "width": %s}, "layers": [{"name": "bn", "kind": "batchnorm"}, {"name": "pool", "kind": "maxpool", "kernel": %s, "stride": %s, "pad": %s}, {"name": "gap", "kind": "global_avgpool"}, {"name": "flatten", "kind": "flatten"}, {"name": "fc", "kind": "fc", "out": 10}, {"name": "loss", "kind": "softmax"}]}\n' \
-            "$name" "$c" "$h" "$h" "$k" "$s" "$p" >"$dir/$name.json"
-        echo "$name $b" >>"$dir/list"
+        bench_net "pool_k${k}s${s}p${p}_${c}x${h}" "$c" "$h" "$b" \
+            "$bn, {\"name\": \"pool\", \"kind\": \"maxpool\", \"kernel\": $k, \"stride\": $s, \"pad\": $p}"
     done <<<"$LAYERBENCH_POOL"
     while read -r out k s p h b; do
         [ -n "$out" ] || continue
-        name=first_k${k}s${s}p${p}_${out}x${h}
-        printf '{"format": "cnnperf-network/1", "name": "%s", "input": {"channels": 3, "height": %s, "width": %s}, "layers": [{"name": "conv", "kind": "conv", "out": %s, "kernel": %s, "stride": %s, "pad": %s, "bias": false}, {"name": "gap", "kind": "global_avgpool"}, {"name": "flatten", "kind": "flatten"}, {"name": "fc", "kind": "fc", "out": 10}, {"name": "loss", "kind": "softmax"}]}\n' \
-            "$name" "$h" "$h" "$out" "$k" "$s" "$p" >"$dir/$name.json"
-        echo "$name $b" >>"$dir/list"
+        bench_net "first_k${k}s${s}p${p}_${out}x${h}" 3 "$h" "$b" \
+            "{\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $p, \"bias\": false}"
     done <<<"$LAYERBENCH_FIRST"
     while read -r ci co h b; do
         [ -n "$ci" ] || continue
-        name=conv1x1_${ci}to${co}_${h}
-        printf '{"format": "cnnperf-network/1", "name": "%s", "input": {"channels": %s, "height": %s, "width": %s}, "layers": [{"name": "bn", "kind": "batchnorm"}, {"name": "conv", "kind": "conv", "out": %s, "kernel": 1, "bias": false}, {"name": "gap", "kind": "global_avgpool"}, {"name": "flatten", "kind": "flatten"}, {"name": "fc", "kind": "fc", "out": 10}, {"name": "loss", "kind": "softmax"}]}\n' \
-            "$name" "$ci" "$h" "$h" "$co" >"$dir/$name.json"
-        echo "$name $b" >>"$dir/list"
+        bench_net "conv1x1_${ci}to${co}_${h}" "$ci" "$h" "$b" \
+            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 1, \"bias\": false}"
     done <<<"$LAYERBENCH_CONV1X1"
     # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, conv1x1_); all by default
     grep "^${LAYERBENCH_ONLY:-}" "$dir/list" >"$dir/run" || true
