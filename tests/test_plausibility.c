@@ -46,11 +46,11 @@ static void for_each_network(void (*fn)(const cp_network *, const cp_device *, c
 
 static long convs, convs_above_3;
 
-static void check_bounds(const cp_network *n, const cp_device *d, cp_precision prec)
+static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precision prec, int batch)
 {
     cp_prediction p = {0};
     cp_error err;
-    if (cp_predict(n, d, 32, prec, &p, &err))
+    if (cp_predict(n, d, batch, prec, &p, &err))
         fail_msg("%s", err.msg);
     double peak = cp_device_peak_flops(d, prec), bw = d->dram_bandwidth_gbs * 1e9;
     double sum[4] = {0};
@@ -81,6 +81,12 @@ static void check_bounds(const cp_network *n, const cp_device *d, cp_precision p
     double total = p.loading_ms + p.forward_ms + p.backward_ms + p.update_ms;
     assert_true(fabs(total - p.iteration_ms) <= 1e-9 * total);
     cp_prediction_free(&p);
+}
+
+static void check_bounds(const cp_network *n, const cp_device *d, cp_precision prec)
+{
+    check_bounds_at(n, d, prec, 32);
+    check_bounds_at(n, d, prec, 64);
 }
 
 static void test_roofline_and_sums(void **state)
