@@ -6,11 +6,18 @@ CUPTI underneath).
 The model decomposes every pass into the kernels it assumes cuDNN runs
 (layers/*.c); this script shows what cuDNN really runs, so a decomposition
 can be checked against the library rather than fitted to iteration times.
-Only batch normalisation in training mode for now (cuDNN through
-torch.cudnn_batch_norm and its backward, NCHW, the calls cnnperf-measure
-makes), over a grid of channel counts and per-channel sizes.
+Two kinds of trace:
+
+  --op batchnorm: batch normalisation in training mode (cuDNN through
+  torch.cudnn_batch_norm and its backward, NCHW, the calls cnnperf-measure
+  makes), over a grid of channel counts and per-channel sizes;
+  --op network: one whole PyTorch training iteration of shipped networks as
+  tools/torch_bench.py runs it (NCHW, cudnn.benchmark), every kernel in launch
+  order: which algorithms PyTorch's cuDNN path picks, layer by layer, where
+  eager mode (--mode eager) must predict them.
 
   python3 tools/kernel_trace.py --op batchnorm --precision fp32,fp16 -o bn-kernels.json
+  python3 tools/kernel_trace.py --op network --network vgg11,resnet18 --batch 32 --precision fp32 -o nets.json
 
 Output: JSON, one record per (shape, precision, pass) with the kernels in
 launch order: name, grid, block, registers per thread, shared memory, and
@@ -70,6 +77,12 @@ def trace_batchnorm(torch, shape, prec, iters):
 
     for _ in range(3):
         step()
+    return profiled(torch, step, iters)
+
+
+def profiled(torch, step, iters):
+    """The kernels of `iters` calls of step(), grouped by position in a call:
+    name, launch configuration and median GPU time."""
     from torch.profiler import profile, ProfilerActivity
     with profile(activities=[ProfilerActivity.CUDA]) as p:
         for _ in range(iters):
@@ -80,7 +93,7 @@ def trace_batchnorm(torch, shape, prec, iters):
     events = json.load(open(path)).get("traceEvents", [])
     os.unlink(path)
     kern = sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
-    # Each iteration launches the same sequence; group by position.
+    # Each call launches the same sequence; group by position.
     per = len(kern) // iters if iters else 0
     out = []
     for i in range(per):
@@ -96,9 +109,42 @@ def trace_batchnorm(torch, shape, prec, iters):
     return out
 
 
+def trace_network(torch, name, batch, prec, iters):
+    """One training iteration of a torchvision network as torch_bench.py runs it."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch_bench
+    dev = torch.device("cuda")
+    tf32 = prec == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cudnn.benchmark = True
+    amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(prec)
+    c, h, w, classes = torch_bench.network_shape(name)
+    torch.manual_seed(1)
+    model = torch_bench.build_model(torch, name, classes).to(dev).train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x = torch.rand(batch, c, h, w, device=dev)
+    y = torch.arange(batch, device=dev) % classes
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
+            loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize()
+
+    for _ in range(5):  # cudnn.benchmark settles its choices here
+        step()
+    return profiled(torch, step, iters)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--op", default="batchnorm", choices=["batchnorm"])
+    ap.add_argument("--op", default="batchnorm", choices=["batchnorm", "network"])
+    ap.add_argument("--network", default="vgg11,resnet18", help="--op network: comma-separated names")
+    ap.add_argument("--batch", type=int, default=32, help="--op network")
     ap.add_argument("--precision", default="fp32,fp16")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("-o", "--output", required=True)
@@ -108,6 +154,13 @@ def main():
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     records = []
     for prec in a.precision.split(","):
+        if a.op == "network":
+            for name in a.network.split(","):
+                ks = trace_network(torch, name, a.batch, prec, a.iters)
+                records.append({"op": a.op, "network": name, "batch": a.batch, "precision": prec, "kernels": ks})
+                print(f"{name} b{a.batch} {prec}: {len(ks)} kernels, {sum(k['median_us'] for k in ks) / 1e3:.2f} ms",
+                      flush=True)
+            continue
         for shape in SHAPES:
             ks = trace_batchnorm(torch, shape, prec, a.iters)
             records.append({"op": a.op, "shape_nchw": list(shape), "precision": prec, "kernels": ks})
