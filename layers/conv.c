@@ -111,7 +111,7 @@ static int gemm_pass(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kerne
 
 static bool winograd_fits(const cp_layer *l, const cp_exec *x)
 {
-    return x->prec == CP_PREC_FP32 && l->groups == 1 && l->kh == 3 && l->kw == 3 && l->sh == 1 && l->sw == 1 &&
+    return x->prec == CP_PREC_FP32 && x->algos == CP_ALGOS_FIND && l->groups == 1 && l->kh == 3 && l->kw == 3 && l->sh == 1 && l->sw == 1 &&
            l->dh == 1 && l->dw == 1;
 }
 
@@ -176,7 +176,9 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, dou
 
 static bool fft_fits(const cp_layer *l, const cp_exec *x)
 {
-    return x->prec == CP_PREC_FP32 && l->groups == 1 && l->kh * l->kw > 9 && l->kh < FFT_TILE && l->kw < FFT_TILE &&
+    int min_taps = x->algos == CP_ALGOS_PYTORCH ? 9 : 10; /* PyTorch's path tiles 3x3 filters too */
+    return x->prec == CP_PREC_FP32 && l->groups == 1 && l->kh * l->kw >= min_taps && l->kh < FFT_TILE &&
+           l->kw < FFT_TILE &&
            l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
 }
 

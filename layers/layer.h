@@ -52,12 +52,23 @@ typedef struct cp_layer {
     double p, alpha, beta, k;
 } cp_layer;
 
+/* The convolution algorithms the framework's path into cuDNN reaches.
+ * CP_ALGOS_FIND: cudnnFind over the legacy API, as cnnperf-measure runs,
+ * where FP32 3x3 passes may run as Winograd. CP_ALGOS_PYTORCH: PyTorch's
+ * (cudnn.benchmark over the engines its frontend path lists): no Winograd,
+ * and FFT tiling for 3x3 filters too. A profile of PyTorch training VGG-11
+ * and ResNet-18 in FP32 (validation/h100/ncu/kernels-torch-networks-h100.json)
+ * shows FFT and implicit GEMM kernels for their 3x3 convolutions, Winograd
+ * only in a few weight gradients. */
+typedef enum { CP_ALGOS_FIND, CP_ALGOS_PYTORCH } cp_algos;
+
 /* What a kernel decomposition depends on besides the layer. */
 typedef struct {
     const cp_device *dev;
     cp_precision prec;
     int batch;
     cp_gemm_tiles *gemm_tiles; /* may be NULL */
+    cp_algos algos;
 } cp_exec;
 
 struct cp_layer_kind {

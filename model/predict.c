@@ -198,6 +198,12 @@ static int build_tree(cp_prediction *p, const cp_exec *x, const int *twin, int (
 int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *p,
                cp_error *err)
 {
+    return cp_predict_with(net, dev, batch, prec, CP_ALGOS_FIND, p, err);
+}
+
+int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_algos algos,
+                    cp_prediction *p, cp_error *err)
+{
     /* Keep the buffers of an earlier prediction, clear everything else. */
     cp_tree tree = p->tree;
     cp_layer_pred *layers = p->layers;
@@ -211,6 +217,7 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
     p->dev = dev;
     p->batch = batch;
     p->prec = prec;
+    p->algos = algos;
     if (batch < 1)
         return cp_fail(err, NULL, "batch", "must be a positive integer, got %d", batch);
     if (!cp_device_supports(dev, prec))
@@ -252,7 +259,7 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
         for (int i = 0; i < n; i++)
             for (int j = 0; j < CP_PASS_COUNT; j++)
                 built[i][j] = -1;
-        cp_exec x = {dev, prec, batch, tiles};
+        cp_exec x = {dev, prec, batch, tiles, algos};
         rc = build_tree(p, &x, twin, built, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err);
     }
     free(tiles);

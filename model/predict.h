@@ -28,6 +28,7 @@ typedef struct {
     const cp_device *dev;
     int batch;
     cp_precision prec;
+    cp_algos algos;
     cp_system sys;
     cp_tree tree;
     int root, phase[4]; /* nodes: loading, forward, backward, update */
@@ -44,6 +45,11 @@ typedef struct {
  * valid. */
 int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *p,
                cp_error *err);
+/* The same with the convolution algorithms of another framework path
+ * (layer.h): cp_predict is CP_ALGOS_FIND, eager mode's PyTorch
+ * CP_ALGOS_PYTORCH. */
+int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_algos algos,
+                    cp_prediction *p, cp_error *err);
 void cp_prediction_free(cp_prediction *p);
 
 /* The calibration class of a layer's passes (calibration.h), as the

@@ -399,7 +399,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     if (r->gpus == 1) {
         cp_prediction p = {0};
         cp_eager x = {0};
-        if (cp_predict(net, &dev, r->batch, rc->prec, &p, &e) || (eager && cp_eager_run(&p, costs, &x, &e))) {
+        if (cp_predict_with(net, &dev, r->batch, rc->prec, eager ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND, &p, &e) ||
+            (eager && cp_eager_run(&p, costs, &x, &e))) {
             rc_ = cp_jfail(c, "precision", "cannot predict: %s", e.msg);
         } else {
             r->pred_ms = eager ? x.iteration_ms : p.iteration_ms;

@@ -89,7 +89,7 @@ static int cmd_predict(int argc, char **argv)
     cp_prediction p = {0};
     cp_eager e = {.record = o.trace != NULL};
     predict_job job = {&p, mode == CP_MODE_EAGER ? &e : NULL};
-    if (cp_predict(&net, &dev, (int)batch, prec, &p, &err) ||
+    if (cp_predict_with(&net, &dev, (int)batch, prec, job.e ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND, &p, &err) ||
         (job.e && cp_eager_run(&p, have_costs ? &costs : NULL, &e, &err))) {
         rc = cp_bad("%s", err.msg);
     } else {

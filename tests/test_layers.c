@@ -54,7 +54,7 @@ enum { MAXK = 16 };
 /* Time of one pass and, in *names, its kernels' names joined by spaces. */
 static double pass_ms(const cp_layer *l, cp_pass pass, cp_precision prec, int batch, char *names, size_t cap)
 {
-    cp_exec x = {&h100, prec, batch, NULL};
+    cp_exec x = {&h100, prec, batch, NULL, CP_ALGOS_FIND};
     cp_kernel k[MAXK];
     cp_error err;
     int nk = l->kind->kernels(l, pass, &x, k, MAXK, &err);
@@ -254,6 +254,39 @@ static void test_pool_forward(void **state)
     assert_true(w3 > 1.3 * h);
 }
 
+/* PyTorch's path into cuDNN reaches no Winograd engine and tiles 3x3
+ * filters by FFT too (torch.profiler, validation/h100/ncu/
+ * kernels-torch-networks-h100.json); cudnnFind over the legacy API picks
+ * Winograd for such layers. */
+static void conv_algos_names(cp_algos algos, char *names, size_t cap)
+{
+    cp_network n;
+    one_layer(&n, 256, 56, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
+    cp_exec x = {&h100, CP_PREC_FP32, 32, NULL, algos};
+    cp_kernel k[MAXK];
+    cp_error err;
+    int nk = n.layers[0].kind->kernels(&n.layers[0], CP_PASS_FWD, &x, k, MAXK, &err);
+    if (nk < 0)
+        fail_msg("%s", err.msg);
+    names[0] = 0;
+    for (int i = 0; i < nk && strlen(names) + strlen(k[i].name) + 2 < cap; i++) {
+        strcat(names, k[i].name);
+        strcat(names, " ");
+    }
+    cp_network_free(&n);
+}
+
+static void test_conv_algorithm_sets(void **state)
+{
+    (void)state;
+    char find[512], torch[512];
+    conv_algos_names(CP_ALGOS_FIND, find, sizeof find);
+    conv_algos_names(CP_ALGOS_PYTORCH, torch, sizeof torch);
+    print_message("FP32 3x3, 256 channels, 56x56, b32: cudnnFind %s| PyTorch %s\n", find, torch);
+    assert_non_null(strstr(find, "winograd"));
+    assert_null(strstr(torch, "winograd"));
+}
+
 /* Max-pool backward: a chain of dependent accesses per plane (up to 56x56)
  * or per 5.3 inputs (larger planes), not a stream; 16-bit overlapping
  * windows far slower than fp32, 2x2/2 alike (layer microbenchmarks,
@@ -287,7 +320,7 @@ static bool fma_tiles(int c, int k, int stride, int out, cp_precision prec, cp_p
              out, k, stride);
     cp_network n;
     one_layer(&n, c, 224, layer);
-    cp_exec x = {&h100, prec, 32, NULL};
+    cp_exec x = {&h100, prec, 32, NULL, CP_ALGOS_FIND};
     cp_kernel kk[MAXK];
     cp_error err;
     int nk = n.layers[0].kind->kernels(&n.layers[0], pass, &x, kk, MAXK, &err);
@@ -324,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_batchnorm_kernel_choice),
         cmocka_unit_test(test_conv_layout),
         cmocka_unit_test(test_conv_three_channels),
+        cmocka_unit_test(test_conv_algorithm_sets),
         cmocka_unit_test(test_fft_tiling),
         cmocka_unit_test(test_pool_forward),
         cmocka_unit_test(test_pool_backward),
