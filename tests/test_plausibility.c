@@ -46,11 +46,11 @@ static void for_each_network(void (*fn)(const cp_network *, const cp_device *, c
 
 static long convs, convs_above_3;
 
-static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precision prec, int batch)
+static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precision prec, int batch, cp_algos algos)
 {
     cp_prediction p = {0};
     cp_error err;
-    if (cp_predict(n, d, batch, prec, &p, &err))
+    if (cp_predict_with(n, d, batch, prec, algos, &p, &err))
         fail_msg("%s", err.msg);
     double peak = cp_device_peak_flops(d, prec), bw = d->dram_bandwidth_gbs * 1e9;
     double sum[4] = {0};
@@ -85,8 +85,9 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
 
 static void check_bounds(const cp_network *n, const cp_device *d, cp_precision prec)
 {
-    check_bounds_at(n, d, prec, 32);
-    check_bounds_at(n, d, prec, 64);
+    check_bounds_at(n, d, prec, 32, CP_ALGOS_FIND);
+    check_bounds_at(n, d, prec, 64, CP_ALGOS_FIND);
+    check_bounds_at(n, d, prec, 32, CP_ALGOS_PYTORCH); /* eager mode's kernels */
 }
 
 static void test_roofline_and_sums(void **state)
