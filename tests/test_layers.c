@@ -51,15 +51,25 @@ static void one_layer(cp_network *n, int c, int hw, const char *layer)
 
 enum { MAXK = 16 };
 
-/* Time of one pass and, in *names, its kernels' names joined by spaces. */
-static double pass_ms(const cp_layer *l, cp_pass pass, cp_precision prec, int batch, char *names, size_t cap)
+/* The kernels of one pass on the H100 with the given algorithm set. */
+static int layer_kernels(const cp_layer *l, cp_pass pass, cp_precision prec, int batch, cp_algos algos,
+                         cp_kernel k[MAXK])
 {
-    cp_exec x = {&h100, prec, batch, NULL, CP_ALGOS_FIND};
-    cp_kernel k[MAXK];
+    cp_exec x = {&h100, prec, batch, NULL, algos};
     cp_error err;
     int nk = l->kind->kernels(l, pass, &x, k, MAXK, &err);
     if (nk < 0)
         fail_msg("%s", err.msg);
+    return nk;
+}
+
+/* Time of one pass and, in *names, its kernels' names joined by spaces. */
+static double pass_ms_with(const cp_layer *l, cp_pass pass, cp_precision prec, int batch, cp_algos algos,
+                           char *names, size_t cap)
+{
+    cp_kernel k[MAXK];
+    cp_error err;
+    int nk = layer_kernels(l, pass, prec, batch, algos, k);
     double t = 0;
     if (names)
         names[0] = 0;
@@ -74,6 +84,11 @@ static double pass_ms(const cp_layer *l, cp_pass pass, cp_precision prec, int ba
         }
     }
     return t;
+}
+
+static double pass_ms(const cp_layer *l, cp_pass pass, cp_precision prec, int batch, char *names, size_t cap)
+{
+    return pass_ms_with(l, pass, prec, batch, CP_ALGOS_FIND, names, cap);
 }
 
 static double bn_ratio(int c, int hw, int batch)
@@ -262,17 +277,7 @@ static void conv_algos_names(cp_algos algos, char *names, size_t cap)
 {
     cp_network n;
     one_layer(&n, 256, 56, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
-    cp_exec x = {&h100, CP_PREC_FP32, 32, NULL, algos};
-    cp_kernel k[MAXK];
-    cp_error err;
-    int nk = n.layers[0].kind->kernels(&n.layers[0], CP_PASS_FWD, &x, k, MAXK, &err);
-    if (nk < 0)
-        fail_msg("%s", err.msg);
-    names[0] = 0;
-    for (int i = 0; i < nk && strlen(names) + strlen(k[i].name) + 2 < cap; i++) {
-        strcat(names, k[i].name);
-        strcat(names, " ");
-    }
+    pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 32, algos, names, cap);
     cp_network_free(&n);
 }
 
@@ -320,12 +325,8 @@ static bool fma_tiles(int c, int k, int stride, int out, cp_precision prec, cp_p
              out, k, stride);
     cp_network n;
     one_layer(&n, c, 224, layer);
-    cp_exec x = {&h100, prec, 32, NULL, CP_ALGOS_FIND};
     cp_kernel kk[MAXK];
-    cp_error err;
-    int nk = n.layers[0].kind->kernels(&n.layers[0], pass, &x, kk, MAXK, &err);
-    if (nk < 0)
-        fail_msg("%s", err.msg);
+    int nk = layer_kernels(&n.layers[0], pass, prec, 32, CP_ALGOS_FIND, kk);
     bool fma = false, tensor = false;
     for (int i = 0; i < nk; i++)
         if (strncmp(kk[i].name, "conv_", 5) == 0)
