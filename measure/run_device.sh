@@ -780,6 +780,9 @@ resnet34 64 fp16
 resnet101 32 fp16
 resnet152 32 fp32
 resnet152 32 fp16" "--warmup 3 --iters 10" ;;
+    graphcalib) # the calibration set launched as CUDA graphs: the GPU's time alone, for a host-free calibration
+        single "$(printf '%s\n' "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" | awk 'NF {print $0, "graph"}')" \
+            "--warmup 3 --iters 10" ;;
     holdout2) # configurations no run had measured, predicted by the commit measured (session 11)
         single "
 resnet34 32 fp32
