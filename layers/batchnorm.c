@@ -78,7 +78,8 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     switch (pass) {
     case CP_PASS_FWD:
         if (once) { /* statistics and normalisation from the same registers */
-            out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_singleread", c, per, fast ? 0 : 1, instr, b, b + stats, 5 * n);
+            out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_singleread", c, per, fast ? 0 : 1, instr, b,
+                                       b + stats, 5 * n);
             return 1;
         }
         out[0] = cp_channel_kernel(x->dev, x->prec, "bn_fwd_stats", c, per, 1, instr * 0.6, b, stats, 3 * n);

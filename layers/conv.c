@@ -111,8 +111,8 @@ static int gemm_pass(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kerne
 
 static bool winograd_fits(const cp_layer *l, const cp_exec *x)
 {
-    return x->prec == CP_PREC_FP32 && x->algos == CP_ALGOS_FIND && l->groups == 1 && l->kh == 3 && l->kw == 3 && l->sh == 1 && l->sw == 1 &&
-           l->dh == 1 && l->dw == 1;
+    return x->prec == CP_PREC_FP32 && x->algos == CP_ALGOS_FIND && l->groups == 1 && l->kh == 3 && l->kw == 3 &&
+           l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
 }
 
 /* The kernels of one Winograd pass. A forward-like pass (forward, and the
@@ -178,8 +178,7 @@ static bool fft_fits(const cp_layer *l, const cp_exec *x)
 {
     int min_taps = x->algos == CP_ALGOS_PYTORCH ? 9 : 10; /* PyTorch's path tiles 3x3 filters too */
     return x->prec == CP_PREC_FP32 && l->groups == 1 && l->kh * l->kw >= min_taps && l->kh < FFT_TILE &&
-           l->kw < FFT_TILE &&
-           l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
+           l->kw < FFT_TILE && l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
 }
 
 /* The kernels of one FFT pass, with the same arguments as Winograd's: the

@@ -115,7 +115,7 @@ static double window_flops(const cp_layer *l, cp_pass pass, int batch)
  * microbenchmark shapes per precision only (112x112 planes, 2x2/2 and
  * 3x3/2): a fit through them, the weakest part of this model. */
 #define POOL_PACKED_MAX_PLANE 3136.0
-#define POOL_PACKED_THREADS 256
+#define POOL_BWD_THREADS 256 /* both kernels' blocks (255 for the large-plane one) */
 #define POOL_GENERIC_INPUTS_PER_THREAD 5.3
 
 static const struct {
@@ -133,20 +133,20 @@ static cp_kernel maxpool_bwd_kernel(const cp_layer *l, const cp_exec *x)
     double flops = window_flops(l, CP_PASS_BWD_DATA, x->batch);
     int half = cp_precision_bytes(x->prec) == 2, packed = in <= POOL_PACKED_MAX_PLANE;
     double windows = ((double)l->kh / l->sh) * ((double)l->kw / l->sw); /* covering an input, on average */
-    double rounds = packed ? pool_chain[half].fixed + pool_chain[half].per_256_inputs * in / POOL_PACKED_THREADS +
-                                 pool_chain[half].per_tap * outs * taps / POOL_PACKED_THREADS
+    double rounds = packed ? pool_chain[half].fixed + pool_chain[half].per_256_inputs * in / POOL_BWD_THREADS +
+                                 pool_chain[half].per_tap * outs * taps / POOL_BWD_THREADS
                            : pool_chain[half].generic_fixed + pool_chain[half].generic_per_window * windows;
     cp_kernel k = cp_stream_kernel(d, x->prec, packed ? "maxpool_bwd_plane" : "maxpool_bwd", planes * in, xb + 2 * yb,
                                    xb, flops);
     k.blocks = packed ? (long long)planes
-                      : (long long)cp_cdiv(planes * in, POOL_PACKED_THREADS * POOL_GENERIC_INPUTS_PER_THREAD);
-    k.threads = POOL_PACKED_THREADS;
+                      : (long long)cp_cdiv(planes * in, POOL_BWD_THREADS * POOL_GENERIC_INPUTS_PER_THREAD);
+    k.threads = POOL_BWD_THREADS;
     k.regs = 24;
     k.smem = packed ? (int)(in * 4) : 0; /* the plane's dx, accumulated in fp32 */
     k.iters = (long long)(rounds + 0.5);
     /* one dependent access per warp and round; the block's share of the
      * traffic spread over its rounds */
-    double warps = POOL_PACKED_THREADS / d->warp_size, per_round = 1.0 / ((double)k.blocks * (double)k.iters);
+    double warps = POOL_BWD_THREADS / d->warp_size, per_round = 1.0 / ((double)k.blocks * (double)k.iters);
     k.I = warps;
     k.ld_bytes = (xb + 2 * yb) * per_round / warps;
     k.K = warps;

@@ -857,12 +857,7 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         remeasure
         parity torch ;;
     remeasure) remeasure ;;
-    layerbench) # one-layer microbenchmarks (layerbench above)
-        case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
-        *h200*) DEV=h200 ;;
-        *) DEV=h100 ;;
-        esac
-        layerbench ;;
+    layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     *) single ;;
     esac
 }

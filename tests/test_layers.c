@@ -150,7 +150,8 @@ static void test_batchnorm_kernel_choice(void **state)
     assert_string_equal(bn_kernel(64, 56, 8, CP_PREC_FP32, CP_PASS_BWD_WEIGHT, k, sizeof k), "bn_bwd_reduce ");
     assert_string_equal(bn_kernel(2048, 7, 64, CP_PREC_FP32, CP_PASS_BWD_WEIGHT, k, sizeof k),
                         "bn_bwd_singleread_reduce ");
-    assert_string_equal(bn_kernel(64, 56, 32, CP_PREC_FP16, CP_PASS_FWD, k, sizeof k), "bn_fwd_stats bn_fwd_normalize ");
+    assert_string_equal(bn_kernel(64, 56, 32, CP_PREC_FP16, CP_PASS_FWD, k, sizeof k),
+                        "bn_fwd_stats bn_fwd_normalize ");
     double half2 = bn_fwd(128, 28, 64, CP_PREC_FP16) / bn_fwd(128, 28, 64, CP_PREC_FP32);
     double odd = bn_fwd(2048, 7, 64, CP_PREC_FP16) / bn_fwd(2048, 7, 64, CP_PREC_FP32);
     print_message("batch-norm forward fp16/fp32 at b64: 128x28x28 %.2f (measured 0.39), 2048x7x7 %.2f (0.79)\n",
@@ -276,7 +277,8 @@ static void test_pool_forward(void **state)
 static void conv_algos_names(cp_algos algos, char *names, size_t cap)
 {
     cp_network n;
-    one_layer(&n, 256, 56, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
+    one_layer(&n, 256, 56,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
     pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 32, algos, names, cap);
     cp_network_free(&n);
 }
@@ -321,8 +323,9 @@ static void test_pool_backward(void **state)
 static bool fma_tiles(int c, int k, int stride, int out, cp_precision prec, cp_pass pass)
 {
     char layer[160];
-    snprintf(layer, sizeof layer, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": %d, \"stride\": %d, \"bias\": false}",
-             out, k, stride);
+    snprintf(layer, sizeof layer,
+             "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": %d, \"stride\": %d, \"bias\": false}", out,
+             k, stride);
     cp_network n;
     one_layer(&n, c, 224, layer);
     cp_kernel kk[MAXK];
