@@ -114,11 +114,7 @@ def trace_network(torch, name, batch, prec, iters):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch_bench
     dev = torch.device("cuda")
-    tf32 = prec == "tf32"
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    torch.backends.cudnn.allow_tf32 = tf32
-    torch.backends.cudnn.benchmark = True
-    amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(prec)
+    amp = torch_bench.set_precision(torch, prec)
     c, h, w, classes = torch_bench.network_shape(name)
     torch.manual_seed(1)
     model = torch_bench.build_model(torch, name, classes).to(dev).train()

@@ -154,16 +154,23 @@ def build_model(torch, name, classes):
         return ctor(pretrained=False, num_classes=classes, **TORCHVISION[name])
 
 
-def bench_network(torch, args, name, precision):
-    dev = torch.device("cuda")
+def set_precision(torch, precision):
+    """cuDNN and cuBLAS settings of a training run in `precision`, as every
+    PyTorch run of this project makes them; returns autocast's dtype (None:
+    no autocast)."""
     tf32 = precision == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cudnn.benchmark = True
+    return {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+
+
+def bench_network(torch, args, name, precision):
+    dev = torch.device("cuda")
+    amp = set_precision(torch, precision)
     if args.benchmark_limit is not None and hasattr(torch.backends.cudnn, "benchmark_limit"):
         # 0: time every cuDNN engine configuration, as cudnnFind (cnnperf-measure) does
         torch.backends.cudnn.benchmark_limit = args.benchmark_limit
-    amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
     fmt = torch.channels_last if args.channels_last else torch.contiguous_format
 
     c, h, w, classes = network_shape(name)
