@@ -922,6 +922,10 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         parity torch ;;
     remeasure) remeasure ;;
     graphapi) parity_graph_api ;; # the side by side with the graph API's convolutions (above)
+    graphapi_campaign) # the calibration set (for calibration/<dev>-graph.json), then the evaluation
+        # configurations, with convolutions on cuDNN's graph API (PyTorch's path)
+        single "$(printf '%s\n' "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" "$CAMPAIGN_EVAL" |
+            awk 'NF && $4 != "smoke" {print $1, $2, $3, "graphapi"}')" "--warmup 3 --iters 10" ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     *) single ;;
     esac
