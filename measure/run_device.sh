@@ -14,7 +14,8 @@
 # and measurements.tgz, the result JSONs (measure-*.json from
 # cnnperf-measure, predict-*.json from cnnperf predict) and the summary.
 # Exit status: 0 when everything ran, 1 when any step failed (the others
-# still run).
+# still run). SKIP_CTEST=1 leaves out the test suite (~190 s of the call);
+# DEADLINE (seconds) is when no new measurement starts.
 #
 # MODE=multi (a machine with 2 GPUs, e.g. 2 x H200): instead of the
 # single-GPU configurations, one MPI rank per GPU (mpirun -np 2):
@@ -127,6 +128,39 @@ resnet50 32 tf32 smoke
 resnet50 32 bf16 smoke
 "
 
+# MODE=graph (and oldharness): each configuration launched as usual, then captured into a CUDA graph.
+GRAPH_PAIRS="
+lenet5 64 fp32
+lenet5 64 fp32 graph
+resnet50 32 fp16
+resnet50 32 fp16 graph
+resnet50 64 fp16
+resnet50 64 fp16 graph
+resnet50 32 fp32
+resnet50 32 fp32 graph
+resnet50 64 fp32
+resnet50 64 fp32 graph
+alexnet 256 fp16
+alexnet 256 fp16 graph
+googlenet 32 fp16
+googlenet 32 fp16 graph
+vgg16 64 fp16
+vgg16 64 fp16 graph
+squeezenet1_1 64 fp16
+squeezenet1_1 64 fp16 graph
+densenet121 64 fp16
+densenet121 64 fp16 graph"
+# parity() and MODE=oldharness: issue 4's side-by-side configurations.
+PARITY_CONFIGS="
+resnet50 32 fp32
+resnet50 64 fp32
+vgg16 32 fp32
+vgg16 64 fp32
+resnet50 32 fp16
+resnet50 64 fp16
+vgg16 32 fp16
+vgg16 64 fp16"
+
 setup() {
     say "machine (MODE=$MODE)"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi"
@@ -179,6 +213,11 @@ setup() {
     PREDICT=$BUILD/cnnperf
     [ -x "$MEASURE" ] || { fail "cnnperf-measure was not built (see the configure lines above)"; return; }
 
+    # SKIP_CTEST=1: no test suite here (it takes ~190 s of a 600 s device call; CI runs it anyway)
+    if [ "${SKIP_CTEST:-0}" = 1 ]; then
+        say "ctest skipped (SKIP_CTEST=1)"
+        return 0
+    fi
     say "ctest"
     if [ -f "$BUILD/CTestTestfile.cmake" ]; then
         # The whole output goes into the bundle; here its end, the failures and the loss curve.
@@ -250,6 +289,15 @@ for f in sorted(os.listdir(res)):
     print(f"{tag:28} {m['iteration_ms']:12.3f} {m['iteration_p10_ms']:9.3f} {m['iteration_p90_ms']:9.3f} "
           f"{pm:13.3f} {pm / m['iteration_ms']:9.2f}  {ph(m)} | {ph(p) if p else '-'}")
 EOF
+}
+
+# group NAME CONFIGS ITERS: single() with its results (measure-*, predict-*,
+# summary.txt) in results/NAME/, for modes whose lists overlap.
+group() {
+    local RES=$BUILD/results/$1
+    mkdir -p "$RES"
+    say "group $1"
+    single "$2" "$3"
 }
 
 # --- MODE=multi -------------------------------------------------------------
@@ -889,27 +937,27 @@ vgg19 64 fp16" "--warmup 3 --iters 10"
         kernel_trace
         run_mode bias ;;
     graph) # --launch graph (the GPU alone) beside the usual stream launch, where the host may set the pace
-        single "
-lenet5 64 fp32
-lenet5 64 fp32 graph
-resnet50 32 fp16
-resnet50 32 fp16 graph
-resnet50 64 fp16
-resnet50 64 fp16 graph
-resnet50 32 fp32
-resnet50 32 fp32 graph
-resnet50 64 fp32
-resnet50 64 fp32 graph
-alexnet 256 fp16
-alexnet 256 fp16 graph
-googlenet 32 fp16
-googlenet 32 fp16 graph
-vgg16 64 fp16
-vgg16 64 fp16 graph
-squeezenet1_1 64 fp16
-squeezenet1_1 64 fp16 graph
-densenet121 64 fp16
-densenet121 64 fp16 graph" "--warmup 3 --iters 10" ;;
+        single "$GRAPH_PAIRS" "--warmup 3 --iters 10" ;;
+    oldharness) # the subfolders of validation/h100/ measured before commit 8647483 (convolution algorithms
+        # by cudnnFind's host-timed pick, bias gradients by cuDNN's per-channel kernel), again with today's
+        # harness on the machine's cuDNN: holdout, host-check (its own iteration counts), graph, parity.
+        # Each group into its own results/ folder, since their configurations overlap.
+        group holdout "
+resnet34 64 fp32
+resnet101 32 fp32
+resnet34 64 fp16
+resnet101 32 fp16
+resnet152 32 fp32
+resnet152 32 fp16" "--warmup 3 --iters 10"
+        group host-check "$CONFIGS" "--warmup 5 --iters 20"
+        group graph "$GRAPH_PAIRS" "--warmup 3 --iters 10"
+        group parity "$PARITY_CONFIGS" "--warmup 3 --iters 10" ;;
+    oldharness919) # the same for the cuDNN 9.19 subfolders: MODE=cudnn919's list, then the parity configurations
+        use_torch_cudnn || return
+        group cudnn919 "$CAMPAIGN_CALIB$CAMPAIGN_CALIB_TF32
+resnet18 64 bf16" "--warmup 3 --iters 10"
+        group cudnn919 "$CAMPAIGN_EVAL" "--warmup 3 --iters 10"
+        group parity-cudnn919 "$PARITY_CONFIGS" "--warmup 3 --iters 10" ;;
     isolated) # --layers isolated beside the in-iteration layer times
         single "
 alexnet 256 fp32 isolated
