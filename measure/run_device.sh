@@ -554,17 +554,6 @@ resnet50 64 fp32 ps2
 EOF2
 }
 
-# The ResNet-50 and VGG-16 configurations of issue 4's side by side with PyTorch.
-PARITY_CONFIGS="
-resnet50 32 fp32
-resnet50 64 fp32
-vgg16 32 fp32
-vgg16 64 fp32
-resnet50 32 fp16
-resnet50 64 fp16
-vgg16 32 fp16
-vgg16 64 fp16"
-
 # parity DIR [TORCH_BENCH ARGS]: issue 4's side-by-side in one device call:
 # ResNet-50 and VGG-16 at batch 32 and 64, fp32 and fp16, by cnnperf-measure
 # ($MEASURE) and then by tools/torch_bench.py (results in $RES/DIR), and the
