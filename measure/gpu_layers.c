@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_graph.h"
 #include "mpi_util.h"
 
 static const float one = 1.0f, zero = 0.0f;
@@ -85,6 +86,8 @@ typedef struct {
     bool have[3];
     int algo[3];
     cudnnMathType_t math[3];
+    cm_conv_plan *plan[3]; /* --conv-api graph: the engine chosen instead of algo */
+    int timed[3];          /* --conv-api graph: how many engines were timed */
     size_t ws[3];
     double gpu_us[3], find_us[3]; /* the winner: on the GPU alone, and as cudnnFind timed it */
 } conv_choice;
@@ -138,11 +141,23 @@ static void CUDART_CB gate_fn(void *arg)
         ;
 }
 
-/* One call of pass k with algorithm algo, on the buffers cudnnFind used. */
-static void conv_call(cm_net *n, cm_layer *L, int k, int algo)
+/* A candidate for one pass: a legacy-API algorithm and math type, or a
+ * graph-API plan. */
+typedef struct {
+    int algo;
+    cudnnMathType_t math;
+    const cm_conv_plan *plan;
+} conv_candidate;
+
+/* One call of pass k with candidate c, on the buffers cudnnFind used. */
+static void conv_call(cm_net *n, cm_layer *L, int k, const conv_candidate *c)
 {
     cm_gpu *g = n->gpu;
-    if (k == 0)
+    int algo = c->algo;
+    if (c->plan) /* the tensors by shape: x (dx: the scratch buffer), w (dw: L->g), y (dy: any y-sized data) */
+        cm_conv_graph_run(g->dnn, c->plan, k == 1 ? n->scratch : cm_input(n, L, 0), k == 2 ? L->g : L->w, L->y,
+                          g->workspace);
+    else if (k == 0)
         cudnnCheck(cudnnConvolutionForward(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->w_desc, L->w, L->conv[0],
                                            (cudnnConvolutionFwdAlgo_t)algo, g->workspace, g->workspace_size, &zero,
                                            L->y_desc, L->y));
@@ -157,12 +172,13 @@ static void conv_call(cm_net *n, cm_layer *L, int k, int algo)
 }
 
 /* GPU time of one call, in us, or -1 when a call held the host past the gate. */
-static double gpu_time_us(cm_net *n, cm_layer *L, int k, int algo, cudnnMathType_t math)
+static double gpu_time_us(cm_net *n, cm_layer *L, int k, const conv_candidate *c)
 {
     cm_gpu *g = n->gpu;
     /* fp32 stays FMA-only whatever cuDNN reports (conv_tune) */
-    cudnnCheck(cudnnSetConvolutionMathType(L->conv[k], g->prec == CP_PREC_FP32 ? CUDNN_FMA_MATH : math));
-    conv_call(n, L, k, algo); /* warm-up: module loading, plan building */
+    if (!c->plan)
+        cudnnCheck(cudnnSetConvolutionMathType(L->conv[k], g->prec == CP_PREC_FP32 ? CUDNN_FMA_MATH : c->math));
+    conv_call(n, L, k, c); /* warm-up: module loading, plan building */
     cudaCheck(cudaStreamSynchronize(g->stream));
     cudaEvent_t a, b;
     cudaCheck(cudaEventCreate(&a));
@@ -172,7 +188,7 @@ static double gpu_time_us(cm_net *n, cm_layer *L, int k, int algo, cudnnMathType
     cudaCheck(cudaEventRecord(a, g->stream));
     double t0 = cm_mpi_now();
     for (int i = 0; i < RETIME_CALLS; i++)
-        conv_call(n, L, k, algo);
+        conv_call(n, L, k, c);
     cudaCheck(cudaEventRecord(b, g->stream));
     bool held = cm_mpi_now() - t0 > 0.5 * GATE_LIMIT_S;
     __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
@@ -195,7 +211,8 @@ static double gpu_time_us(cm_net *n, cm_layer *L, int k, int algo, cudnnMathType
             if ((perf)[i_].status != CUDNN_STATUS_SUCCESS || (perf)[i_].memory > (ws_size))                           \
                 continue;                                                                                              \
             tried_++;                                                                                                  \
-            double us_ = gpu_time_us(n, L, k, (int)(perf)[i_].algo, (perf)[i_].mathType);                              \
+            conv_candidate cand_ = {(int)(perf)[i_].algo, (perf)[i_].mathType, NULL};                                 \
+            double us_ = gpu_time_us(n, L, k, &cand_);                                                                 \
             if (us_ < 0) { /* a call held the host: stop, keep the best so far or this one */                       \
                 if (best_ < 0)                                                                                         \
                     best_ = i_, best_us_ = (perf)[i_].time * 1e3, best_find_us_ = best_us_;                            \
@@ -215,9 +232,10 @@ static double gpu_time_us(cm_net *n, cm_layer *L, int k, int algo, cudnnMathType
         (c)->have[k] = true;                                                                                           \
     } while (0)
 
+static const char *const pass_names[3] = {"forward", "backward-data", "backward-filter"};
+
 static void conv_find(cm_net *n, cm_layer *L, conv_choice *c, int k)
 {
-    static const char *const pass_names[3] = {"forward", "backward-data", "backward-filter"};
     cm_gpu *g = n->gpu;
     int got = 0;
     if (k == 0) {
@@ -243,6 +261,41 @@ static void conv_find(cm_net *n, cm_layer *L, conv_choice *c, int k)
     /* the descriptor gets the winner's math type in conv_tune */
 }
 
+/* --- choosing a graph-API engine (--conv-api graph, conv_graph.h) ------------- */
+
+typedef struct {
+    cm_net *n;
+    cm_layer *L;
+    int k;
+} plan_timing;
+
+static double time_plan(const cm_conv_plan *p, void *ctx)
+{
+    plan_timing *t = ctx;
+    conv_candidate c = {0, CUDNN_DEFAULT_MATH, p};
+    return gpu_time_us(t->n, t->L, t->k, &c);
+}
+
+static void conv_find_graph(cm_net *n, cm_layer *L, conv_choice *c, int k)
+{
+    cm_gpu *g = n->gpu;
+    const cp_layer *l = L->l;
+    cm_conv_shape s = {g->dnn_type, g->prec == CP_PREC_FP32, g->batch, l->in[0].c, l->in[0].h, l->in[0].w,
+                       l->out_c,    l->kh,    l->kw,    l->groups, l->ph, l->pw, l->sh, l->sw, l->dh, l->dw,
+                       l->out.h,    l->out.w};
+    plan_timing t = {n, L, k};
+    double us = -1;
+    c->plan[k] = cm_conv_graph_choose(g->dnn, &s, k, g->workspace_size, time_plan, &t, &us, &c->timed[k]);
+    if (!c->plan[k])
+        cm_fatal("no cuDNN graph-API engine runs the %s pass within a workspace of %zu MiB (%d timed; "
+                 "--workspace-mb, or --conv-api legacy)",
+                 pass_names[k], g->workspace_size >> 20, c->timed[k]);
+    c->algo[k] = (int)cm_conv_graph_engine(c->plan[k]);
+    c->ws[k] = cm_conv_graph_workspace(c->plan[k]);
+    c->gpu_us[k] = c->find_us[k] = us;
+    c->have[k] = true;
+}
+
 static void conv_tune(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
@@ -251,13 +304,26 @@ static void conv_tune(cm_net *n, cm_layer *L)
     for (int k = 0; k < 3; k++) {
         if (!need[k])
             continue;
-        if (!c->have[k])
-            conv_find(n, L, c, k);
+        if (!c->have[k]) {
+            if (g->conv_graph)
+                conv_find_graph(n, L, c, k);
+            else
+                conv_find(n, L, c, k);
+        }
         L->algo[k] = c->algo[k];
         L->algo_ws[k] = c->ws[k];
+        L->plan[k] = c->plan[k];
         /* fp32 stays FMA-only whatever cuDNN reports. */
-        if (g->prec != CP_PREC_FP32)
+        if (g->prec != CP_PREC_FP32 && !L->plan[k])
             cudnnCheck(cudnnSetConvolutionMathType(L->conv[k], c->math[k]));
+    }
+    if (g->conv_graph) { /* engines, not algorithms */
+        char data[48] = "";
+        if (need[1])
+            snprintf(data, sizeof data, ", bwd_data engine %d (%.0f us)", L->algo[1], c->gpu_us[1]);
+        snprintf(L->note, sizeof L->note, "graph API: fwd engine %d (%.0f us)%s, bwd_filter engine %d (%.0f us)",
+                 L->algo[0], c->gpu_us[0], data, L->algo[2], c->gpu_us[2]);
+        return;
     }
     static const char *const math_names[] = {"default", "tensor_op", "tensor_op_allow_conversion", "fma"};
     const char *m0 = (unsigned)c->math[0] < 4 ? math_names[c->math[0]] : "?";
@@ -275,7 +341,10 @@ static void conv_tune(cm_net *n, cm_layer *L)
 static void conv_forward(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
-    cudnnCheck(cudnnConvolutionForward(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->w_desc, L->w, L->conv[0],
+    if (L->plan[0])
+        cm_conv_graph_run(g->dnn, L->plan[0], cm_input(n, L, 0), L->w, L->y, g->workspace);
+    else
+        cudnnCheck(cudnnConvolutionForward(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->w_desc, L->w, L->conv[0],
                                        (cudnnConvolutionFwdAlgo_t)L->algo[0], g->workspace, g->workspace_size, &zero,
                                        L->y_desc, L->y));
     /* A separate broadcast add, as PyTorch does after cuDNN's convolution. */
@@ -301,7 +370,10 @@ static void conv_backward_data(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
     void *dx = grad_or_fail(n, L, 0);
-    cudnnCheck(cudnnConvolutionBackwardData(g->dnn, &one, L->w_desc, L->w, L->y_desc, cm_dy(L), L->conv[1],
+    if (L->plan[1])
+        cm_conv_graph_run(g->dnn, L->plan[1], dx, L->w, cm_dy(L), g->workspace);
+    else
+        cudnnCheck(cudnnConvolutionBackwardData(g->dnn, &one, L->w_desc, L->w, L->y_desc, cm_dy(L), L->conv[1],
                                             (cudnnConvolutionBwdDataAlgo_t)L->algo[1], g->workspace, g->workspace_size,
                                             &zero, L->x_desc[0], dx));
     cm_grad_done(n, L, 0, dx);
@@ -310,7 +382,10 @@ static void conv_backward_data(cm_net *n, cm_layer *L)
 static void conv_backward_weight(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
-    cudnnCheck(cudnnConvolutionBackwardFilter(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->y_desc, cm_dy(L),
+    if (L->plan[2])
+        cm_conv_graph_run(g->dnn, L->plan[2], cm_input(n, L, 0), L->g, cm_dy(L), g->workspace);
+    else
+        cudnnCheck(cudnnConvolutionBackwardFilter(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->y_desc, cm_dy(L),
                                               L->conv[2], (cudnnConvolutionBwdFilterAlgo_t)L->algo[2], g->workspace,
                                               g->workspace_size, &zero, L->w_desc, L->g));
     if (L->l->bias)

@@ -53,6 +53,9 @@ static const char usage[] =
     "                        framework does; graph: the first iteration is captured into a CUDA graph and\n"
     "                        each one launches it, so the host's cost per call is out of the times (one\n"
     "                        GPU, --comm none)\n"
+    "  --conv-api API        legacy (default): convolution algorithms by cudnnFind over cuDNN's legacy API;\n"
+    "                        graph: engines of cuDNN's graph API chosen as PyTorch's cudnn.benchmark does\n"
+    "                        (the heuristic's first 10 usable engines timed, the fastest kept)\n"
     "  --check-loss N        train N iterations on one fixed batch, print the loss of each to stderr;\n"
     "                        exit 0 only if the last loss is lower than the first\n"
     "  --comm MODE           gradient exchange between MPI ranks: nccl, ps or none (default: none for one\n"
@@ -72,7 +75,7 @@ static const char usage[] =
     "2 bad input, 77 no GPU (skipped).\n";
 
 typedef struct {
-    const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s, *layers, *launch;
+    const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s, *layers, *launch, *conv_api;
     int batch, warmup, iters, workspace_mb, check_loss, ps_servers, ps_threads, check_kernels;
 } options;
 
@@ -128,6 +131,8 @@ static int parse_options(int argc, char **argv, options *o)
             text = &o->layers;
         else if (strcmp(a, "--launch") == 0)
             text = &o->launch;
+        else if (strcmp(a, "--conv-api") == 0)
+            text = &o->conv_api;
         else if (strcmp(a, "--check-kernels") == 0)
             num = &o->check_kernels, min = 10, max = 199, what = "a compute capability such as 90";
         else if (strcmp(a, "--check-loss") == 0)
@@ -698,7 +703,8 @@ static void finish_worker(cm_exchange *ex, ranks *k, cp_network *net)
 
 int main(int argc, char **argv)
 {
-    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", "stream", 64, 5, 20, 8192, 0, 1, 0, 0};
+    options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", "stream", "legacy",
+                 64,         5,      20,   8192, 0,    1,    0,    0};
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;
@@ -732,6 +738,9 @@ int main(int argc, char **argv)
         return bad("--launch: expected stream or graph, got '%s'", o.launch);
     if (graph && o.comm && strcmp(o.comm, "none") != 0)
         return bad("--launch graph captures one GPU's iteration: use it with --comm none, not '%s'", o.comm);
+    bool conv_graph = strcmp(o.conv_api, "graph") == 0;
+    if (!conv_graph && strcmp(o.conv_api, "legacy") != 0)
+        return bad("--conv-api: expected legacy or graph, got '%s'", o.conv_api);
     cp_error err;
     cp_network net;
     if (cp_network_load(o.network, &net, &err))
@@ -784,6 +793,7 @@ int main(int argc, char **argv)
     int dev = pick_device(&k, count);
     cm_gpu_init(&g, dev, prec, o.batch, (size_t)o.workspace_mb << 20);
     g.rank = k.worker_rank;
+    g.conv_graph = conv_graph;
     fprintf(stderr, "cnnperf-measure: %s%s, batch %d, %s on GPU %d, %s (sm_%d%d, %d SMs, %.0f GiB)\n", cm_mpi_who(),
             net.name, o.batch, cp_precision_name(prec), dev, g.name, g.cc_major, g.cc_minor, g.sm_count, g.memory_gb);
     if (graph && k.comm != CM_COMM_NONE)
@@ -804,7 +814,7 @@ int main(int argc, char **argv)
         };
         ex = cm_exchange_create(&n, &xo);
     }
-    cm_run_info run = {argc, argv, o.warmup, o.iters, o.workspace_mb, cm_mpi_now() - t0, o.launch};
+    cm_run_info run = {argc, argv, o.warmup, o.iters, o.workspace_mb, cm_mpi_now() - t0, o.launch, o.conv_api};
     if (cm_mpi.rank == 0) {
         fprintf(stderr, "cnnperf-measure: set up %d layers in %.1f s (convolution workspace %.1f MiB)", n.n,
                 run.setup_s, (double)g.workspace_size / 1048576.0);

@@ -126,6 +126,7 @@ cJSON *cm_provenance(const cm_net *n, const cm_run_info *run)
     cJSON_AddNumberToObject(o, "warmup_iterations", run->warmup);
     cJSON_AddNumberToObject(o, "timed_iterations", run->iters);
     cJSON_AddStringToObject(o, "launch", run->launch ? run->launch : "stream");
+    cJSON_AddStringToObject(o, "conv_api", run->conv_api ? run->conv_api : "legacy");
     cJSON_AddNumberToObject(o, "workspace_limit_mib", run->workspace_mb);
     cJSON_AddNumberToObject(o, "workspace_used_mib", (double)g->workspace_size / 1048576.0);
     cJSON_AddNumberToObject(o, "setup_s", run->setup_s);

@@ -15,6 +15,7 @@ typedef struct {
     int warmup, iters, workspace_mb;
     double setup_s; /* network set-up, algorithm search included */
     const char *launch; /* "stream" or "graph" (--launch) */
+    const char *conv_api; /* "legacy" or "graph" (--conv-api) */
 } cm_run_info;
 
 cJSON *cm_provenance(const cm_net *n, const cm_run_info *run);

@@ -248,6 +248,7 @@ single() {
         ws=*) ws=(--workspace-mb "${extra#ws=}") tag=$tag-ws${extra#ws=} ;;
         isolated) ws=(--layers isolated) tag=$tag-isolated ;;
         graph) ws=(--launch graph) tag=$tag-graph ;;
+        graphapi) ws=(--conv-api graph) tag=$tag-graphapi ;;
         r[0-9]) ws=() tag=$tag-$extra ;;
         esac
         if [ $(($(date +%s) - START)) -gt "$DEADLINE" ]; then
@@ -604,6 +605,66 @@ use_torch_cudnn() {
     MEASURE=$B2/measure/cnnperf-measure
 }
 
+# Issue 4's side by side with cnnperf-measure's convolutions on cuDNN's graph
+# API (--conv-api graph: the engines PyTorch's path chooses among, chosen
+# the way cudnn.benchmark does) beside its legacy-API runs, PyTorch (its
+# default benchmark_limit) in the same call. First a check that the graph
+# API computes what the legacy API does: LeNet-5 and ResNet-18 trained on
+# one fixed batch by both, the losses of every iteration side by side (same
+# weights and data; the engines sum in other orders, so they differ by
+# rounding only).
+parity_graph_api() {
+    local net prec api
+    for net in lenet5 resnet18; do
+        for prec in fp32 fp16; do
+            for api in legacy graph; do
+                say "check-loss $net $prec --conv-api $api"
+                timeout 120 "$MEASURE" --network "$net" --batch 16 --precision "$prec" --check-loss 8 \
+                    --conv-api "$api" </dev/null 2>"$RES/checkloss-$net-$prec-$api.log" ||
+                    fail "check-loss $net $prec $api (log checkloss-$net-$prec-$api.log)"
+            done
+        done
+    done
+    python3 - "$RES" <<'EOF2' | tee "$RES/checkloss.txt"
+import glob, os, re, sys
+res = sys.argv[1]
+def losses(f):
+    return [float(m.group(1)) for m in re.finditer(r"iteration \d+: loss ([-0-9.e+naif]+)", open(f).read())]
+worst = 0.0
+for f in sorted(glob.glob(os.path.join(res, "checkloss-*-legacy.log"))):
+    a, b = losses(f), losses(f.replace("-legacy.log", "-graph.log"))
+    tag = os.path.basename(f)[len("checkloss-"):-len("-legacy.log")]
+    if not a or len(a) != len(b):
+        print(f"{tag:16} MISSING: legacy {len(a)} losses, graph {len(b)}")
+        worst = float("inf")
+        continue
+    d = max(abs(x - y) / max(abs(x), 1e-12) for x, y in zip(a, b))
+    worst = max(worst, d)
+    print(f"{tag:16} legacy {a[0]:.6f} -> {a[-1]:.6f}  graph {b[0]:.6f} -> {b[-1]:.6f}  max relative difference {d:.2e}")
+print(f"graph API vs legacy API: largest relative loss difference {worst:.2e}")
+EOF2
+    single "$(printf '%s\n' "$PARITY_CONFIGS" | awk 'NF {print $0; print $0, "graphapi"}')" "--warmup 3 --iters 10"
+    say "torch_bench (default benchmark_limit)"
+    timeout $((DEADLINE + 100 - $(date +%s) + START)) python3 tools/torch_bench.py --network resnet50,vgg16 \
+        --batch 32,64 --precision fp32,fp16 --warmup 3 --iters 10 --out-dir "$RES/torch" </dev/null ||
+        fail "torch_bench parity"
+    python3 - "$RES" <<'EOF2' | tee "$RES/parity.txt"
+import glob, json, os, sys
+res = sys.argv[1]
+print(f"{'configuration':20} {'legacy API ms':>14} {'graph API ms':>13} {'PyTorch ms':>11} {'legacy/PyTorch':>15} "
+      f"{'graph/PyTorch':>14}")
+for f in sorted(glob.glob(os.path.join(res, "torch", "torch-*.json"))):
+    t = json.load(open(f))["iteration_ms"]
+    tag = os.path.basename(f)[len("torch-"):-len(".json")]
+    ms = []
+    for suffix in ("", "-graphapi"):
+        p = os.path.join(res, f"measure-{tag}{suffix}.json")
+        ms.append(json.load(open(p))["iteration_ms"] if os.path.exists(p) else float("nan"))
+    print(f"{tag:20} {ms[0]:14.3f} {ms[1]:13.3f} {t:11.3f} {ms[0] / t:15.3f} {ms[1] / t:14.3f}")
+EOF2
+    bundle
+}
+
 # Layer microbenchmarks: one-layer networks built here (a batch norm in front
 # so that the layer computes its data gradient, a small head behind it), each
 # pass timed alone (--layers isolated), to fit a layer kind's decomposition on
@@ -897,6 +958,11 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         remeasure
         parity torch ;;
     remeasure) remeasure ;;
+    graphapi) parity_graph_api ;; # the side by side with the graph API's convolutions (above)
+    graphapi_campaign) # the calibration set (for calibration/<dev>-graph.json), then the evaluation
+        # configurations, with convolutions on cuDNN's graph API (PyTorch's path)
+        single "$(printf '%s\n' "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" "$CAMPAIGN_EVAL" |
+            awk 'NF && $4 != "smoke" {print $1, $2, $3, "graphapi"}')" "--warmup 3 --iters 10" ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     *) single ;;
     esac

@@ -36,6 +36,7 @@ typedef struct {
     cudaDataType_t blas_type;
     cublasComputeType_t blas_compute; /* fp32 accumulation in every precision */
     cudnnMathType_t math;             /* what convolutions may use: FMA only for fp32 */
+    bool conv_graph;                  /* --conv-api graph: convolutions by cuDNN's graph API (conv_graph.h) */
     size_t elt;                       /* bytes of one element of dtype */
     int batch;
     int rank;                         /* worker rank: picks the synthetic batch, so ranks see different data */
@@ -76,8 +77,9 @@ typedef struct cm_layer {
     cudnnFilterDescriptor_t w_desc;
     cudnnTensorDescriptor_t b_desc, view_desc;
     cudnnConvolutionDescriptor_t conv[3]; /* forward, backward-data, backward-filter */
-    int algo[3];
+    int algo[3];                          /* legacy API: the algorithm; graph API: the engine's global index */
     size_t algo_ws[3];
+    struct cm_conv_plan *plan[3];         /* --conv-api graph: the chosen engines, shared by equal shapes */
     cudnnPoolingDescriptor_t pool;
     cudnnActivationDescriptor_t act;
     cudnnLRNDescriptor_t lrn;

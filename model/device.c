@@ -210,6 +210,10 @@ int cp_device_load(const char *spec, cp_device *d, cp_error *err)
         return 0;
     if (strcmp(cal, "auto") == 0) {
         /* calibration/<id> when one is embedded; a device nobody calibrated stays analytic */
+        char graph[sizeof d->id + 8];
+        snprintf(graph, sizeof graph, "%s-graph", d->id);
+        if (cp_resource_find("calibration", graph) && cp_calibration_load(graph, &d->calib_graph, err))
+            return -1;
         if (!cp_resource_find("calibration", d->id))
             return 0;
         cal = d->id;

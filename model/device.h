@@ -71,6 +71,10 @@ typedef struct {
 
     /* attached by cp_device_load (cp_calibration_set_default); not loaded: analytic only */
     cp_calibration calib;
+    /* "auto" only: calibration/<id>-graph, fitted on runs whose convolutions went
+     * through cuDNN's graph API (PyTorch's path, CP_ALGOS_PYTORCH); predictions
+     * with those algorithms use it, and calib where it is not loaded */
+    cp_calibration calib_graph;
 } cp_device;
 
 /* spec is an embedded id ("h100") or a path to a JSON file. */

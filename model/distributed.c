@@ -35,7 +35,7 @@ static const cp_prediction *single(cp_single_cache *c, const cp_network *net, co
                                    const cp_dist_config *cfg, const cp_eager **eager, cp_error *err)
 {
     cp_precision prec = cfg->prec;
-    cp_algos algos = cfg->mode == CP_MODE_EAGER ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
+    cp_algos algos = cfg->mode == CP_MODE_EAGER ? CP_ALGOS_PYTORCH : cfg->algos;
     int i = 0;
     while (i < c->n && !(c->e[i].net == net && c->e[i].batch == batch && c->e[i].prec == prec &&
                          c->e[i].p.algos == algos && strcmp(c->e[i].device, d->id) == 0 && c->e[i].p.dev == d))

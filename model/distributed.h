@@ -31,6 +31,7 @@ typedef struct {
     int overlap;       /* exchange buckets during backward */
     double bucket_mb;  /* gradient bucket size (PyTorch DDP: 25 MB) */
     cp_mode mode;      /* EAGER: every GPU's compute is the eager time line (eager.h) */
+    cp_algos algos;    /* convolution algorithms: CP_ALGOS_PYTORCH in eager mode */
     const cp_eager_costs *eager_costs; /* NULL: each device profile's own */
 } cp_dist_config;
 

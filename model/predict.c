@@ -71,10 +71,15 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
     return CP_CC_ELEMENTWISE;
 }
 
+const cp_calibration *cp_device_calibration(const cp_device *d, cp_algos algos)
+{
+    return algos == CP_ALGOS_PYTORCH && d->calib_graph.loaded ? &d->calib_graph : &d->calib;
+}
+
 /* A pass node's calibration: t = scale x (its kernels) + offset. */
 static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pass pass, const cp_exec *x)
 {
-    const cp_calibration *cal = &x->dev->calib;
+    const cp_calibration *cal = cp_device_calibration(x->dev, x->algos);
     if (!cal->loaded)
         return;
     cp_calib_group g = x->prec == CP_PREC_FP32 ? CP_CG_FP32 : x->prec == CP_PREC_TF32 ? CP_CG_TF32 : CP_CG_HALF;

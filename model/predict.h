@@ -52,6 +52,10 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
                     cp_prediction *p, cp_error *err);
 void cp_prediction_free(cp_prediction *p);
 
+/* The calibration a prediction with algorithm set `algos` applies: the
+ * device's graph-API one for PyTorch's algorithms where it has one. */
+const cp_calibration *cp_device_calibration(const cp_device *d, cp_algos algos);
+
 /* The calibration class of a layer's passes (calibration.h), as the
  * prediction applies it: for reports and the fitting tool. */
 cp_calib_class cp_layer_calib_class(const cp_layer *l);

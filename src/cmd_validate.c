@@ -197,6 +197,7 @@ typedef struct {
     cp_precision prec;
     long long batch, gpus, ps_servers;
     bool overlap, emulated;
+    bool graph_api; /* cnnperf-measure --conv-api graph: PyTorch's convolution algorithms */
     double bucket_mb;
     const char *comm;
     int nodes, colocated;
@@ -254,6 +255,8 @@ static int read_config(cp_jctx *c, const cJSON *root, run_config *rc)
         return -1;
     if (cp_precision_parse(rc->precision, &rc->prec))
         return cp_jfail(c, "precision", "expected fp32, tf32, fp16 or bf16, got '%s'", rc->precision);
+    const cJSON *api = cp_jget(cp_jget(root, "provenance"), "conv_api");
+    rc->graph_api = cJSON_IsString(api) && strcmp(api->valuestring, "graph") == 0;
     rc->comm = "none";
     rc->overlap = true;
     rc->bucket_mb = 25;
@@ -375,9 +378,9 @@ static void fill_predicted(cp_val_run *r, const cp_prediction *p)
 
 /* The layer-pass corrections the predictions carry (cp_device_load
  * attaches them), listed once each for the report. */
-static void note_calibration(cp_validation *v, const cp_device *dev)
+static void note_calibration(cp_validation *v, const cp_calibration *cal)
 {
-    const char *f = dev->calib.loaded ? dev->calib.file : "none (the analytic model)";
+    const char *f = cal->loaded ? cal->file : "none (the analytic model)";
     if (strstr(v->calibration, f))
         return;
     size_t k = strlen(v->calibration);
@@ -386,20 +389,22 @@ static void note_calibration(cp_validation *v, const cp_device *dev)
 
 /* PyTorch's runs are predicted as PyTorch runs them (--mode eager: the
  * host's cost per operator, autocast casts, the foreach optimizer);
- * cnnperf-measure's as it runs them (harness mode). */
+ * cnnperf-measure's as it runs them (harness mode, with PyTorch's
+ * convolution algorithms where it used cuDNN's graph API). */
 static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_network *net, cp_val_run *r)
 {
     cp_error e;
     cp_device dev;
     if (cp_device_load(s->o->device ? s->o->device : r->device, &dev, &e))
         return s->o->device ? cp_fail(c->err, NULL, NULL, "--device: %s", e.msg) : cp_jfail(c, "device", "%s", e.msg);
-    note_calibration(&s->v, &dev);
     int eager = r->source == CP_VAL_PYTORCH, rc_ = 0, builtin = 0;
+    cp_algos algos = eager || rc->graph_api ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
+    note_calibration(&s->v, cp_device_calibration(&dev, algos));
     const cp_eager_costs *costs = s->have_costs ? &s->costs : NULL;
     if (r->gpus == 1) {
         cp_prediction p = {0};
         cp_eager x = {0};
-        if (cp_predict_with(net, &dev, r->batch, rc->prec, eager ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND, &p, &e) ||
+        if (cp_predict_with(net, &dev, r->batch, rc->prec, algos, &p, &e) ||
             (eager && cp_eager_run(&p, costs, &x, &e))) {
             rc_ = cp_jfail(c, "precision", "cannot predict: %s", e.msg);
         } else {
@@ -419,6 +424,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         cp_dist_config cfg = {.gpus = r->gpus, .batch = r->batch, .prec = rc->prec, .algo = CP_AR_AUTO,
                               .ps = {r->ps_servers, 0, rc->colocated}, .overlap = r->overlap,
                               .bucket_mb = rc->bucket_mb, .mode = eager ? CP_MODE_EAGER : CP_MODE_HARNESS,
+                              .algos = algos,
                               .eager_costs = costs};
         cp_comm_parse(r->comm, &cfg.comm);
         cp_single_cache cache = {0};
@@ -439,6 +445,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     if (!rc_ && eager)
         snprintf(r->note, sizeof r->note, "eager mode%s",
                  builtin ? ", host costs partly built-in (no --eager-profile)" : "");
+    else if (!rc_ && rc->graph_api)
+        snprintf(r->note, sizeof r->note, "graph API");
     return rc_;
 }
 

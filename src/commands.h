@@ -15,8 +15,10 @@ int cp_cmd_validate(int argc, char **argv);
 /* Multi-GPU prediction for `cnnperf predict` with --gpus > 1 or --cluster. */
 int cp_cmd_predict_distributed(const cp_options *o);
 
-/* --mode and --eager-profile: 0, or the exit status after one line on
- * stderr. *have_costs says whether costs were read from --eager-profile. */
-int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs);
+/* --mode, --eager-profile and --conv-api: 0, or the exit status after one
+ * line on stderr. *have_costs says whether costs were read from
+ * --eager-profile; *algos is the convolution algorithm set (PyTorch's for
+ * eager mode and --conv-api graph). */
+int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs, cp_algos *algos);
 
 #endif

@@ -85,7 +85,8 @@ static int cmd_predict(int argc, char **argv)
     cp_mode mode;
     cp_eager_costs costs;
     int have_costs;
-    if ((rc = cp_mode_option(&o, &mode, &costs, &have_costs)))
+    cp_algos algos;
+    if ((rc = cp_mode_option(&o, &mode, &costs, &have_costs, &algos)))
         return rc;
 
     cp_error err;
@@ -102,7 +103,7 @@ static int cmd_predict(int argc, char **argv)
     cp_prediction p = {0};
     cp_eager e = {.record = o.trace != NULL};
     predict_job job = {&p, mode == CP_MODE_EAGER ? &e : NULL};
-    if (cp_predict_with(&net, &dev, (int)batch, prec, job.e ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND, &p, &err) ||
+    if (cp_predict_with(&net, &dev, (int)batch, prec, algos, &p, &err) ||
         (job.e && cp_eager_run(&p, have_costs ? &costs : NULL, &e, &err)) ||
         (job.e && harness_time(&net, &dev, (int)batch, prec, &e.harness_ms, &err))) {
         rc = cp_bad("%s", err.msg);

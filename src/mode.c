@@ -1,16 +1,25 @@
 /* --mode and --eager-profile, shared by predict, choose and sweep. */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 
-int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs)
+int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs, cp_algos *algos)
 {
     *mode = CP_MODE_HARNESS;
     *have_costs = 0;
+    *algos = CP_ALGOS_FIND;
     if (o->mode && cp_mode_parse(o->mode, mode))
         return cp_bad("--mode: expected harness (kernels and launch gaps, as cnnperf-measure) or eager (as PyTorch "
                       "runs it), got '%s'",
                       o->mode);
+    if (o->conv_api && strcmp(o->conv_api, "graph") != 0 && strcmp(o->conv_api, "legacy") != 0)
+        return cp_bad("--conv-api: expected legacy or graph, got '%s'", o->conv_api);
+    if (*mode == CP_MODE_EAGER && o->conv_api && strcmp(o->conv_api, "legacy") == 0)
+        return cp_bad("--conv-api legacy: eager mode predicts PyTorch, whose convolutions go through cuDNN's graph "
+                      "API (--conv-api graph)");
+    if (*mode == CP_MODE_EAGER || (o->conv_api && strcmp(o->conv_api, "graph") == 0))
+        *algos = CP_ALGOS_PYTORCH;
     if (o->eager_profile && *mode != CP_MODE_EAGER)
         return cp_bad("--eager-profile %s: host costs are for --mode eager", o->eager_profile);
     if (o->eager_profile) {

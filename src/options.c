@@ -39,6 +39,9 @@ const char cp_usage[] =
     "  --mode M                harness (default: kernels and launch gaps, as cnnperf-measure runs them) or\n"
     "                          eager (as PyTorch runs them: per-operator host costs, autocast casts, foreach SGD)\n"
     "  --eager-profile FILE    host costs of eager operators: tools/torch_bench.py --eager-overhead JSON\n"
+    "  --conv-api API          harness mode's convolution algorithms: legacy (default: cudnnFind over cuDNN's\n"
+    "                          legacy API, as cnnperf-measure) or graph (cuDNN's graph API, PyTorch's path, as\n"
+    "                          cnnperf-measure --conv-api graph); eager mode is always graph\n"
     "  --format F              table, json or csv (default table)\n"
     "  --calibration auto|none|FILE  per-class corrections fitted on measured networks (calibration/);\n"
     "                          auto (default): the device's own when there is one; none: the analytic model\n"
@@ -101,6 +104,7 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
         {"--ps-on", offsetof(cp_options, ps_on)},
         {"--mode", offsetof(cp_options, mode)},           {"--eager-profile", offsetof(cp_options, eager_profile)},
         {"--calibration", offsetof(cp_options, calibration)},
+        {"--conv-api", offsetof(cp_options, conv_api)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -12,6 +12,7 @@ typedef struct {
     const char *batch, *gpus, *comm, *nccl_algo, *overlap, *bucket_mb, *ps_servers, *ps_on;
     const char *mode, *eager_profile; /* --mode harness|eager, --eager-profile FILE */
     const char *calibration;          /* --calibration auto|none|FILE */
+    const char *conv_api;             /* --conv-api legacy|graph */
     int explain;
 } cp_options;
 

@@ -234,11 +234,14 @@ static cJSON *result_json(const cp_prediction *p, double iteration_ms, double im
     cJSON_AddNumberToObject(ph, "backward_ms", backward_ms);
     cJSON_AddNumberToObject(ph, "update_ms", update_ms);
     cJSON_AddItemToObject(o, "layers", rows_json(pred_cols, ncols, pred_cell, &r, p->net->n_layers));
-    /* which layer-pass calibration made these numbers (null: the analytic model alone) */
-    if (p->dev->calib.loaded) {
+    /* the convolution algorithms' library path, and which layer-pass
+     * calibration made these numbers (null: the analytic model alone) */
+    cJSON_AddStringToObject(o, "conv_api", p->algos == CP_ALGOS_PYTORCH ? "graph" : "legacy");
+    const cp_calibration *cal = cp_device_calibration(p->dev, p->algos);
+    if (cal->loaded) {
         cJSON *c = cJSON_AddObjectToObject(o, "calibration");
-        cJSON_AddStringToObject(c, "file", p->dev->calib.file);
-        cJSON_AddStringToObject(c, "source", p->dev->calib.source);
+        cJSON_AddStringToObject(c, "file", cal->file);
+        cJSON_AddStringToObject(c, "source", cal->source);
     } else {
         cJSON_AddNullToObject(o, "calibration");
     }
@@ -333,8 +336,9 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
         print_rows(f, pred_cols, (int)(sizeof pred_cols / sizeof pred_cols[0]), pred_cell, &r, p->net->n_layers, fmt);
         return ferror(f) ? -1 : 0;
     }
-    fprintf(f, "cnnperf predict: %s on %s, batch %d, %s, %s mode\n\n", p->net->name, p->dev->name, p->batch,
-            cp_precision_name(p->prec), e ? "eager" : "harness");
+    fprintf(f, "cnnperf predict: %s on %s, batch %d, %s, %s mode, convolutions by cuDNN's %s API\n\n", p->net->name,
+            p->dev->name, p->batch, cp_precision_name(p->prec), e ? "eager" : "harness",
+            p->algos == CP_ALGOS_PYTORCH ? "graph" : "legacy");
     layer_table(f, p);
     fprintf(f, "\n%siteration (Eq. 6-4): t_total = t_loading + t_forward + t_backward + t_update\n",
             e ? "harness-mode " : "");
@@ -343,9 +347,10 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
     fprintf(f, "  %.1f images/s, %.1f TFLOP/s achieved of %.1f peak (%s)\n", p->images_per_s,
             p->flops / (p->iteration_ms * 1e-3) / 1e12, cp_device_peak_flops(p->dev, p->prec) / 1e12,
             cp_precision_name(p->prec));
-    if (p->dev->calib.loaded)
+    const cp_calibration *cal = cp_device_calibration(p->dev, p->algos);
+    if (cal->loaded)
         fprintf(f, "  layer passes calibrated by %s (%s; --calibration none: the analytic model alone)\n",
-                p->dev->calib.file, p->dev->calib.source);
+                cal->file, cal->source);
     else
         fprintf(f, "  analytic model, no layer-pass calibration for %s\n", p->dev->id);
     if (e)

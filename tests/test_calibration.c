@@ -116,6 +116,50 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
     cp_network_free(&net);
 }
 
+/* A device's graph-API calibration applies to predictions with PyTorch's
+ * algorithms only; without one they take the legacy API's. */
+static void test_graph_calibration_applies_to_pytorch_algorithms(void **state)
+{
+    (void)state;
+    cp_error err;
+    cp_device dev;
+    cp_network net;
+    cp_calibration_set_default("none");
+    assert_int_equal(cp_device_load("h100", &dev, &err), 0);
+    assert_int_equal(cp_network_load("resnet18", &net, &err), 0);
+    cp_prediction find0 = {0}, torch0 = {0}, find1 = {0}, torch1 = {0}, torch2 = {0};
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_FIND, &find0, &err), 0);
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_PYTORCH, &torch0, &err), 0);
+    const char *fc = HEAD "\"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": %d}}}}}";
+    char text[256];
+    snprintf(text, sizeof text, fc, 2);
+    assert_int_equal(parse(text, &dev.calib, &err), 0);
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_PYTORCH, &torch2, &err), 0);
+    snprintf(text, sizeof text, fc, 5);
+    assert_int_equal(parse(text, &dev.calib_graph, &err), 0);
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_FIND, &find1, &err), 0);
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_PYTORCH, &torch1, &err), 0);
+    int fc_layers = 0;
+    for (int i = 0; i < net.n_layers; i++) {
+        if (cp_layer_calib_class(&net.layers[i]) != CP_CC_FC)
+            continue;
+        fc_layers++;
+        assert_true(fabs(find1.layers[i].ms[CP_PASS_FWD] - 2 * find0.layers[i].ms[CP_PASS_FWD]) < 1e-9);
+        assert_true(fabs(torch1.layers[i].ms[CP_PASS_FWD] - 5 * torch0.layers[i].ms[CP_PASS_FWD]) < 1e-9);
+        /* no graph-API calibration loaded: the legacy one */
+        assert_true(fabs(torch2.layers[i].ms[CP_PASS_FWD] - 2 * torch0.layers[i].ms[CP_PASS_FWD]) < 1e-9);
+    }
+    assert_int_equal(fc_layers, 1);
+    assert_ptr_equal(cp_device_calibration(&dev, CP_ALGOS_PYTORCH), &dev.calib_graph);
+    assert_ptr_equal(cp_device_calibration(&dev, CP_ALGOS_FIND), &dev.calib);
+    cp_prediction_free(&find0);
+    cp_prediction_free(&torch0);
+    cp_prediction_free(&find1);
+    cp_prediction_free(&torch1);
+    cp_prediction_free(&torch2);
+    cp_network_free(&net);
+}
+
 static void test_auto_attaches_embedded_calibrations(void **state)
 {
     (void)state;
@@ -162,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_parse_defaults_to_identity),
         cmocka_unit_test(test_bad_files_name_the_field),
         cmocka_unit_test(test_scale_and_offset_apply_to_their_class),
+        cmocka_unit_test(test_graph_calibration_applies_to_pytorch_algorithms),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),
         cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),
     };

@@ -21,6 +21,14 @@ scale for both. Runs of other networks are never read.
 
   python3 tools/fit_calibration.py --device h100 --measured 'validation/h100/*.json' -o calibration/h100.json
   python3 tools/fit_calibration.py --device h200 --measured 'validation/h200/*.json' -o calibration/h200.json
+  python3 tools/fit_calibration.py --device h100 --conv-api graph --measured 'validation/h100/graph-api/*.json' \
+      -o calibration/h100-graph.json
+
+--conv-api picks the runs by the convolution API their provenance names
+(cnnperf-measure --conv-api; legacy when absent) and predicts them with
+that API's algorithms (cnnperf predict --conv-api): the graph API's file is
+what predictions with PyTorch's algorithms use (harness --conv-api graph,
+and eager mode).
 
 Needs the cnnperf program (--cnnperf, default build/cnnperf); the predictions
 it fits against are made with --calibration none. The project does not need
@@ -121,6 +129,9 @@ def main():
     ap.add_argument("--calibration-set", default=os.path.join(REPO, "validation", "calibration-set.json"))
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
     ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--conv-api", choices=("legacy", "graph"), default="legacy",
+                    help="fit on the runs whose convolutions went through this cuDNN API, predicted with its "
+                         "algorithms (default legacy)")
     ap.add_argument("--pool", action="store_true",
                     help="predict each run on its own device (the file's device id), so that runs of GPUs of one "
                          "architecture (H100 and H200) are fitted together")
@@ -155,6 +166,8 @@ def main():
             continue
         if m.get("source") != "measurement" or m.get("gpus", 1) != 1 or m.get("network") not in train:
             continue
+        if m.get("provenance", {}).get("conv_api", "legacy") != args.conv_api:
+            continue
         net, batch, prec = m["network"], m["batch"], m["precision"]
         if net not in classes:
             layers = run_json(args.cnnperf, ["layers", "--network", net, "--batch", "1"])["layers"]
@@ -163,7 +176,7 @@ def main():
         # architecture may be pooled), unless --device names a profile file
         dev = m.get("device") if args.pool else args.device
         p = run_json(args.cnnperf, ["predict", "--network", net, "--device", dev, "--batch", str(batch),
-                                    "--precision", prec, "--calibration", "none"])
+                                    "--precision", prec, "--calibration", "none", "--conv-api", args.conv_api])
         pred = {l["name"]: l for l in p["layers"]}
         for l in m["layers"]:
             q = pred.get(l["name"])
@@ -222,7 +235,10 @@ def main():
             "format": "cnnperf-calibration-factors/1",
             "device": dev,
             "source": source,
-            "library": "cuDNN " + ", ".join(libs) + ", legacy convolution API, NCHW (cnnperf-measure)",
+            "library": "cuDNN " + ", ".join(libs) + (
+                ", legacy convolution API, NCHW (cnnperf-measure)" if args.conv_api == "legacy" else
+                ", graph API, engines chosen as PyTorch's cudnn.benchmark chooses, NCHW "
+                "(cnnperf-measure --conv-api graph)"),
             "training_set": used,
             "method": "per precision group, layer class and pass: t = scale * t_model + offset, weighted least "
                       "squares (weights t^-1/2) over the layer passes of the training runs; scale alone when "

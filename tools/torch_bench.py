@@ -230,7 +230,7 @@ def bench_network(torch, args, name, precision):
             "timed_iterations": args.iters,
             "cudnn_benchmark": True,
             "cudnn_benchmark_limit": getattr(torch.backends.cudnn, "benchmark_limit", None),
-            "allow_tf32": tf32,
+            "allow_tf32": torch.backends.cudnn.allow_tf32,
             "autocast": str(amp).replace("torch.", "") if amp else "off",
             "grad_scaler": scaler is not None,
             "sgd_lr": 0.01, "sgd_momentum": 0.9,
