@@ -29,6 +29,8 @@
 # NCCL_NVLS_ENABLE=0 throughout.
 #
 #   MODE=multi CNNPERF_GIT_COMMIT=$(git rev-parse HEAD) bash measure/run_device.sh
+#
+# MODE=a,b runs mode a, then mode b, in one call (one build).
 set -u
 MODE=${MODE:-single}
 ROOT=$PWD
@@ -243,12 +245,12 @@ single() {
     echo "$configs" | while read -r net batch prec extra; do
         [ -n "$net" ] || continue
         tag=$net-b$batch-$prec
-        ws=()
+        ws=() pargs=()
         case "${extra:-}" in
         ws=*) ws=(--workspace-mb "${extra#ws=}") tag=$tag-ws${extra#ws=} ;;
         isolated) ws=(--layers isolated) tag=$tag-isolated ;;
         graph) ws=(--launch graph) tag=$tag-graph ;;
-        graphapi) ws=(--conv-api graph) tag=$tag-graphapi ;;
+        graphapi) ws=(--conv-api graph) pargs=(--conv-api graph) tag=$tag-graphapi ;;
         r[0-9]) ws=() tag=$tag-$extra ;;
         esac
         if [ $(($(date +%s) - START)) -gt "$DEADLINE" ]; then
@@ -266,8 +268,8 @@ single() {
                 --network "$net" --batch "$batch" --precision "$prec" --warmup 0 --iters 1 \
                 -o "$RES/debug-$tag.json" </dev/null 2>&1 | tail -40
         fi
-        "$PREDICT" predict --network "$net" --device "$DEV" --batch "$batch" --precision "$prec" --format json \
-            -o "$RES/predict-$tag.json" </dev/null || fail "predict $tag"
+        "$PREDICT" predict --network "$net" --device "$DEV" --batch "$batch" --precision "$prec" "${pargs[@]}" \
+            --format json -o "$RES/predict-$tag.json" </dev/null || fail "predict $tag"
         bundle # after every configuration: a run cut off at the device's limit still returns its results
     done
 
@@ -814,7 +816,10 @@ main() {
     *h200*) DEV=h200 ;;
     *) DEV=h100 ;;
     esac
-    run_mode "$MODE"
+    local m
+    for m in ${MODE//,/ }; do # MODE=a,b: both in one call
+        run_mode "$m"
+    done
 }
 
 run_mode() {
@@ -959,10 +964,12 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         parity torch ;;
     remeasure) remeasure ;;
     graphapi) parity_graph_api ;; # the side by side with the graph API's convolutions (above)
-    graphapi_campaign) # the calibration set (for calibration/<dev>-graph.json), then the evaluation
-        # configurations, with convolutions on cuDNN's graph API (PyTorch's path)
-        single "$(printf '%s\n' "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" "$CAMPAIGN_EVAL" |
-            awk 'NF && $4 != "smoke" {print $1, $2, $3, "graphapi"}')" "--warmup 3 --iters 10" ;;
+    graphapi_calib) # the calibration set with convolutions on cuDNN's graph API (PyTorch's path), for
+        # calibration/<dev>-graph.json
+        single "$(printf '%s\n' "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" | awk 'NF {print $1, $2, $3, "graphapi"}')" \
+            "--warmup 3 --iters 10" ;;
+    graphapi_eval) # the evaluation configurations with convolutions on cuDNN's graph API
+        single "$(printf '%s\n' "$CAMPAIGN_EVAL" | awk 'NF {print $1, $2, $3, "graphapi"}')" "--warmup 3 --iters 10" ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     *) single ;;
     esac
