@@ -968,6 +968,8 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         # calibration/<dev>-graph.json
         single "$(printf '%s\n' "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" | awk 'NF {print $1, $2, $3, "graphapi"}')" \
             "--warmup 3 --iters 10" ;;
+    list) # CONFIGS_LIST="net batch prec [extra];...": those configurations only (e.g. what a cut-off call left)
+        single "${CONFIGS_LIST//;/$'\n'}" "--warmup 3 --iters 10" ;;
     graphapi_eval) # the evaluation configurations with convolutions on cuDNN's graph API
         single "$(printf '%s\n' "$CAMPAIGN_EVAL" | awk 'NF {print $1, $2, $3, "graphapi"}')" "--warmup 3 --iters 10" ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
