@@ -136,7 +136,7 @@ def main():
                     help="predict each run on its own device (the file's device id), so that runs of GPUs of one "
                          "architecture (H100 and H200) are fitted together")
     ap.add_argument("--also", action="append", default=[],
-                    help="also write calibration/<ID>.json with the same terms for a device of the same "
+                    help="also write calibration/<ID>.json (<ID>-graph.json with --conv-api graph) with the same terms for a device of the same "
                          "architecture (say so in its source)")
     ap.add_argument("--max-offset-us", type=float, default=None,
                     help="bound the per-call offset (a pass's fixed cost: a few extra launches), fitting the "
@@ -225,7 +225,8 @@ def main():
     nets = sorted({json.load(open(os.path.join(REPO, f)))["network"] for f in used})
     libs = sorted({json.load(open(os.path.join(REPO, f)))["provenance"].get("cudnn", "?") for f in used})
     gpu = json.load(open(os.path.join(REPO, used[0])))["provenance"].get("gpu_name", "?")
-    for dev, path in [(args.device, args.output)] + [(d, os.path.join(os.path.dirname(args.output), d + ".json"))
+    suffix = "" if args.conv_api == "legacy" else "-" + args.conv_api  # calibration/h200-graph.json
+    for dev, path in [(args.device, args.output)] + [(d, os.path.join(os.path.dirname(args.output), d + suffix + ".json"))
                                                       for d in args.also]:
         source = (f"fitted by tools/fit_calibration.py on {len(used)} cnnperf-measure runs of the calibration "
                   f"set ({', '.join(nets)}) on {gpu}, cuDNN {', '.join(libs)}")
