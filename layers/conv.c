@@ -181,6 +181,18 @@ static bool fft_fits(const cp_layer *l, const cp_exec *x)
            l->kw < FFT_TILE && l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
 }
 
+/* PyTorch's path runs a 3x3 forward as FFT only where the output plane fits
+ * one tile; larger planes run as implicit GEMM (sm80_xmma_fprop_implicit_gemm
+ * 256x64 in its kernel trace of VGG-11 and ResNet-18, the calibration set:
+ * validation/h100/ncu/kernels-torch-networks-h100.json; the graph API's
+ * engines for the same layers, validation/h100/graph-api/), although the
+ * model times FFT faster there. */
+static bool pytorch_fft_forward(const cp_layer *l, cp_pass pass, const cp_exec *x)
+{
+    return x->algos != CP_ALGOS_PYTORCH || pass != CP_PASS_FWD || l->kh * l->kw != 9 ||
+           (l->out.h <= FFT_TILE && l->out.w <= FFT_TILE);
+}
+
 /* The kernels of one FFT pass, with the same arguments as Winograd's: the
  * output plane h x w of a forward-like pass sets the tiles. */
 static int fft_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout, int h,
@@ -257,7 +269,7 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     if (best < 0)
         return -1;
     for (int algo = 0; algo < 2; algo++) {
-        if (algo == 0 ? !winograd_fits(l, x) : !fft_fits(l, x))
+        if (algo == 0 ? !winograd_fits(l, x) : !fft_fits(l, x) || !pytorch_fft_forward(l, pass, x))
             continue;
         algorithm_fn build = algo == 0 ? winograd_kernels : fft_kernels;
         int na;
