@@ -169,6 +169,8 @@ static void test_auto_attaches_embedded_calibrations(void **state)
     assert_int_equal(cp_device_load("h100", &dev, &err), 0);
     assert_true(dev.calib.loaded);
     assert_non_null(strstr(dev.calib.source, "calibration set"));
+    assert_true(dev.calib_graph.loaded); /* calibration/h100-graph.json */
+    assert_non_null(strstr(dev.calib_graph.source, "calibration set"));
     assert_int_equal(cp_device_load("gtx1080", &dev, &err), 0); /* nobody calibrated it */
     assert_false(dev.calib.loaded);
     cp_calibration_set_default("no-such-calibration");
@@ -183,8 +185,9 @@ static void test_fitted_files_name_only_the_calibration_set(void **state)
     (void)state;
     static const char *const evaluation[] = {"resnet50", "vgg16", "alexnet", "googlenet", "lenet5"};
     static const char *const files[] = {CNNPERF_SOURCE_DIR "/calibration/h100.json",
-                                        CNNPERF_SOURCE_DIR "/calibration/h200.json"};
-    for (size_t f = 0; f < 2; f++) {
+                                        CNNPERF_SOURCE_DIR "/calibration/h200.json",
+                                        CNNPERF_SOURCE_DIR "/calibration/h100-graph.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         FILE *in = fopen(files[f], "r");
         assert_non_null(in);
         static char text[1 << 20];

@@ -44,7 +44,7 @@ static void for_each_network(void (*fn)(const cp_network *, const cp_device *, c
     }
 }
 
-static long convs, convs_above_3;
+static long convs, convs_above_3, convs_below_1;
 
 static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precision prec, int batch, cp_algos algos)
 {
@@ -67,11 +67,17 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
         }
         if (strcmp(n->layers[i].kind->name, "conv") == 0 && n->layers[i].needs_input_grad) {
             double f = lp->ms[CP_PASS_FWD], b = lp->ms[CP_PASS_BWD_DATA] + lp->ms[CP_PASS_BWD_WEIGHT];
-            if (b < f * (1 - 1e-9) || b > 3.6 * f)
+            /* PyTorch's algorithms run a large-plane 3x3 forward as implicit GEMM and
+             * its gradients as FFT, and the backward can be the shorter: VGG-11's
+             * conv3.1, fp32 on an H100, measured 2.80 ms forward and 2.27 ms backward
+             * through the graph API (validation/h100/graph-api/vgg11-b32-fp32-graphapi.json) */
+            double lowest = algos == CP_ALGOS_PYTORCH ? 0.75 : 1.0;
+            if (b < lowest * f * (1 - 1e-9) || b > 3.6 * f)
                 fail_msg("%s %s %s %s: backward %g ms vs forward %g ms", n->name, d->id, cp_precision_name(prec),
                          n->layers[i].name, b, f);
             convs++;
             convs_above_3 += b > 3 * f;
+            convs_below_1 += b < f;
         }
     }
     /* The tree adds up: layers to phases (backward also holds no other work). */
@@ -94,7 +100,8 @@ static void test_roofline_and_sums(void **state)
 {
     (void)state;
     for_each_network(check_bounds);
-    print_message("%ld of %ld convolutions above 3x\n", convs_above_3, convs);
+    print_message("%ld of %ld convolutions above 3x, %ld below 1x (PyTorch's algorithms only)\n", convs_above_3,
+                  convs, convs_below_1);
     assert_true(convs > 1000 && convs_above_3 * 200 < convs);
 }
 
