@@ -124,6 +124,22 @@ static int heuristic_configs(desc_t graph, cudnnBackendHeurMode_t mode, desc_t *
     return (int)got;
 }
 
+/* Whether the engine's notes under attr (numerical or behaviour notes, both
+ * enums) include one of bad[]. */
+static bool has_note(desc_t eng, cudnnBackendAttributeName_t attr, cudnnBackendAttributeType_t type,
+                     const int *bad, int n_bad)
+{
+    int notes[32]; /* more than either kind of note has */
+    int64_t n = 0;
+    if (cudnnBackendGetAttribute(eng, attr, type, 32, &n, notes) != CUDNN_STATUS_SUCCESS)
+        return false;
+    for (int64_t i = 0; i < n; i++)
+        for (int j = 0; j < n_bad; j++)
+            if (notes[i] == bad[j])
+                return true;
+    return false;
+}
+
 /* Whether PyTorch's filters (and ours) keep the configuration's engine; its
  * global index in *engine. */
 static bool wanted(desc_t cfg, bool fp32_exact, long long *engine)
@@ -136,22 +152,12 @@ static bool wanted(desc_t cfg, bool fp32_exact, long long *engine)
     if (keep && cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &got, &index) !=
                     CUDNN_STATUS_SUCCESS)
         index = -1;
-    cudnnBackendNumericalNote_t num[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
-    int64_t n_num = 0;
-    if (keep && cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
-                                         CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &n_num, num) != CUDNN_STATUS_SUCCESS)
-        n_num = 0;
-    for (int64_t i = 0; keep && i < n_num; i++)
-        if (num[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS || (fp32_exact && num[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE))
-            keep = false;
-    cudnnBackendBehaviorNote_t beh[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
-    int64_t n_beh = 0;
-    if (keep && cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
-                                         CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &n_beh, beh) != CUDNN_STATUS_SUCCESS)
-        n_beh = 0;
-    for (int64_t i = 0; keep && i < n_beh; i++)
-        if (beh[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION)
-            keep = false;
+    /* down-converting inputs always out; tensor cores (TF32) out in exact fp32 */
+    const int numerical[2] = {CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS, CUDNN_NUMERICAL_NOTE_TENSOR_CORE};
+    const int behaviour[1] = {CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION};
+    keep = keep &&
+           !has_note(eng, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, numerical, fp32_exact ? 2 : 1) &&
+           !has_note(eng, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE, behaviour, 1);
     destroy(&eng);
     *engine = index;
     return keep;

@@ -344,9 +344,9 @@ static void conv_forward(cm_net *n, cm_layer *L)
     if (L->plan[0])
         cm_conv_graph_run(g->dnn, L->plan[0], cm_input(n, L, 0), L->w, L->y, g->workspace);
     else
-        cudnnCheck(cudnnConvolutionForward(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->w_desc, L->w, L->conv[0],
-                                       (cudnnConvolutionFwdAlgo_t)L->algo[0], g->workspace, g->workspace_size, &zero,
-                                       L->y_desc, L->y));
+        cudnnCheck(cudnnConvolutionForward(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->w_desc, L->w,
+                                           L->conv[0], (cudnnConvolutionFwdAlgo_t)L->algo[0], g->workspace,
+                                           g->workspace_size, &zero, L->y_desc, L->y));
     /* A separate broadcast add, as PyTorch does after cuDNN's convolution. */
     if (L->l->bias)
         cudnnCheck(cudnnAddTensor(g->dnn, &one, L->b_desc, bias_of(L, L->w), &one, L->y_desc, L->y));
@@ -374,8 +374,8 @@ static void conv_backward_data(cm_net *n, cm_layer *L)
         cm_conv_graph_run(g->dnn, L->plan[1], dx, L->w, cm_dy(L), g->workspace);
     else
         cudnnCheck(cudnnConvolutionBackwardData(g->dnn, &one, L->w_desc, L->w, L->y_desc, cm_dy(L), L->conv[1],
-                                            (cudnnConvolutionBwdDataAlgo_t)L->algo[1], g->workspace, g->workspace_size,
-                                            &zero, L->x_desc[0], dx));
+                                                (cudnnConvolutionBwdDataAlgo_t)L->algo[1], g->workspace,
+                                                g->workspace_size, &zero, L->x_desc[0], dx));
     cm_grad_done(n, L, 0, dx);
 }
 
@@ -385,9 +385,9 @@ static void conv_backward_weight(cm_net *n, cm_layer *L)
     if (L->plan[2])
         cm_conv_graph_run(g->dnn, L->plan[2], cm_input(n, L, 0), L->g, cm_dy(L), g->workspace);
     else
-        cudnnCheck(cudnnConvolutionBackwardFilter(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->y_desc, cm_dy(L),
-                                              L->conv[2], (cudnnConvolutionBwdFilterAlgo_t)L->algo[2], g->workspace,
-                                              g->workspace_size, &zero, L->w_desc, L->g));
+        cudnnCheck(cudnnConvolutionBackwardFilter(g->dnn, &one, L->x_desc[0], cm_input(n, L, 0), L->y_desc,
+                                                  cm_dy(L), L->conv[2], (cudnnConvolutionBwdFilterAlgo_t)L->algo[2],
+                                                  g->workspace, g->workspace_size, &zero, L->w_desc, L->g));
     if (L->l->bias)
         bias_backward(n, L);
 }

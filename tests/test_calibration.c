@@ -73,16 +73,24 @@ static void test_bad_files_name_the_field(void **state)
     }
 }
 
+/* The H100 without any calibration, and ResNet-18. */
+static void load_uncalibrated(cp_device *dev, cp_network *net)
+{
+    cp_error err;
+    cp_calibration_set_default("none");
+    assert_int_equal(cp_device_load("h100", dev, &err), 0);
+    assert_false(dev->calib.loaded);
+    assert_false(dev->calib_graph.loaded);
+    assert_int_equal(cp_network_load("resnet18", net, &err), 0);
+}
+
 static void test_scale_and_offset_apply_to_their_class(void **state)
 {
     (void)state;
     cp_error err;
     cp_device dev;
     cp_network net;
-    cp_calibration_set_default("none");
-    assert_int_equal(cp_device_load("h100", &dev, &err), 0);
-    assert_false(dev.calib.loaded);
-    assert_int_equal(cp_network_load("resnet18", &net, &err), 0);
+    load_uncalibrated(&dev, &net);
     cp_prediction a = {0}, b = {0};
     assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &a, &err), 0);
     assert_int_equal(parse(HEAD "\"terms\": {\"fp32\": {\"conv_3x3\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
@@ -124,9 +132,7 @@ static void test_graph_calibration_applies_to_pytorch_algorithms(void **state)
     cp_error err;
     cp_device dev;
     cp_network net;
-    cp_calibration_set_default("none");
-    assert_int_equal(cp_device_load("h100", &dev, &err), 0);
-    assert_int_equal(cp_network_load("resnet18", &net, &err), 0);
+    load_uncalibrated(&dev, &net);
     cp_prediction find0 = {0}, torch0 = {0}, find1 = {0}, torch1 = {0}, torch2 = {0};
     assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_FIND, &find0, &err), 0);
     assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_PYTORCH, &torch0, &err), 0);
