@@ -3,8 +3,6 @@
 #include "conv_graph.h"
 
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 typedef cudnnBackendDescriptor_t desc_t;
 
@@ -259,15 +257,4 @@ size_t cm_conv_graph_workspace(const cm_conv_plan *p)
 long long cm_conv_graph_engine(const cm_conv_plan *p)
 {
     return p->engine;
-}
-
-void cm_conv_graph_free(cm_conv_plan *p)
-{
-    if (!p)
-        return;
-    destroy(&p->plan);
-    destroy(&p->cfg);
-    for (int i = D_COUNT - 1; i >= 0; i--)
-        destroy(&p->d[i]);
-    free(p);
 }

@@ -33,7 +33,8 @@ typedef struct {
     int oh, ow;
 } cm_conv_shape;
 
-/* A pass's operation graph with one chosen engine, ready to run. */
+/* A pass's operation graph with one chosen engine, ready to run; kept for the
+ * process's lifetime, as the layers' other cuDNN descriptors are. */
 typedef struct cm_conv_plan cm_conv_plan;
 
 /* The GPU time of one call of plan p, in microseconds, or a negative
@@ -56,7 +57,5 @@ void cm_conv_graph_run(cudnnHandle_t h, const cm_conv_plan *p, const void *x, co
 size_t cm_conv_graph_workspace(const cm_conv_plan *p);
 /* cuDNN's global index of the plan's engine, for the record. */
 long long cm_conv_graph_engine(const cm_conv_plan *p);
-
-void cm_conv_graph_free(cm_conv_plan *p);
 
 #endif

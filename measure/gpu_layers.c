@@ -87,7 +87,6 @@ typedef struct {
     int algo[3];
     cudnnMathType_t math[3];
     cm_conv_plan *plan[3]; /* --conv-api graph: the engine chosen instead of algo */
-    int timed[3];          /* --conv-api graph: how many engines were timed */
     size_t ws[3];
     double gpu_us[3], find_us[3]; /* the winner: on the GPU alone, and as cudnnFind timed it */
 } conv_choice;
@@ -285,11 +284,12 @@ static void conv_find_graph(cm_net *n, cm_layer *L, conv_choice *c, int k)
                        l->out.h,    l->out.w};
     plan_timing t = {n, L, k};
     double us = -1;
-    c->plan[k] = cm_conv_graph_choose(g->dnn, &s, k, g->workspace_size, time_plan, &t, &us, &c->timed[k]);
+    int timed = 0;
+    c->plan[k] = cm_conv_graph_choose(g->dnn, &s, k, g->workspace_size, time_plan, &t, &us, &timed);
     if (!c->plan[k])
         cm_fatal("no cuDNN graph-API engine runs the %s pass within a workspace of %zu MiB (%d timed; "
                  "--workspace-mb, or --conv-api legacy)",
-                 pass_names[k], g->workspace_size >> 20, c->timed[k]);
+                 pass_names[k], g->workspace_size >> 20, timed);
     c->algo[k] = (int)cm_conv_graph_engine(c->plan[k]);
     c->ws[k] = cm_conv_graph_workspace(c->plan[k]);
     c->gpu_us[k] = c->find_us[k] = us;
