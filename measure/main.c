@@ -56,6 +56,10 @@ static const char usage[] =
     "  --conv-api API        legacy (default): convolution algorithms by cudnnFind over cuDNN's legacy API;\n"
     "                        graph: engines of cuDNN's graph API chosen as PyTorch's cudnn.benchmark does\n"
     "                        (the heuristic's first 10 usable engines timed, the fastest kept)\n"
+    "  --host-profile N      after the timed iterations, N more with the stream synchronised before every\n"
+    "                        layer pass, timing on the host what each pass's library calls and launches\n"
+    "                        cost (layers[].host_us, host_issue_ms: medians; default 5, 0: none; one GPU,\n"
+    "                        --launch stream, --comm none)\n"
     "  --check-loss N        train N iterations on one fixed batch, print the loss of each to stderr;\n"
     "                        exit 0 only if the last loss is lower than the first\n"
     "  --comm MODE           gradient exchange between MPI ranks: nccl, ps or none (default: none for one\n"
@@ -76,7 +80,7 @@ static const char usage[] =
 
 typedef struct {
     const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s, *layers, *launch, *conv_api;
-    int batch, warmup, iters, workspace_mb, check_loss, ps_servers, ps_threads, check_kernels;
+    int batch, warmup, iters, workspace_mb, check_loss, ps_servers, ps_threads, check_kernels, host_profile;
 } options;
 
 static int bad(const char *fmt, const char *a)
@@ -135,6 +139,8 @@ static int parse_options(int argc, char **argv, options *o)
             text = &o->conv_api;
         else if (strcmp(a, "--check-kernels") == 0)
             num = &o->check_kernels, min = 10, max = 199, what = "a compute capability such as 90";
+        else if (strcmp(a, "--host-profile") == 0)
+            num = &o->host_profile, min = 0, max = 1000, what = "a non-negative integer";
         else if (strcmp(a, "--check-loss") == 0)
             num = &o->check_loss, min = 2, what = "an integer of at least 2";
         else if (strcmp(a, "--ps-servers") == 0)
@@ -286,6 +292,7 @@ static void summarize(const samples *s, double *out)
 static const char *const phase_keys[CM_PHASE_COUNT] = {"loading_ms", "forward_ms", "backward_ms", "update_ms"};
 static const char *const pass_keys[CP_PASS_COUNT] = {"forward_ms", "backward_data_ms", "backward_weight_ms",
                                                      "update_ms"};
+static const char *const host_pass_keys[CP_PASS_COUNT] = {"forward", "backward_data", "backward_weight", "update"};
 
 /* What the predictor counts (model/predict.c): every pass's useful FLOPs,
  * backward-data only where the input needs a gradient. */
@@ -320,6 +327,9 @@ typedef struct {
     int len;
     const rank_info *info;  /* world size */
     bool identical;
+    const double *host_us;  /* NULL, or medians per layer pass (cm_host_profile) */
+    double host_issue_ms;
+    int host_profiles;
 } result_in;
 
 static cJSON *result_json(const result_in *in)
@@ -355,6 +365,8 @@ static cJSON *result_json(const result_in *in)
     cJSON_AddNumberToObject(root, "host_enqueue_ms", mx[S_HOST]);
     cJSON_AddBoolToObject(root, "host_bound",
                           in->k->comm != CM_COMM_PS && mx[S_HOST] >= HOST_BOUND_SHARE * mx[S_IT]);
+    if (in->host_us)
+        cJSON_AddNumberToObject(root, "host_issue_ms", in->host_issue_ms);
     cJSON_AddItemToObject(root, "phases", phases_json(mx + S_PH));
 
     cJSON *arr = cJSON_CreateArray();
@@ -379,6 +391,11 @@ static cJSON *result_json(const result_in *in)
         cJSON_AddNumberToObject(lo, "arithmetic_intensity", 0);
         cJSON_AddStringToObject(lo, "bound", "-");
         cJSON_AddNumberToObject(lo, "roofline_ms", 0);
+        if (in->host_us) {
+            cJSON *h = cJSON_AddObjectToObject(lo, "host_us");
+            for (int p = 0; p < CP_PASS_COUNT; p++)
+                cJSON_AddNumberToObject(h, host_pass_keys[p], in->host_us[i * CP_PASS_COUNT + p]);
+        }
         cJSON_AddItemToArray(arr, lo);
     }
     cJSON_AddNumberToObject(root, "flops", total_flops);
@@ -704,7 +721,7 @@ static void finish_worker(cm_exchange *ex, ranks *k, cp_network *net)
 int main(int argc, char **argv)
 {
     options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", "stream", "legacy",
-                 64,         5,      20,   8192, 0,    1,    0,    0};
+                 64,         5,      20,   8192, 0,    1,    0,    0,  5};
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;
@@ -867,6 +884,26 @@ int main(int argc, char **argv)
         cm_fatal("--layers isolated needs one rank without gradient exchange (--comm none)");
     for (int t = 0; isolated && t < T; t++)
         cm_isolated(&n, 5, &s.layers[(size_t)t * N * CP_PASS_COUNT]);
+    /* The host's cost of each pass, with the GPU kept from setting its pace. */
+    int H = !graph && !ex ? o.host_profile : 0;
+    double *host_us = NULL, host_issue_ms = 0;
+    if (H > 0) {
+        double *runs = cm_xcalloc((size_t)H * N * CP_PASS_COUNT, sizeof *runs);
+        double *totals = cm_xcalloc((size_t)H, sizeof *totals);
+        for (int h = 0; h < H; h++)
+            totals[h] = cm_host_profile(&n, &runs[(size_t)h * N * CP_PASS_COUNT]);
+        host_us = cm_xcalloc((size_t)N * CP_PASS_COUNT, sizeof *host_us);
+        double *v = cm_xcalloc((size_t)H, sizeof *v);
+        for (int j = 0; j < N * CP_PASS_COUNT; j++) {
+            for (int h = 0; h < H; h++)
+                v[h] = runs[(size_t)h * N * CP_PASS_COUNT + j];
+            host_us[j] = cm_quantile(v, H, 0.5);
+        }
+        host_issue_ms = cm_quantile(totals, H, 0.5);
+        free(v);
+        free(runs);
+        free(totals);
+    }
     /* The parameters as the exchange left them (the compute-only iterations
      * below run the SGD with learning rate 0). */
     unsigned long long checksum = cm_params_checksum(&n);
@@ -912,7 +949,7 @@ int main(int argc, char **argv)
         for (int r = 1; r < k.workers; r++)
             if (info[r].checksum != info[0].checksum)
                 identical = false;
-        result_in in = {&n, &o, &run, &k, ex, all, len, info, identical};
+        result_in in = {&n, &o, &run, &k, ex, all, len, info, identical, host_us, host_issue_ms, H};
         cJSON *root = result_json(&in);
         cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
         if (prov)
@@ -923,6 +960,15 @@ int main(int argc, char **argv)
                                                "iteration_ms and phases are the training iterations'"
                                              : "iteration: CUDA events around each layer pass inside the timed "
                                                "training iterations");
+        if (prov && host_us) {
+            char txt[400];
+            snprintf(txt, sizeof txt,
+                     "%d iterations after the timed ones with the stream synchronised before every layer pass; "
+                     "host_us: wall-clock time from the end of that synchronisation to the next, per pass (its "
+                     "library calls, launches and event record); host_issue_ms: the whole iteration's; medians",
+                     H);
+            cJSON_AddStringToObject(prov, "host_profile", txt);
+        }
         const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "iteration_ms");
         const cJSON *p10 = cJSON_GetObjectItemCaseSensitive(root, "iteration_p10_ms");
         const cJSON *p90 = cJSON_GetObjectItemCaseSensitive(root, "iteration_p90_ms");
@@ -932,6 +978,10 @@ int main(int argc, char **argv)
                 o.warmup, T, it->valuedouble, p10->valuedouble, p90->valuedouble,
                 (double)o.batch * k.workers / (it->valuedouble * 1e-3), k.workers > 1 ? " in all" : "");
         const cJSON *host = cJSON_GetObjectItemCaseSensitive(root, "host_enqueue_ms");
+        if (host_us)
+            fprintf(stderr, "cnnperf-measure: host profile: the library calls of an iteration cost the host %.3f ms "
+                            "when no call waits for the GPU (median of %d)\n",
+                    host_issue_ms, H);
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "host_bound")))
             fprintf(stderr,
                     "cnnperf-measure: warning: enqueueing an iteration took the host %.3f ms of its %.3f: the "
@@ -971,6 +1021,7 @@ int main(int argc, char **argv)
     free(s.host);
     free(s.co_iter);
     free(s.co_phases);
+    free(host_us);
     finish_worker(ex, &k, &net);
     return rc;
 }

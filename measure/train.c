@@ -9,6 +9,7 @@
 
 #include <cuda_profiler_api.h>
 
+#include "check.h"
 #include "exchange.h"
 #include "gpu_layers.h"
 #include "mpi_util.h"
@@ -202,7 +203,15 @@ const void *cm_dy(const cm_layer *L)
 static void mark(cm_net *n, int layer, int pass)
 {
     cm_timeline *t = &n->tl;
-    if (n->sync_each_pass && !n->capturing) /* an error surfaces here, while cm_where still names its layer */
+    if (n->host_us) {
+        /* the calls since the last mark: the previous owner's host cost */
+        double now = cm_mpi_now();
+        if (t->n > 0)
+            *(t->owner[t->n - 1] >= 0 ? &n->host_us[t->owner[t->n - 1]] : &n->host_other_us) +=
+                (now - n->host_mark) * 1e6;
+        cudaCheck(cudaStreamSynchronize(n->gpu->stream));
+        n->host_mark = cm_mpi_now();
+    } else if (n->sync_each_pass && !n->capturing) /* an error surfaces here, while cm_where still names its layer */
         cudaCheck(cudaStreamSynchronize(n->gpu->stream));
     if (t->n == t->cap) {
         int cap = t->cap ? 2 * t->cap : 64;
@@ -649,6 +658,25 @@ void cm_iteration(cm_net *n)
     cudaCheck(cudaGraphLaunch(n->graph_exec, n->gpu->stream));
     n->host_ms = (cm_mpi_now() - t0) * 1e3;
     cm_where = "end of iteration";
+}
+
+double cm_host_profile(cm_net *n, double *host_us)
+{
+    if (n->graph || n->ex)
+        cm_fatal("internal: a host profile needs one GPU's stream-launched iteration");
+    memset(host_us, 0, (size_t)n->n * CP_PASS_COUNT * sizeof *host_us);
+    n->host_us = host_us;
+    n->host_other_us = 0;
+    n->host_mark = cm_mpi_now();
+    enqueue_iteration(n);
+    n->host_us = NULL;
+    double total_us = n->host_other_us, iteration_ms, phase_ms[CM_PHASE_COUNT];
+    for (int i = 0; i < n->n * CP_PASS_COUNT; i++)
+        total_us += host_us[i];
+    double *scratch = cm_xcalloc((size_t)n->n * CP_PASS_COUNT, sizeof *scratch);
+    cm_collect(n, &iteration_ms, phase_ms, scratch);
+    free(scratch);
+    return total_us * 1e-3;
 }
 
 /* One pass of one layer `reps` times back to back between two events;

@@ -139,6 +139,11 @@ typedef struct {
     int phase, cur_layer, cur_pass;
     double host_ms; /* wall-clock time cm_iteration took to enqueue the iteration */
     bool sync_each_pass; /* CNNPERF_MEASURE_SYNC=1: find the layer an asynchronous error comes from */
+    /* cm_host_profile: with host_us set, every mark synchronises the stream
+     * and adds the host time since the previous mark's synchronisation to
+     * that mark's owner (n x CP_PASS_COUNT entries, µs) */
+    double *host_us;
+    double host_mark, host_other_us; /* the last synchronisation's end; host time of no layer */
     /* --launch graph: the first cm_iteration captures the iteration into a
      * CUDA graph, every one launches it (one GPU, no exchange) */
     bool graph, capturing;
@@ -165,6 +170,13 @@ void cm_profile_timed(int on);
  * the state a normal iteration gives it (run after at least one); layer_ms
  * as cm_collect's, the time of one repetition. One GPU, no exchange. */
 void cm_isolated(cm_net *n, int reps, double *layer_ms);
+/* One iteration with the stream synchronised before every layer pass, so
+ * that no call waits for a full launch queue: host_us (n x CP_PASS_COUNT,
+ * zeroed here) gets what the host spent in each pass's library calls,
+ * launches and event records, in µs; returns the host's total for the
+ * iteration in ms (the loading copies and phase marks included). One GPU,
+ * stream launch, no exchange. */
+double cm_host_profile(cm_net *n, double *host_us);
 /* Mean loss of the last iteration (the network must end in softmax). */
 double cm_loss(cm_net *n);
 /* 64-bit FNV-1a over the bytes of the fp32 master parameters (every flat
