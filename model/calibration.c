@@ -18,14 +18,15 @@ const char *cp_calib_group_name(cp_calib_group g) { return (unsigned)g < CP_CG_C
 
 static int parse_pass(cp_jctx *c, const cJSON *obj, cp_calib_term *t)
 {
-    static const char *const known[] = {"scale", "offset_us", "points", NULL};
+    static const char *const known[] = {"scale", "offset_us", "points", "host_us", "host_points", NULL};
     if (!cJSON_IsObject(obj))
         return cp_jfail(c, NULL, "must be an object {\"scale\": S, \"offset_us\": O}");
-    double off = 0;
+    double off = 0, host = 0;
     if (cp_jonly(c, obj, known) || cp_jnum(c, obj, "scale", true, 1, 0.05, 100, &t->scale) ||
-        cp_jnum(c, obj, "offset_us", false, 0, 0, 1e5, &off))
+        cp_jnum(c, obj, "offset_us", false, 0, 0, 1e5, &off) || cp_jnum(c, obj, "host_us", false, 0, 0, 1e5, &host))
         return -1;
     t->offset_ms = off * 1e-3;
+    t->host_ms = host * 1e-3;
     return 0;
 }
 
@@ -64,7 +65,8 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
 int cp_calibration_parse(const char *text, size_t len, const char *file, cp_calibration *cal, cp_error *err)
 {
     static const char *const known[] = {"format", "device", "source", "library", "training_set", "method",
-                                        "fitted", "git_commit", "terms", "description", NULL};
+                                        "fitted", "git_commit", "terms", "description",
+                                        "host_source", "host_training_set", "host_method", NULL};
     memset(cal, 0, sizeof *cal);
     for (int g = 0; g < CP_CG_COUNT; g++)
         for (int k = 0; k < CP_CC_COUNT; k++)
@@ -74,14 +76,14 @@ int cp_calibration_parse(const char *text, size_t len, const char *file, cp_cali
     if (!root)
         return -1;
     cp_jctx c = {file, "$", err};
-    const char *format = NULL, *source = NULL;
+    const char *format = NULL, *source = NULL, *host_source = NULL;
     int rc = -1;
     if (!cJSON_IsObject(root)) {
         cp_jfail(&c, NULL, "must be an object");
         goto out;
     }
     if (cp_jonly(&c, root, known) || cp_jstr(&c, root, "format", true, &format) ||
-        cp_jstr(&c, root, "source", true, &source))
+        cp_jstr(&c, root, "source", true, &source) || cp_jstr(&c, root, "host_source", false, &host_source))
         goto out;
     if (strcmp(format, "cnnperf-calibration-factors/1") != 0) {
         cp_jfail(&c, "format", "expected \"cnnperf-calibration-factors/1\", got \"%s\"", format);
@@ -113,6 +115,15 @@ int cp_calibration_parse(const char *text, size_t len, const char *file, cp_cali
     cp_jpop(&c, mark);
     snprintf(cal->file, sizeof cal->file, "%s", file);
     snprintf(cal->source, sizeof cal->source, "%s", source);
+    for (int g = 0; g < CP_CG_COUNT; g++)
+        for (int k = 0; k < CP_CC_COUNT; k++)
+            for (int p = 0; p < CP_CALIB_PASSES; p++)
+                cal->has_host |= cal->term[g][k][p].host_ms > 0;
+    if (cal->has_host && !host_source) {
+        cp_jfail(&c, "host_source", "missing: terms give host_us, so say what the host costs were measured on");
+        goto out;
+    }
+    snprintf(cal->host_source, sizeof cal->host_source, "%s", host_source ? host_source : "");
     cal->loaded = true;
     rc = 0;
 out:

@@ -41,6 +41,7 @@ typedef enum {
 typedef struct {
     double scale;     /* 1 when not set */
     double offset_ms; /* 0 when not set */
+    double host_ms;   /* what the host spends issuing the pass's library calls; 0 when not set */
 } cp_calib_term;
 
 typedef struct {
@@ -48,6 +49,10 @@ typedef struct {
     char file[256];
     char source[256]; /* one line: what it was fitted on */
     cp_calib_term term[CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
+    /* some term has host_ms: predictions put the host's issue of every pass
+     * ahead of its kernels (predict.h, host time line) */
+    bool has_host;
+    char host_source[256]; /* one line: what the host costs were measured on */
 } cp_calibration;
 
 const char *cp_calib_class_name(cp_calib_class c);

@@ -200,6 +200,75 @@ static int build_tree(cp_prediction *p, const cp_exec *x, const int *twin, int (
     return 0;
 }
 
+/* The passes in the order the harness issues them: forward, backward in
+ * reverse (data, then weight), update; -1 ends. */
+static int next_pass(const cp_network *net, int k, int *layer, cp_pass *pass)
+{
+    int n = net->n_layers;
+    if (k < n) {
+        *layer = k, *pass = CP_PASS_FWD;
+    } else if (k < 3 * n) {
+        *layer = n - 1 - (k - n) / 2, *pass = (k - n) % 2 ? CP_PASS_BWD_WEIGHT : CP_PASS_BWD_DATA;
+    } else if (k < 4 * n) {
+        *layer = k - 3 * n, *pass = CP_PASS_UPDATE;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* The host issues each pass (its library calls) before the GPU can run it
+ * (Eq. 5-9 over a heterogeneous system: the host unit and the GPU in a
+ * pipeline): a DAG with the host's issues on one resource, the passes'
+ * GPU times (the tree's) on another, each pass after its issue. */
+static int host_timeline(cp_prediction *p, const cp_calibration *cal, cp_error *err)
+{
+    const cp_network *net = p->net;
+    cp_calib_group g = p->prec == CP_PREC_FP32 ? CP_CG_FP32 : p->prec == CP_PREC_TF32 ? CP_CG_TF32 : CP_CG_HALF;
+    cp_tree *tr = &p->tree;
+    int dag = p->timeline = cp_tree_node(tr, -1, CP_TASK_DAG, "iteration (host issue, GPU)", -1);
+    int load = cp_tree_fixed(tr, dag, "loading", p->loading_ms);
+    if (dag < 0 || load < 0 || cp_tree_place(tr, load, 0, -1))
+        return cp_fail(err, NULL, NULL, "out of memory");
+    int layer;
+    cp_pass pass;
+    for (int k = 0; next_pass(net, k, &layer, &pass) == 0; k++) {
+        cp_layer_pred *lp = &p->layers[layer];
+        if (lp->node[pass] < 0)
+            continue;
+        const cp_layer *l = &net->layers[layer];
+        double h = cal->term[g][cp_layer_calib_class(l)][pass].host_ms;
+        int hi = cp_tree_fixed(tr, dag, l->name, h);
+        int gi = cp_tree_fixed(tr, dag, l->name, lp->ms[pass]);
+        if (hi < 0 || gi < 0 || cp_tree_place(tr, hi, 2, -1) || cp_tree_place(tr, gi, 0, hi))
+            return cp_fail(err, NULL, NULL, "out of memory");
+        tr->t[hi].detail = "host issue";
+        tr->t[gi].detail = pass_names[pass];
+        p->host_ms += h;
+    }
+    if (cp_tree_eval(tr, dag, &p->sys, err))
+        return -1;
+    /* each pass: from the end of the GPU's previous work to its own end */
+    double phase[4] = {0}, prev = tr->t[load].end_ms;
+    int c = tr->t[load].next;
+    for (int k = 0; next_pass(net, k, &layer, &pass) == 0; k++) {
+        cp_layer_pred *lp = &p->layers[layer];
+        if (lp->node[pass] < 0)
+            continue;
+        int gi = tr->t[c].next;
+        lp->ms[pass] = tr->t[gi].end_ms - prev;
+        prev = tr->t[gi].end_ms;
+        phase[pass == CP_PASS_FWD ? 1 : pass == CP_PASS_UPDATE ? 3 : 2] += lp->ms[pass];
+        c = tr->t[gi].next;
+    }
+    p->forward_ms = phase[1];
+    p->backward_ms = phase[2];
+    p->update_ms = phase[3];
+    p->iteration_ms = p->loading_ms + phase[1] + phase[2] + phase[3];
+    p->host_bound = p->iteration_ms - p->kernels_ms >= 0.1 * p->iteration_ms;
+    return 0;
+}
+
 int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *p,
                cp_error *err)
 {
@@ -223,6 +292,7 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
     p->batch = batch;
     p->prec = prec;
     p->algos = algos;
+    p->timeline = -1;
     if (batch < 1)
         return cp_fail(err, NULL, "batch", "must be a positive integer, got %d", batch);
     if (!cp_device_supports(dev, prec))
@@ -278,8 +348,7 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
     p->forward_ms = t[p->phase[1]].time_ms;
     p->backward_ms = t[p->phase[2]].time_ms;
     p->update_ms = t[p->phase[3]].time_ms;
-    p->iteration_ms = t[p->root].time_ms;
-    p->images_per_s = batch / (p->iteration_ms * 1e-3);
+    p->iteration_ms = p->kernels_ms = t[p->root].time_ms;
 
     double peak = cp_device_peak_flops(dev, prec), bw = dev->dram_bandwidth_gbs * 1e9;
     for (int i = 0; i < net->n_layers; i++) {
@@ -300,6 +369,10 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
             }
         }
     }
+    const cp_calibration *cal = cp_device_calibration(dev, algos);
+    if (cal->loaded && cal->has_host && host_timeline(p, cal, err))
+        return -1;
+    p->images_per_s = batch / (p->iteration_ms * 1e-3);
     return 0;
 }
 

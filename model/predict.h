@@ -32,6 +32,16 @@ typedef struct {
     cp_system sys;
     cp_tree tree;
     int root, phase[4]; /* nodes: loading, forward, backward, update */
+    /* Where the calibration gives the host's cost of issuing each pass
+     * (calibration.h, host_ms): the iteration is a DAG of the host issuing
+     * the passes one after another and the GPU running each once it is
+     * issued and the one before is done (node `timeline`, -1 without host
+     * costs). A layer pass's ms and the phases are then the GPU's advance
+     * over it, waiting for the host included. */
+    int timeline;
+    double host_ms;        /* the host's issue of the whole iteration (0: no host costs) */
+    double kernels_ms;     /* the tree alone: every pass back to back */
+    int host_bound;        /* the GPU waits for the host for at least 10% of the iteration */
     double loading_ms, forward_ms, backward_ms, update_ms, iteration_ms;
     double images_per_s;
     double flops; /* whole iteration */

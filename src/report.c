@@ -329,6 +329,11 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
         cJSON_AddStringToObject(o, "mode", e ? "eager" : "harness");
         if (e)
             eager_json(o, e);
+        else if (p->timeline >= 0) { /* the calibration's host costs: measurements name it host_issue_ms */
+            cJSON_AddNumberToObject(o, "host_issue_ms", p->host_ms);
+            cJSON_AddNumberToObject(o, "kernels_ms", p->kernels_ms);
+            cJSON_AddBoolToObject(o, "host_bound", p->host_bound);
+        }
         return write_json(f, o);
     }
     if (fmt == CP_FMT_CSV) {
@@ -348,6 +353,11 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
             p->flops / (p->iteration_ms * 1e-3) / 1e12, cp_device_peak_flops(p->dev, p->prec) / 1e12,
             cp_precision_name(p->prec));
     const cp_calibration *cal = cp_device_calibration(p->dev, p->algos);
+    if (p->timeline >= 0)
+        fprintf(f, "  the host issues the passes in %.3f ms, the kernels take %.3f ms back to back: %s (host "
+                   "costs: %s)\n",
+                p->host_ms, p->kernels_ms, p->host_bound ? "the GPU waits for the host" : "the GPU sets the pace",
+                cal->host_source);
     if (cal->loaded)
         fprintf(f, "  layer passes calibrated by %s (%s; --calibration none: the analytic model alone)\n",
                 cal->file, cal->source);

@@ -1,6 +1,7 @@
 /* calibration (model/calibration.c): the file format and its errors, that
  * a pass's correction t = scale x t_model + offset lands on exactly the
- * passes of its class and precision group, and which devices cp_device_load
+ * passes of its class and precision group, that host costs put the host's
+ * issue of each pass ahead of its kernels, and which devices cp_device_load
  * calibrates under each default. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -61,6 +62,9 @@ static void test_bad_files_name_the_field(void **state)
         {HEAD "\"terms\": [1]}", "$.terms"},
         {HEAD "\"terms\": {\"fp32\": 3}}", "$.terms.fp32"},
         {"{\"format\": ", "test.json"},
+        {HEAD "\"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": 1, \"host_us\": 5}}}}}", "$.host_source"},
+        {HEAD "\"host_source\": \"h\", \"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": 1, \"host_us\": -5}}}}}",
+         "$.terms.fp32.fc.forward.host_us"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cp_calibration c;
@@ -119,6 +123,61 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
     assert_int_equal(kxk, 16);
     /* the task tree carries the corrections up to the iteration */
     assert_true(fabs((b.iteration_ms - a.iteration_ms) - added) < 1e-6);
+    cp_prediction_free(&a);
+    cp_prediction_free(&b);
+    cp_network_free(&net);
+}
+
+/* Host costs: the host issues the passes one after another, the GPU runs
+ * each once issued. With 5 ms of host time on every 3x3 forward of
+ * ResNet-18 (16 of them, each far longer than the GPU's work between two)
+ * the GPU waits for each; the iteration is the host's 80 ms plus the GPU
+ * time of everything from the last one on (in issue order: the rest of
+ * forward, backward in reverse, update). */
+static void test_host_costs_make_a_pipeline(void **state)
+{
+    (void)state;
+    cp_error err;
+    cp_device dev;
+    cp_network net;
+    load_uncalibrated(&dev, &net);
+    cp_prediction a = {0}, b = {0};
+    assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &a, &err), 0);
+    assert_int_equal(a.timeline, -1);
+    assert_true(a.host_ms == 0 && a.kernels_ms == a.iteration_ms);
+    assert_int_equal(parse(HEAD "\"host_source\": \"test\", \"terms\": {\"fp32\": {\"conv_3x3\": "
+                                "{\"forward\": {\"scale\": 1, \"host_us\": 5000}}}}}",
+                           &dev.calib, &err),
+                     0);
+    assert_true(dev.calib.has_host);
+    assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &b, &err), 0);
+    assert_true(b.timeline >= 0 && b.host_bound);
+    assert_true(fabs(b.host_ms - 80) < 1e-9);
+    assert_true(fabs(b.kernels_ms - a.iteration_ms) < 1e-9);
+    int last = -1;
+    for (int i = 0; i < net.n_layers; i++)
+        if (cp_layer_calib_class(&net.layers[i]) == CP_CC_CONV_3X3)
+            last = i;
+    double after = 0; /* GPU time from the last 3x3 forward on */
+    for (int i = last; i < net.n_layers; i++)
+        after += a.layers[i].ms[CP_PASS_FWD];
+    for (int i = 0; i < net.n_layers; i++)
+        after += a.layers[i].ms[CP_PASS_BWD_DATA] + a.layers[i].ms[CP_PASS_BWD_WEIGHT] + a.layers[i].ms[CP_PASS_UPDATE];
+    assert_true(a.forward_ms < 5);
+    if (fabs(b.iteration_ms - (80 + after)) > 1e-9 * b.iteration_ms)
+        fail_msg("iteration %.9f ms, want %.9f", b.iteration_ms, 80 + after);
+    /* the passes' advances add up to the phases and these to the iteration */
+    double sum[4] = {b.loading_ms, 0, 0, 0};
+    for (int i = 0; i < net.n_layers; i++)
+        for (int p = 0; p < CP_PASS_COUNT; p++) {
+            assert_true(b.layers[i].ms[p] >= a.layers[i].ms[p] - 1e-12);
+            sum[p == CP_PASS_FWD ? 1 : p == CP_PASS_UPDATE ? 3 : 2] += b.layers[i].ms[p];
+        }
+    assert_true(fabs(sum[1] - b.forward_ms) < 1e-9 && fabs(sum[2] - b.backward_ms) < 1e-9);
+    assert_true(fabs(sum[0] + sum[1] + sum[2] + sum[3] - b.iteration_ms) < 1e-9);
+    /* every backward and update pass runs as soon as the GPU is free: unchanged */
+    for (int i = 0; i < net.n_layers; i++)
+        assert_true(fabs(b.layers[i].ms[CP_PASS_UPDATE] - a.layers[i].ms[CP_PASS_UPDATE]) < 1e-12);
     cp_prediction_free(&a);
     cp_prediction_free(&b);
     cp_network_free(&net);
@@ -215,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_parse_defaults_to_identity),
         cmocka_unit_test(test_bad_files_name_the_field),
         cmocka_unit_test(test_scale_and_offset_apply_to_their_class),
+        cmocka_unit_test(test_host_costs_make_a_pipeline),
         cmocka_unit_test(test_graph_calibration_applies_to_pytorch_algorithms),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),
         cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),
