@@ -122,6 +122,38 @@ def robust_fit(points, max_offset_ms, power, trim):
     return a, b, len(points) - len(kept)
 
 
+def host_terms(args, train, terms):
+    """Adds host_us to terms from the host-profiled calibration-set runs; returns the runs used and the GPU."""
+    files = sorted({f for g in args.host_profiles for f in glob.glob(g)})
+    samples, used, gpu = {}, [], "?"
+    for f in files:
+        m = json.load(open(f))
+        if m.get("source") != "measurement" or m.get("gpus", 1) != 1 or m.get("network") not in train:
+            continue
+        if m.get("provenance", {}).get("conv_api", "legacy") != args.conv_api:
+            continue
+        if not all("host_us" in l for l in m["layers"]):
+            continue
+        layers = run_json(args.cnnperf, ["layers", "--network", m["network"], "--batch", "1"])["layers"]
+        cls = {l["name"]: l["calibration_class"] for l in layers}
+        for l in m["layers"]:
+            for key, _ in PASSES:
+                v = l["host_us"].get(key, 0)
+                if v > 0:
+                    samples.setdefault((group(m["precision"]), cls[l["name"]], key), []).append(v)
+        used.append(os.path.relpath(f, REPO))
+        gpu = m["provenance"].get("gpu_name", gpu)
+    for (g, c, key), v in sorted(samples.items()):
+        v.sort()
+        x = args.host_quantile * (len(v) - 1)  # linear interpolation between order statistics
+        med = v[int(x)] + (x - int(x)) * (v[min(int(x) + 1, len(v) - 1)] - v[int(x)])
+        t = terms.setdefault(g, {}).setdefault(c, {}).setdefault(key, {"scale": 1.0, "offset_us": 0.0, "points": 0})
+        t["host_us"] = round(med, 2)
+        t["host_points"] = len(v)
+        print(f"fit_calibration: {g:5} {c:13} {key:16} host {med:7.1f} us  ({len(v)} layer passes)", file=sys.stderr)
+    return used, gpu
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", required=True, help="device id the runs were measured on (h100)")
@@ -149,6 +181,13 @@ def main():
     ap.add_argument("--trim", type=float, default=0,
                     help="refit without the layer passes the fit misses by more than this factor either way, until "
                          "none is dropped (0: keep every point)")
+    ap.add_argument("--host-profiles", action="append", default=[],
+                    help="glob of cnnperf-measure runs with host profiles (layers[].host_us; cnnperf-measure "
+                         "--host-profile): each term also gets host_us, the median host time of issuing that "
+                         "pass over the calibration-set runs' layer passes of its class, so that predictions "
+                         "put the host's issue ahead of the GPU")
+    ap.add_argument("--host-quantile", type=float, default=0.5,
+                    help="which quantile of a class's host times its host_us is (default 0.5, the median)")
     ap.add_argument("--weight-power", type=float, default=0.5,
                     help="weights t_measured^-p of the least squares: 0 absolute error (big layers rule), 2 "
                          "relative error (every layer alike); default 0.5, between")
@@ -215,6 +254,8 @@ def main():
         print(f"fit_calibration: {g:5} {cls:13} {key:16} scale {a:6.3f} offset {b * 1e3:7.1f} us  "
               f"({len(pts)} layer passes)", file=sys.stderr)
 
+    host_used, host_gpu = host_terms(args, train, terms)
+
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     # the model that was fitted: HEAD, or HEAD with uncommitted changes to what
     # predictions are made of, as the measurements' provenance says it
@@ -250,6 +291,13 @@ def main():
             "git_commit": commit,
             "terms": terms,
         }
+        if host_used:
+            doc["host_source"] = (f"host profiles (cnnperf-measure --host-profile) of {len(host_used)} runs of the "
+                                  f"calibration set on {host_gpu}'s host")
+            doc["host_training_set"] = host_used
+            doc["host_method"] = ("host_us: per precision group, layer class and pass, the median over the "
+                                  "training runs' layer passes of the host's time to issue the pass (its library "
+                                  "calls, launches and event record) with the GPU idle")
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(doc, f, indent=1)
