@@ -88,15 +88,22 @@ static void load_uncalibrated(cp_device *dev, cp_network *net)
     assert_int_equal(cp_network_load("resnet18", net, &err), 0);
 }
 
+/* ...and its prediction at batch 32, fp32, to compare a calibrated one with. */
+static void predict_uncalibrated(cp_device *dev, cp_network *net, cp_prediction *a)
+{
+    cp_error err;
+    load_uncalibrated(dev, net);
+    assert_int_equal(cp_predict(net, dev, 32, CP_PREC_FP32, a, &err), 0);
+}
+
 static void test_scale_and_offset_apply_to_their_class(void **state)
 {
     (void)state;
     cp_error err;
     cp_device dev;
     cp_network net;
-    load_uncalibrated(&dev, &net);
     cp_prediction a = {0}, b = {0};
-    assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &a, &err), 0);
+    predict_uncalibrated(&dev, &net, &a);
     assert_int_equal(parse(HEAD "\"terms\": {\"fp32\": {\"conv_3x3\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
                                 "\"batchnorm\": {\"backward_data\": {\"scale\": 3}}},"
                                 "\"half\": {\"fc\": {\"forward\": {\"scale\": 7}}}}}",
@@ -140,9 +147,8 @@ static void test_host_costs_make_a_pipeline(void **state)
     cp_error err;
     cp_device dev;
     cp_network net;
-    load_uncalibrated(&dev, &net);
     cp_prediction a = {0}, b = {0};
-    assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &a, &err), 0);
+    predict_uncalibrated(&dev, &net, &a);
     assert_int_equal(a.timeline, -1);
     assert_true(a.host_ms == 0 && a.kernels_ms == a.iteration_ms);
     assert_int_equal(parse(HEAD "\"host_source\": \"test\", \"terms\": {\"fp32\": {\"conv_3x3\": "
