@@ -257,7 +257,8 @@ static void test_fitted_files_name_only_the_calibration_set(void **state)
     static const char *const evaluation[] = {"resnet50", "vgg16", "alexnet", "googlenet", "lenet5"};
     static const char *const files[] = {CNNPERF_SOURCE_DIR "/calibration/h100.json",
                                         CNNPERF_SOURCE_DIR "/calibration/h200.json",
-                                        CNNPERF_SOURCE_DIR "/calibration/h100-graph.json"};
+                                        CNNPERF_SOURCE_DIR "/calibration/h100-graph.json",
+                                        CNNPERF_SOURCE_DIR "/calibration/h200-graph.json"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         FILE *in = fopen(files[f], "r");
         assert_non_null(in);
