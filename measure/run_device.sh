@@ -163,6 +163,16 @@ resnet50 64 fp16
 vgg16 32 fp16
 vgg16 64 fp16"
 
+# cnnperf-measure (and cnnperf predict) default to cuDNN's graph API since
+# 2026-11-25. The modes here reproduce campaigns measured through the legacy
+# API, so MEASURE is a wrapper that passes --conv-api ${CONV_API:-legacy}
+# first (a later --conv-api, as the graphapi configurations give, wins):
+# CONV_API=graph runs a mode through the graph API.
+with_api() {
+    printf '#!/bin/sh\nexec "%s" --conv-api "${CONV_API:-legacy}" "$@"\n' "$1" >"$1-api" && chmod +x "$1-api"
+    MEASURE=$1-api
+}
+
 setup() {
     say "machine (MODE=$MODE)"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi"
@@ -211,9 +221,9 @@ setup() {
         cmake "${CONF[@]}" -DCMAKE_C_COMPILER_LAUNCHER="$DEPS/no-werror" >/dev/null &&
             cmake --build "$BUILD" -j "$(nproc)" || { fail "build"; return; }
     fi
-    MEASURE=$BUILD/measure/cnnperf-measure
+    [ -x "$BUILD/measure/cnnperf-measure" ] || { fail "cnnperf-measure was not built (see the configure lines above)"; return; }
+    with_api "$BUILD/measure/cnnperf-measure"
     PREDICT=$BUILD/cnnperf
-    [ -x "$MEASURE" ] || { fail "cnnperf-measure was not built (see the configure lines above)"; return; }
 
     # SKIP_CTEST=1: no test suite here (it takes ~190 s of a 600 s device call; CI runs it anyway)
     if [ "${SKIP_CTEST:-0}" = 1 ]; then
@@ -245,7 +255,7 @@ single() {
     echo "$configs" | while read -r net batch prec extra; do
         [ -n "$net" ] || continue
         tag=$net-b$batch-$prec
-        ws=() pargs=()
+        ws=() pargs=(--conv-api "${CONV_API:-legacy}")
         case "${extra:-}" in
         ws=*) ws=(--workspace-mb "${extra#ws=}") tag=$tag-ws${extra#ws=} ;;
         isolated) ws=(--layers isolated) tag=$tag-isolated ;;
@@ -604,7 +614,7 @@ use_torch_cudnn() {
         >/dev/null && cmake --build "$B2" -j "$(nproc)" --target cnnperf-measure >/dev/null ||
         { fail "build against PyTorch's cuDNN"; return 1; }
     export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    MEASURE=$B2/measure/cnnperf-measure
+    with_api "$B2/measure/cnnperf-measure"
 }
 
 # Issue 4's side by side with cnnperf-measure's convolutions on cuDNN's graph

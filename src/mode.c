@@ -18,7 +18,8 @@ int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, in
     if (*mode == CP_MODE_EAGER && o->conv_api && strcmp(o->conv_api, "legacy") == 0)
         return cp_bad("--conv-api legacy: eager mode predicts PyTorch, whose convolutions go through cuDNN's graph "
                       "API (--conv-api graph)");
-    if (*mode == CP_MODE_EAGER || (o->conv_api && strcmp(o->conv_api, "graph") == 0))
+    /* the graph API unless the legacy one is asked for, as cnnperf-measure */
+    if (!(o->conv_api && strcmp(o->conv_api, "legacy") == 0))
         *algos = CP_ALGOS_PYTORCH;
     if (o->eager_profile && *mode != CP_MODE_EAGER)
         return cp_bad("--eager-profile %s: host costs are for --mode eager", o->eager_profile);
