@@ -38,4 +38,16 @@ void cm_git_commit(char *out, size_t size)
             snprintf(out, size, "%s", line);
     }
     pclose(p);
+    if (strcmp(out, "unknown") == 0)
+        return;
+    /* tracked files that differ from HEAD: what ran is not that commit (a
+     * copy of a working tree over an older checkout shows up here too) */
+    p = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
+    if (!p)
+        return;
+    if (fgets(line, sizeof line, p)) {
+        size_t n = strlen(out);
+        snprintf(out + n, size - n, "+modified");
+    }
+    pclose(p);
 }

@@ -10,7 +10,8 @@
 void cm_driver_version(char *out, size_t size);
 
 /* $CNNPERF_GIT_COMMIT when set (a copied tree has no .git), else
- * `git rev-parse HEAD`, else "unknown". */
+ * `git rev-parse HEAD`, with "+modified" when tracked files differ from
+ * it, else "unknown". */
 void cm_git_commit(char *out, size_t size);
 
 #endif
