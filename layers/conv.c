@@ -13,6 +13,8 @@
  * (Measured FP32 3x3 layers on the H100 run at up to 1.8x the FP32 peak
  * counted in direct multiply-adds: validation/h100/vgg16-b64-fp32.json.)
  * Larger FP32 filters (5x5, 7x7) may run as FFT tiling instead (below).
+ * PyTorch's path (CP_ALGOS_PYTORCH) offers Winograd for weight gradients
+ * only, and FFT for 3x3 filters too (pytorch_winograd, pytorch_fft_forward).
  * With tensor cores cuDNN keeps to implicit GEMM, on NHWC copies of the
  * NCHW tensors (transposes below), and so does the model. */
 #include "layer.h"
@@ -109,10 +111,21 @@ static int gemm_pass(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kerne
 #define WINO_A (WINO_M + 2)             /* input tile side, alpha */
 #define WINO_POINTS (WINO_A * WINO_A)   /* 36 independent GEMMs */
 
-static bool winograd_fits(const cp_layer *l, const cp_exec *x)
+/* PyTorch's path offers Winograd for the weight gradient only, and there
+ * instead of FFT: its kernel trace of VGG-11 in FP32 (the calibration set,
+ * validation/h100/ncu/kernels-torch-networks-h100.json) runs every 3x3 weight
+ * gradient, 14x14 to 112x112 planes, as winograd_nonfused (data and delta
+ * transforms, 36 batched GEMMs, output transform), while its forward and
+ * data-gradient passes run implicit GEMM, FFT or dgrad_engine. */
+static bool pytorch_winograd(cp_pass pass, const cp_exec *x)
 {
-    return x->prec == CP_PREC_FP32 && x->algos == CP_ALGOS_FIND && l->groups == 1 && l->kh == 3 && l->kw == 3 &&
-           l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
+    return x->algos == CP_ALGOS_PYTORCH && pass == CP_PASS_BWD_WEIGHT;
+}
+
+static bool winograd_fits(const cp_layer *l, cp_pass pass, const cp_exec *x)
+{
+    return x->prec == CP_PREC_FP32 && (x->algos == CP_ALGOS_FIND || pytorch_winograd(pass, x)) && l->groups == 1 &&
+           l->kh == 3 && l->kw == 3 && l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
 }
 
 /* The kernels of one Winograd pass. A forward-like pass (forward, and the
@@ -269,7 +282,9 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     if (best < 0)
         return -1;
     for (int algo = 0; algo < 2; algo++) {
-        if (algo == 0 ? !winograd_fits(l, x) : !fft_fits(l, x) || !pytorch_fft_forward(l, pass, x))
+        if (algo == 0 ? !winograd_fits(l, pass, x)
+                      : !fft_fits(l, x) || !pytorch_fft_forward(l, pass, x) ||
+                            (pytorch_winograd(pass, x) && winograd_fits(l, pass, x)))
             continue;
         algorithm_fn build = algo == 0 ? winograd_kernels : fft_kernels;
         int na;
@@ -407,7 +422,7 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
                                               wbytes);
     } else if (on_fma_lanes(l, pass, x)) {
         nk = gemm_on(l, pass, x, CP_PREC_FP32, out, max, err);
-    } else if (winograd_fits(l, x) || fft_fits(l, x)) {
+    } else if (winograd_fits(l, pass, x) || fft_fits(l, x)) {
         nk = fastest_algorithm(l, pass, x, out, max, err);
     } else {
         nk = gemm_pass(l, pass, x, out, max, err);
