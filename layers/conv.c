@@ -156,8 +156,13 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, dou
     else
         out[k++] = cp_stream_kernel(d, x->prec, "winograd_grad_transform", tiles * cout, out_bytes,
                                     WINO_POINTS * tiles * cout * b, 240.0 * tiles * cout);
-    cp_gemm g = wgrad ? (cp_gemm){cout, cin, tiles, WINO_POINTS, volume, 1}
-                      : (cp_gemm){tiles, cout, cin, WINO_POINTS, volume, 0};
+    /* PyTorch's winograd_nonfused weight gradient does not split its long
+     * reduction: its GEMM's grid is the filters' tiles times the 36 points
+     * ([8, 8, 36] for 512 channels, [1, 1, 36] blocks of 64x64 would be 64
+     * channels: validation/h100/ncu/kernels-torch-networks-h100.json) */
+    int split = !wgrad ? 0 : x->algos == CP_ALGOS_PYTORCH ? -1 : 1;
+    cp_gemm g = wgrad ? (cp_gemm){cout, cin, tiles, WINO_POINTS, volume, split}
+                      : (cp_gemm){tiles, cout, cin, WINO_POINTS, volume, split};
     int r = cp_gemm_kernels(d, x->prec, &g, "winograd_gemm", x->gemm_tiles, out + k, max - k, err);
     if (r < 0)
         return -1;

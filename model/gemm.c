@@ -243,6 +243,8 @@ static int tiles_ready(cp_gemm_tiles *tt, const cp_device *d, cp_precision p)
  * reduction steps. */
 static inline double split_max(const cp_gemm *g)
 {
+    if (g->splitk_ok < 0)
+        return 1;
     double min_slice = g->splitk_ok ? 64 : 128, s_max = 1;
     while (s_max < 1024 && 2 * s_max * min_slice <= g->K)
         s_max *= 2;

@@ -112,7 +112,8 @@ typedef struct {
     double M, N, K;
     double count;
     double unique_bytes;
-    int splitk_ok; /* long reduction (weight gradients): split even into short slices */
+    int splitk_ok; /* long reduction (weight gradients): split even into short slices; -1: never split
+                      (a library kernel whose grid is its tiles alone) */
 } cp_gemm;
 
 #define CP_GEMM_MAX_TILES 12
