@@ -88,51 +88,59 @@ static void load_uncalibrated(cp_device *dev, cp_network *net)
     assert_int_equal(cp_network_load("resnet18", net, &err), 0);
 }
 
-/* ...and its prediction at batch 32, fp32, to compare a calibrated one with. */
-static void predict_uncalibrated(cp_device *dev, cp_network *net, cp_prediction *a)
+/* ResNet-18 at batch 32, fp32, predicted without calibration (a) and with
+ * the calibration `text` (b). */
+typedef struct {
+    cp_device dev;
+    cp_network net;
+    cp_prediction a, b;
+} before_after;
+
+static void predict_before_after(before_after *f, const char *text)
 {
     cp_error err;
-    load_uncalibrated(dev, net);
-    assert_int_equal(cp_predict(net, dev, 32, CP_PREC_FP32, a, &err), 0);
+    memset(f, 0, sizeof *f);
+    load_uncalibrated(&f->dev, &f->net);
+    assert_int_equal(cp_predict(&f->net, &f->dev, 32, CP_PREC_FP32, &f->a, &err), 0);
+    assert_int_equal(parse(text, &f->dev.calib, &err), 0);
+    assert_int_equal(cp_predict(&f->net, &f->dev, 32, CP_PREC_FP32, &f->b, &err), 0);
+}
+
+static void before_after_free(before_after *f)
+{
+    cp_prediction_free(&f->a);
+    cp_prediction_free(&f->b);
+    cp_network_free(&f->net);
 }
 
 static void test_scale_and_offset_apply_to_their_class(void **state)
 {
     (void)state;
-    cp_error err;
-    cp_device dev;
-    cp_network net;
-    cp_prediction a = {0}, b = {0};
-    predict_uncalibrated(&dev, &net, &a);
-    assert_int_equal(parse(HEAD "\"terms\": {\"fp32\": {\"conv_3x3\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
-                                "\"batchnorm\": {\"backward_data\": {\"scale\": 3}}},"
-                                "\"half\": {\"fc\": {\"forward\": {\"scale\": 7}}}}}",
-                           &dev.calib, &err),
-                     0);
-    assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &b, &err), 0);
+    before_after f;
+    predict_before_after(&f, HEAD "\"terms\": {\"fp32\": {\"conv_3x3\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
+                                  "\"batchnorm\": {\"backward_data\": {\"scale\": 3}}},"
+                                  "\"half\": {\"fc\": {\"forward\": {\"scale\": 7}}}}}");
     int kxk = 0;
     double added = 0;
-    for (int i = 0; i < net.n_layers; i++) {
-        const cp_layer *l = &net.layers[i];
+    for (int i = 0; i < f.net.n_layers; i++) {
+        const cp_layer *l = &f.net.layers[i];
         cp_calib_class cls = cp_layer_calib_class(l);
         for (int p = 0; p < CP_PASS_COUNT; p++) {
-            double want = a.layers[i].ms[p];
+            double want = f.a.layers[i].ms[p];
             if (cls == CP_CC_CONV_3X3 && p == CP_PASS_FWD)
                 want = 2 * want + 0.010, kxk++;
             if (cls == CP_CC_BATCHNORM && p == CP_PASS_BWD_DATA)
                 want = 3 * want;
-            if (fabs(b.layers[i].ms[p] - want) > 1e-9 * fmax(1, want))
-                fail_msg("%s pass %d: %.9f ms, want %.9f", l->name, p, b.layers[i].ms[p], want);
-            added += b.layers[i].ms[p] - a.layers[i].ms[p];
+            if (fabs(f.b.layers[i].ms[p] - want) > 1e-9 * fmax(1, want))
+                fail_msg("%s pass %d: %.9f ms, want %.9f", l->name, p, f.b.layers[i].ms[p], want);
+            added += f.b.layers[i].ms[p] - f.a.layers[i].ms[p];
         }
     }
     /* ResNet-18: conv1 is conv_first (7x7 on 3 channels), the downsampling convolutions 1x1, the rest 3x3 */
     assert_int_equal(kxk, 16);
     /* the task tree carries the corrections up to the iteration */
-    assert_true(fabs((b.iteration_ms - a.iteration_ms) - added) < 1e-6);
-    cp_prediction_free(&a);
-    cp_prediction_free(&b);
-    cp_network_free(&net);
+    assert_true(fabs((f.b.iteration_ms - f.a.iteration_ms) - added) < 1e-6);
+    before_after_free(&f);
 }
 
 /* Host costs: the host issues the passes one after another, the GPU runs
@@ -144,49 +152,40 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
 static void test_host_costs_make_a_pipeline(void **state)
 {
     (void)state;
-    cp_error err;
-    cp_device dev;
-    cp_network net;
-    cp_prediction a = {0}, b = {0};
-    predict_uncalibrated(&dev, &net, &a);
-    assert_int_equal(a.timeline, -1);
-    assert_true(a.host_ms == 0 && a.kernels_ms == a.iteration_ms);
-    assert_int_equal(parse(HEAD "\"host_source\": \"test\", \"terms\": {\"fp32\": {\"conv_3x3\": "
-                                "{\"forward\": {\"scale\": 1, \"host_us\": 5000}}}}}",
-                           &dev.calib, &err),
-                     0);
-    assert_true(dev.calib.has_host);
-    assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP32, &b, &err), 0);
-    assert_true(b.timeline >= 0 && b.host_bound);
-    assert_true(fabs(b.host_ms - 80) < 1e-9);
-    assert_true(fabs(b.kernels_ms - a.iteration_ms) < 1e-9);
+    before_after f;
+    predict_before_after(&f, HEAD "\"host_source\": \"test\", \"terms\": {\"fp32\": {\"conv_3x3\": "
+                                  "{\"forward\": {\"scale\": 1, \"host_us\": 5000}}}}}");
+    assert_int_equal(f.a.timeline, -1);
+    assert_true(f.a.host_ms == 0 && f.a.kernels_ms == f.a.iteration_ms);
+    assert_true(f.dev.calib.has_host);
+    assert_true(f.b.timeline >= 0 && f.b.host_bound);
+    assert_true(fabs(f.b.host_ms - 80) < 1e-9);
+    assert_true(fabs(f.b.kernels_ms - f.a.iteration_ms) < 1e-9);
     int last = -1;
-    for (int i = 0; i < net.n_layers; i++)
-        if (cp_layer_calib_class(&net.layers[i]) == CP_CC_CONV_3X3)
+    for (int i = 0; i < f.net.n_layers; i++)
+        if (cp_layer_calib_class(&f.net.layers[i]) == CP_CC_CONV_3X3)
             last = i;
     double after = 0; /* GPU time from the last 3x3 forward on */
-    for (int i = last; i < net.n_layers; i++)
-        after += a.layers[i].ms[CP_PASS_FWD];
-    for (int i = 0; i < net.n_layers; i++)
-        after += a.layers[i].ms[CP_PASS_BWD_DATA] + a.layers[i].ms[CP_PASS_BWD_WEIGHT] + a.layers[i].ms[CP_PASS_UPDATE];
-    assert_true(a.forward_ms < 5);
-    if (fabs(b.iteration_ms - (80 + after)) > 1e-9 * b.iteration_ms)
-        fail_msg("iteration %.9f ms, want %.9f", b.iteration_ms, 80 + after);
+    for (int i = last; i < f.net.n_layers; i++)
+        after += f.a.layers[i].ms[CP_PASS_FWD];
+    for (int i = 0; i < f.net.n_layers; i++)
+        after += f.a.layers[i].ms[CP_PASS_BWD_DATA] + f.a.layers[i].ms[CP_PASS_BWD_WEIGHT] + f.a.layers[i].ms[CP_PASS_UPDATE];
+    assert_true(f.a.forward_ms < 5);
+    if (fabs(f.b.iteration_ms - (80 + after)) > 1e-9 * f.b.iteration_ms)
+        fail_msg("iteration %.9f ms, want %.9f", f.b.iteration_ms, 80 + after);
     /* the passes' advances add up to the phases and these to the iteration */
-    double sum[4] = {b.loading_ms, 0, 0, 0};
-    for (int i = 0; i < net.n_layers; i++)
+    double sum[4] = {f.b.loading_ms, 0, 0, 0};
+    for (int i = 0; i < f.net.n_layers; i++)
         for (int p = 0; p < CP_PASS_COUNT; p++) {
-            assert_true(b.layers[i].ms[p] >= a.layers[i].ms[p] - 1e-12);
-            sum[p == CP_PASS_FWD ? 1 : p == CP_PASS_UPDATE ? 3 : 2] += b.layers[i].ms[p];
+            assert_true(f.b.layers[i].ms[p] >= f.a.layers[i].ms[p] - 1e-12);
+            sum[p == CP_PASS_FWD ? 1 : p == CP_PASS_UPDATE ? 3 : 2] += f.b.layers[i].ms[p];
         }
-    assert_true(fabs(sum[1] - b.forward_ms) < 1e-9 && fabs(sum[2] - b.backward_ms) < 1e-9);
-    assert_true(fabs(sum[0] + sum[1] + sum[2] + sum[3] - b.iteration_ms) < 1e-9);
+    assert_true(fabs(sum[1] - f.b.forward_ms) < 1e-9 && fabs(sum[2] - f.b.backward_ms) < 1e-9);
+    assert_true(fabs(sum[0] + sum[1] + sum[2] + sum[3] - f.b.iteration_ms) < 1e-9);
     /* every backward and update pass runs as soon as the GPU is free: unchanged */
-    for (int i = 0; i < net.n_layers; i++)
-        assert_true(fabs(b.layers[i].ms[CP_PASS_UPDATE] - a.layers[i].ms[CP_PASS_UPDATE]) < 1e-12);
-    cp_prediction_free(&a);
-    cp_prediction_free(&b);
-    cp_network_free(&net);
+    for (int i = 0; i < f.net.n_layers; i++)
+        assert_true(fabs(f.b.layers[i].ms[CP_PASS_UPDATE] - f.a.layers[i].ms[CP_PASS_UPDATE]) < 1e-12);
+    before_after_free(&f);
 }
 
 /* A device's graph-API calibration applies to predictions with PyTorch's
