@@ -62,8 +62,8 @@ typedef struct {
     double gpu_idle_ms; /* the GPU waiting for the host: iteration - busy */
     double host_share;  /* gpu_idle / iteration: what the host adds */
     int host_bound;     /* the host alone takes at least as long as the kernels */
-    double harness_ms;  /* the prediction's kernels back to back, no host; the program replaces it with
-                           harness mode's own (cudnnFind's algorithms, not PyTorch's) */
+    double harness_ms;  /* the prediction's kernels back to back, no host: harness mode's own time
+                           (PyTorch's algorithms, harness mode's default since 2026-11-25) */
     double optimizer_ms; /* GPU time of the optimizer's foreach kernels */
     int ops, kernels, extra_kernels, optimizer_kernels, param_tensors;
     int builtin_costs;  /* some host cost came from the built-in typical values */

@@ -48,19 +48,6 @@ static int put_layers(FILE *f, const void *job, int fmt)
     return cp_report_layers(f, j->net, j->batch, (cp_format)fmt);
 }
 
-/* Eager mode reports harness mode's time beside its own; harness mode runs
- * cudnnFind's algorithms, eager PyTorch's, so that is a prediction of its own. */
-static int harness_time(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, double *ms,
-                        cp_error *err)
-{
-    cp_prediction h = {0};
-    int rc = cp_predict(net, dev, batch, prec, &h, err);
-    if (!rc)
-        *ms = h.iteration_ms;
-    cp_prediction_free(&h);
-    return rc;
-}
-
 static int cmd_predict(int argc, char **argv)
 {
     cp_options o = {0};
@@ -104,8 +91,7 @@ static int cmd_predict(int argc, char **argv)
     cp_eager e = {.record = o.trace != NULL};
     predict_job job = {&p, mode == CP_MODE_EAGER ? &e : NULL};
     if (cp_predict_with(&net, &dev, (int)batch, prec, algos, &p, &err) ||
-        (job.e && cp_eager_run(&p, have_costs ? &costs : NULL, &e, &err)) ||
-        (job.e && harness_time(&net, &dev, (int)batch, prec, &e.harness_ms, &err))) {
+        (job.e && cp_eager_run(&p, have_costs ? &costs : NULL, &e, &err))) {
         rc = cp_bad("%s", err.msg);
     } else {
         explain_layer = o.layer;
