@@ -330,7 +330,6 @@ typedef struct {
     bool identical;
     const double *host_us;  /* NULL, or medians per layer pass (cm_host_profile) */
     double host_issue_ms;
-    int host_profiles;
 } result_in;
 
 static cJSON *result_json(const result_in *in)
@@ -950,7 +949,7 @@ int main(int argc, char **argv)
         for (int r = 1; r < k.workers; r++)
             if (info[r].checksum != info[0].checksum)
                 identical = false;
-        result_in in = {&n, &o, &run, &k, ex, all, len, info, identical, host_us, host_issue_ms, H};
+        result_in in = {&n, &o, &run, &k, ex, all, len, info, identical, host_us, host_issue_ms};
         cJSON *root = result_json(&in);
         cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
         if (prov)
