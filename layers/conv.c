@@ -14,7 +14,7 @@
  * counted in direct multiply-adds: validation/h100/vgg16-b64-fp32.json.)
  * Larger FP32 filters (5x5, 7x7) may run as FFT tiling instead (below).
  * PyTorch's path (CP_ALGOS_PYTORCH) offers Winograd for weight gradients
- * only, and FFT for 3x3 filters too (pytorch_winograd, pytorch_fft_forward).
+ * only, and FFT for 3x3 filters too (pytorch_winograd, pytorch_offers_fft).
  * With tensor cores cuDNN keeps to implicit GEMM, on NHWC copies of the
  * NCHW tensors (transposes below), and so does the model. */
 #include "layer.h"
@@ -199,16 +199,21 @@ static bool fft_fits(const cp_layer *l, const cp_exec *x)
            l->kw < FFT_TILE && l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
 }
 
-/* PyTorch's path runs a 3x3 forward as FFT only where the output plane fits
- * one tile; larger planes run as implicit GEMM (sm80_xmma_fprop_implicit_gemm
- * 256x64 in its kernel trace of VGG-11 and ResNet-18, the calibration set:
+/* Whether PyTorch's path offers FFT for this pass (any other set: yes). Its
+ * weight gradient takes Winograd wherever that fits (pytorch_winograd). It
+ * runs a 3x3 forward as FFT only where the output plane fits one tile;
+ * larger planes run as implicit GEMM (sm80_xmma_fprop_implicit_gemm 256x64
+ * in its kernel trace of VGG-11 and ResNet-18, the calibration set:
  * validation/h100/ncu/kernels-torch-networks-h100.json; the graph API's
  * engines for the same layers, validation/h100/graph-api/), although the
  * model times FFT faster there. */
-static bool pytorch_fft_forward(const cp_layer *l, cp_pass pass, const cp_exec *x)
+static bool pytorch_offers_fft(const cp_layer *l, cp_pass pass, const cp_exec *x)
 {
-    return x->algos != CP_ALGOS_PYTORCH || pass != CP_PASS_FWD || l->kh * l->kw != 9 ||
-           (l->out.h <= FFT_TILE && l->out.w <= FFT_TILE);
+    if (x->algos != CP_ALGOS_PYTORCH)
+        return true;
+    if (pass == CP_PASS_BWD_WEIGHT)
+        return !winograd_fits(l, pass, x);
+    return pass != CP_PASS_FWD || l->kh * l->kw != 9 || (l->out.h <= FFT_TILE && l->out.w <= FFT_TILE);
 }
 
 /* The kernels of one FFT pass, with the same arguments as Winograd's: the
@@ -287,9 +292,7 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     if (best < 0)
         return -1;
     for (int algo = 0; algo < 2; algo++) {
-        if (algo == 0 ? !winograd_fits(l, pass, x)
-                      : !fft_fits(l, x) || !pytorch_fft_forward(l, pass, x) ||
-                            (pytorch_winograd(pass, x) && winograd_fits(l, pass, x)))
+        if (algo == 0 ? !winograd_fits(l, pass, x) : !fft_fits(l, x) || !pytorch_offers_fft(l, pass, x))
             continue;
         algorithm_fn build = algo == 0 ? winograd_kernels : fft_kernels;
         int na;
