@@ -122,7 +122,15 @@ def robust_fit(points, max_offset_ms, power, trim):
     return a, b, len(points) - len(kept)
 
 
-def host_terms(args, train, terms):
+def layer_classes(cnnperf, net, cache):
+    """{layer name: calibration class} of a network, asked of cnnperf once per network."""
+    if net not in cache:
+        layers = run_json(cnnperf, ["layers", "--network", net, "--batch", "1"])["layers"]
+        cache[net] = {l["name"]: l["calibration_class"] for l in layers}
+    return cache[net]
+
+
+def host_terms(args, train, terms, classes):
     """Adds host_us to terms from the host-profiled calibration-set runs; returns the runs used and the GPU."""
     files = sorted({f for g in args.host_profiles for f in glob.glob(g)})
     samples, used, gpu = {}, [], "?"
@@ -134,8 +142,7 @@ def host_terms(args, train, terms):
             continue
         if not all("host_us" in l for l in m["layers"]):
             continue
-        layers = run_json(args.cnnperf, ["layers", "--network", m["network"], "--batch", "1"])["layers"]
-        cls = {l["name"]: l["calibration_class"] for l in layers}
+        cls = layer_classes(args.cnnperf, m["network"], classes)
         for l in m["layers"]:
             for key, _ in PASSES:
                 v = l["host_us"].get(key, 0)
@@ -208,9 +215,7 @@ def main():
         if m.get("provenance", {}).get("conv_api", "legacy") != args.conv_api:
             continue
         net, batch, prec = m["network"], m["batch"], m["precision"]
-        if net not in classes:
-            layers = run_json(args.cnnperf, ["layers", "--network", net, "--batch", "1"])["layers"]
-            classes[net] = {l["name"]: l["calibration_class"] for l in layers}
+        cls_of = layer_classes(args.cnnperf, net, classes)
         # each run on the GPU it was measured on (runs of several GPUs of one
         # architecture may be pooled), unless --device names a profile file
         dev = m.get("device") if args.pool else args.device
@@ -221,7 +226,7 @@ def main():
             q = pred.get(l["name"])
             if not q:
                 sys.exit(f"fit_calibration: {f}: layer {l['name']} is not in the prediction of {net}")
-            cls = classes[net][l["name"]]
+            cls = cls_of[l["name"]]
             xd, xw = q.get("backward_data_ms", 0), q.get("backward_weight_ms", 0)
             yd, yw = l.get("backward_data_ms", 0), l.get("backward_weight_ms", 0)
             merged = xd > 0 and xw > 0 and yd > 0 and yw == 0
@@ -254,7 +259,7 @@ def main():
         print(f"fit_calibration: {g:5} {cls:13} {key:16} scale {a:6.3f} offset {b * 1e3:7.1f} us  "
               f"({len(pts)} layer passes)", file=sys.stderr)
 
-    host_used, host_gpu = host_terms(args, train, terms)
+    host_used, host_gpu = host_terms(args, train, terms, classes)
 
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     # the model that was fitted: HEAD, or HEAD with uncommitted changes to what
