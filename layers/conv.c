@@ -72,6 +72,19 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
 /* Thin groups (depthwise): fewer than this many channels per group. */
 #define DIRECT_MAX_GROUP_CHANNELS 8
 
+/* cudnnFind's FP32 1x1 weight gradients run cuDNN's own kernels
+ * (model/wgrad.c), not a CUTLASS-like GEMM: Nsight Compute on 1x1
+ * microbenchmarks (validation/layerbench-h100/ncu/). Over the calibration
+ * set's 158 such passes (H100, cudnnFind's GPU times) the model's spread
+ * drops from 0.27 to 0.22 (log of model / measured). PyTorch's path (graph
+ * API engine 20) runs them up to 2x faster than these kernels on the same
+ * shapes (DenseNet's transition1 0.62 against 1.26 ms), and other filters
+ * were not profiled, so both keep the GEMM. */
+static bool legacy_wgrad_engine(const cp_layer *l, const cp_exec *x, cp_precision pipe)
+{
+    return x->algos == CP_ALGOS_FIND && pipe == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 && l->kw == 1;
+}
+
 /* The pass as one implicit GEMM on the pipe of precision `pipe` (x->prec, or
  * FP32 for a 16-bit pass that cuDNN runs on the FMA lanes). */
 static int gemm_on(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_precision pipe, cp_kernel *out, int max,
@@ -93,6 +106,8 @@ static int gemm_on(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_precisi
         gm = (cp_gemm){n * in.h * in.w, cin, k < 1 ? 1 : k, g, xb + yb + wbytes, 0};
         what = "conv_dgrad";
     } else {
+        if (legacy_wgrad_engine(l, x, pipe))
+            return cp_wgrad_fp32_kernels(x->dev, cout, cin * rs, n, (double)o.h * o.w, xb, yb, out, max, err);
         gm = (cp_gemm){cout, cin * rs, n * o.h * o.w, g, xb + yb + wbytes, 1};
         what = "conv_wgrad";
     }

@@ -7,9 +7,15 @@
  *  - a convolution that computes both gradients takes at least as long
  *    backward as forward (with PyTorch's algorithms at least 0.65x, as
  *    measured below), and at most 3x for all but a few launch-bound
- *    layers (< 0.5%, none beyond 3.6x). The first layer computes no input
- *    gradient, so its backward is one GEMM against forward's one. */
+ *    layers (< 0.5%, none beyond 3.6x). The exception is cudnnFind's FP32
+ *    1x1 convolution, whose weight gradient runs on cuDNN's own kernels
+ *    (model/wgrad.c): measured, its backward is 0.8-6.3x its forward, above
+ *    3x in 367 of 752 layer runs (cudnnFind's GPU times, validation/h100 and
+ *    h200, fp32), and the analytic forward is up to 2x faster than measured
+ *    before calibration; those are held under 10x. The first layer computes
+ *    no input gradient, so its backward is one GEMM against forward's one. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -45,7 +51,7 @@ static void for_each_network(void (*fn)(const cp_network *, const cp_device *, c
     }
 }
 
-static long convs, convs_above_3, convs_below_1;
+static long convs, convs_above_3, convs_below_1, engine_convs;
 
 static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precision prec, int batch, cp_algos algos)
 {
@@ -75,9 +81,16 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
              * (validation/h100/graph-api/vgg11-b32-fp32-graphapi.json), where the
              * model gives 0.82x; on the A100 it gives 0.70x */
             double lowest = algos == CP_ALGOS_PYTORCH ? 0.65 : 1.0;
-            if (b < lowest * f * (1 - 1e-9) || b > 3.6 * f)
+            const cp_layer *l = &n->layers[i];
+            bool engine = algos == CP_ALGOS_FIND && prec == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 &&
+                          l->kw == 1;
+            if (b < lowest * f * (1 - 1e-9) || b > (engine ? 10.0 : 3.6) * f)
                 fail_msg("%s %s %s %s: backward %g ms vs forward %g ms", n->name, d->id, cp_precision_name(prec),
-                         n->layers[i].name, b, f);
+                         l->name, b, f);
+            if (engine) {
+                engine_convs++;
+                continue;
+            }
             convs++;
             convs_above_3 += b > 3 * f;
             convs_below_1 += b < f;
@@ -103,8 +116,9 @@ static void test_roofline_and_sums(void **state)
 {
     (void)state;
     for_each_network(check_bounds);
-    print_message("%ld of %ld convolutions above 3x, %ld below 1x (PyTorch's algorithms only)\n", convs_above_3,
-                  convs, convs_below_1);
+    print_message("%ld of %ld convolutions above 3x, %ld below 1x (PyTorch's algorithms only); %ld FP32 1x1 "
+                  "convolutions on cuDNN's weight-gradient kernels held under 10x\n",
+                  convs_above_3, convs, convs_below_1, engine_convs);
     assert_true(convs > 1000 && convs_above_3 * 200 < convs);
 }
 

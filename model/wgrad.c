@@ -1,0 +1,132 @@
+/* cuDNN's FP32 weight-gradient kernels for NCHW tensors.
+ *
+ * An FP32 weight gradient dW[K x CRS] = sum over pixels of dy[K, p] x[CRS, p]
+ * is a GEMM whose reduction runs over every output pixel of the batch. A
+ * split-K CUTLASS tile would take it near the FMA lanes' peak; cuDNN runs
+ * none. Nsight Compute on the H100 (validation/layerbench-h100/ncu/, 1x1
+ * layer microbenchmarks of our choosing, cuDNN 9.14) shows three kernels:
+ *
+ *  - wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, .., 512>: 32x32 filter
+ *    tiles, 8x8 = 64 threads, 80 registers, one 2.3 KB shared stage. Its grid
+ *    is the tiles x images x ceil(plane / 512): a block reduces at most 512
+ *    pixels of one image and adds its tile into dW atomically (grid z = 448
+ *    for b64 on 56x56 planes: 64 images x 7 chunks).
+ *  - the same engine with 64x128 tiles (<.., 6, 7, 3, 3, 5, ..>): 8x32 = 256
+ *    threads, 64 registers, 6.4 KB. cudnnFind's algorithm 0 ran it for dW of
+ *    1024x256 and 256x1024 (14x14 planes), the 32x32 tiles for 64x256,
+ *    128x512 and 96x576. The calibration set's rates put 192x768 (3.8
+ *    issue slots per FFMA, below) on the 64x128 tiles and 160x768 (4.6) on
+ *    the 32x32 ones: 64x128 where dW has at least 192 output channels and
+ *    256 filter elements.
+ *  - sm80_xmma_wgrad_implicit_gemm_indexed ..nhwc.. 32x32 (algorithm 1): NHWC,
+ *    so x and dy are transposed first (nchwToNhwcKernel); 64 threads, 80
+ *    registers, three 2 KB stages, its grid the tiles alone (no split).
+ *
+ * None comes near the lanes' peak. They issue 2.25, 1.59 and 1.71 warp
+ * instructions per FFMA (smsp__inst_executed) and keep the schedulers 30-46%,
+ * 55% and 77% busy, which the occupancy and latency rules do not explain. So
+ * each kernel's block iteration is given the issue slots it was measured to
+ * take per FFMA: cudnnFind's GPU time x SM clock (1980 MHz) x schedulers /
+ * FFMA warp instructions of its 32-padded tiles, the median over the layers
+ * that ran it in the microbenchmarks and the calibration set's H100 runs
+ * (validation/h100/, fp32): 5.5 for the 32x32 engine (101 layers; 4-5 on
+ * planes up to 35x35, 6-10 on 55x55 and larger, 6-7 on 7x7), 2.8 for 64x128
+ * (4) and 3.1 for the NHWC kernel (19). Grid, waves, tails and the choice
+ * between the kernels follow from the shapes. With them the calibration's
+ * scale for these passes went from 3.67 to 1.00 (H100) and 3.65 to 1.00
+ * (H200): the model no longer needs one. */
+#include <math.h>
+
+#include "kernel.h"
+
+#define ENGINE_CHUNK 512.0 /* pixels of one image a block reduces */
+#define WGRAD_BK 8.0       /* pixels per block iteration: one shared stage */
+
+typedef struct {
+    const char *name;
+    double tile_m, tile_n;     /* output channels x filter elements */
+    double thread_m, thread_n; /* one thread's outputs */
+    int threads, regs, smem, stages;
+    double slots_per_ffma; /* issue slots one FFMA warp instruction costs, as measured (above) */
+    int chunked;          /* grid x images x plane chunks, partial sums added atomically */
+} wgrad_kernel;
+
+static const wgrad_kernel kinds[] = {
+    {"wgrad_engine_32x32", 32, 32, 4, 4, 64, 80, 3328, 1, 5.5, 1},
+    {"wgrad_engine_64x128", 128, 64, 8, 4, 256, 64, 7424, 1, 2.8, 1},
+    {"wgrad_xmma_nhwc_32x32", 32, 32, 4, 4, 64, 80, 7168, 3, 3.1, 0},
+};
+
+static cp_kernel build(const cp_device *d, const wgrad_kernel *w, double m, double n, double images, double plane,
+                       double bytes)
+{
+    double chunks = w->chunked ? cp_cdiv(plane, ENGINE_CHUNK) : 1;
+    double pixels = w->chunked ? cp_cdiv(plane, chunks) : images * plane; /* one block's reduction */
+    double blocks = cp_cdiv(m, w->tile_m) * cp_cdiv(n, w->tile_n) * (w->chunked ? images * chunks : 1);
+    cp_kernel k = cp_stream_kernel(d, CP_PREC_FP32, w->name, 1, bytes, 4.0 * m * n, 2.0 * m * n * images * plane);
+    double warps = w->threads / d->warp_size;
+    k.tile_m = (int)w->tile_m;
+    k.tile_n = (int)w->tile_n;
+    k.tile_k = (int)WGRAD_BK;
+    k.blocks = (long long)blocks;
+    k.threads = w->threads;
+    k.regs = w->regs;
+    k.smem = w->smem;
+    k.stages = w->stages;
+    k.iters = (long long)cp_cdiv(pixels, WGRAD_BK);
+    double operands = (w->tile_m + w->tile_n) * WGRAD_BK; /* floats per block iteration */
+    k.L = w->tile_m * w->tile_n * WGRAD_BK / d->warp_size;
+    k.I = operands * 4.0 / 512.0; /* 16 bytes per thread */
+    /* stored once, then each thread reads its rows and columns of the tile
+     * for every pixel, 16 bytes at a time */
+    double reads = warps * WGRAD_BK * (w->thread_m + w->thread_n) / 4.0;
+    k.M = k.I + reads;
+    k.sm_bytes = 512.0;
+    k.K = 0;
+    k.other = k.L * w->slots_per_ffma - (k.L + k.I + k.M);
+    if (k.other < 0)
+        k.other = 0;
+    /* the tile leaves once: atomic adds (engine) or stores, 4 bytes a thread */
+    k.K_end = w->tile_m * w->tile_n / d->warp_size;
+    k.st_bytes = 4.0 * d->warp_size;
+    k.flops_per_L = 2.0 * d->warp_size;
+    k.dram_bytes = bytes + 4.0 * m * n;
+    return k;
+}
+
+int cp_wgrad_fp32_kernels(const cp_device *d, double m, double n, double images, double plane, double x_bytes,
+                          double dy_bytes, cp_kernel *out, int max, cp_error *err)
+{
+    double best = INFINITY;
+    int nk = 0;
+    /* the engine's tile is cuDNN's heuristic, not a search; the engine and
+     * the NHWC kernel are timed against each other, as cudnnFind does */
+    const wgrad_kernel *engine = &kinds[m >= 192 && n >= 256 ? 1 : 0];
+    const wgrad_kernel *candidates[] = {engine, &kinds[2]};
+    for (size_t i = 0; i < 2; i++) {
+        cp_kernel c[3];
+        int nc = 0;
+        const wgrad_kernel *w = candidates[i];
+        if (!w->chunked) { /* NHWC copies of x and dy first */
+            c[nc++] = cp_stream_kernel(d, CP_PREC_FP32, "nchw_to_nhwc", x_bytes / 4.0, x_bytes, x_bytes, 0);
+            c[nc++] = cp_stream_kernel(d, CP_PREC_FP32, "nchw_to_nhwc", dy_bytes / 4.0, dy_bytes, dy_bytes, 0);
+        }
+        c[nc++] = build(d, w, m, n, images, plane, x_bytes + dy_bytes);
+        if (nc > max)
+            continue;
+        double t = 0;
+        for (int j = 0; j < nc; j++) {
+            cp_kernel_eval e;
+            if (cp_kernel_evaluate(&c[j], d, &e, err))
+                return -1;
+            t += e.time_ms;
+        }
+        if (t < best) {
+            best = t;
+            for (int j = 0; j < nc; j++)
+                out[j] = c[j];
+            nk = nc;
+        }
+    }
+    return nk;
+}
