@@ -710,6 +710,19 @@ LAYERBENCH_CONV1X1="
 1024 1024 7 32
 96 576 14 64
 32 192 112 16"
+# 3x3 stride-1 convolutions (input channels, output channels, plane, batch):
+# planes and batches that no shipped network has, from VGG-like to ResNet-like.
+LAYERBENCH_CONV3X3="
+64 64 200 32
+64 64 100 64
+64 128 100 32
+128 128 100 32
+128 128 50 64
+128 32 50 64
+256 256 50 32
+256 256 25 64
+512 512 25 32
+512 512 12 64"
 LAYERBENCH_FIRST="
 96 11 4 2 224 64
 64 7 2 3 224 64
@@ -743,10 +756,16 @@ layerbench() {
         bench_net "conv1x1_${ci}to${co}_${h}" "$ci" "$h" "$b" \
             "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 1, \"bias\": false}"
     done <<<"$LAYERBENCH_CONV1X1"
-    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, conv1x1_); all by default
+    while read -r ci co h b; do
+        [ -n "$ci" ] || continue
+        bench_net "conv3x3_${ci}to${co}_${h}" "$ci" "$h" "$b" \
+            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 3, \"pad\": 1, \"bias\": false}"
+    done <<<"$LAYERBENCH_CONV3X3"
+    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, conv1x1_, conv3x3_); all by default.
+    # LAYERBENCH_PRECS: the precisions (default fp32 fp16 tf32).
     grep "^${LAYERBENCH_ONLY:-}" "$dir/list" >"$dir/run" || true
     while read -r name b; do
-        for prec in fp32 fp16 tf32; do
+        for prec in ${LAYERBENCH_PRECS:-fp32 fp16 tf32}; do
             case "$name:$prec" in pool_*:tf32) continue ;; esac
             [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "layerbench $name $prec skipped: past the ${DEADLINE} s budget"; continue; }
             say "layerbench $name b$b $prec"
