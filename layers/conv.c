@@ -79,7 +79,8 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
  * drops from 0.27 to 0.22 (log of model / measured). PyTorch's path (graph
  * API engine 20) runs them up to 2x faster than these kernels on the same
  * shapes (DenseNet's transition1 0.62 against 1.26 ms), and other filters
- * were not profiled, so both keep the GEMM. */
+ * were not profiled, so PyTorch's path and every other filter keep the
+ * GEMM. */
 static bool legacy_wgrad_engine(const cp_layer *l, const cp_exec *x, cp_precision pipe)
 {
     return x->algos == CP_ALGOS_FIND && pipe == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 && l->kw == 1;
