@@ -516,7 +516,9 @@ static int write_result(cJSON *root, const char *path)
 {
     cp_error err;
     cp_atomic_file out;
-    char *text = root ? cJSON_Print(root) : NULL;
+    /* compact: a campaign's files are committed under validation/, which must
+     * stay small enough for the GPU machine's copy of the tree */
+    char *text = root ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     if (!text) {
         fprintf(stderr, "cnnperf-measure: out of memory writing the result\n");
