@@ -723,6 +723,18 @@ LAYERBENCH_CONV3X3="
 256 256 25 64
 512 512 25 32
 512 512 12 64"
+# Small first layers (input channels, output channels, kernel, stride, pad,
+# plane, batch): CIFAR- and MNIST-sized images, none a shipped network's layer.
+LAYERBENCH_SMALLFIRST="
+3 16 3 1 1 32 128
+3 32 3 1 1 32 64
+3 64 3 1 1 32 256
+1 16 3 1 1 28 128
+1 32 5 1 2 28 64
+3 32 5 1 2 64 64
+3 64 7 2 3 64 64
+3 24 3 2 1 96 64
+1 12 5 1 0 36 128"
 LAYERBENCH_FIRST="
 96 11 4 2 224 64
 64 7 2 3 224 64
@@ -751,6 +763,11 @@ layerbench() {
         bench_net "first_k${k}s${s}p${p}_${out}x${h}" 3 "$h" "$b" \
             "{\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $p, \"bias\": false}"
     done <<<"$LAYERBENCH_FIRST"
+    while read -r c out k s p h b; do
+        [ -n "$c" ] || continue
+        bench_net "small_c${c}_k${k}s${s}p${p}_${out}x${h}" "$c" "$h" "$b" \
+            "{\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $p}"
+    done <<<"$LAYERBENCH_SMALLFIRST"
     while read -r ci co h b; do
         [ -n "$ci" ] || continue
         bench_net "conv1x1_${ci}to${co}_${h}" "$ci" "$h" "$b" \
@@ -761,8 +778,12 @@ layerbench() {
         bench_net "conv3x3_${ci}to${co}_${h}" "$ci" "$h" "$b" \
             "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 3, \"pad\": 1, \"bias\": false}"
     done <<<"$LAYERBENCH_CONV3X3"
-    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, conv1x1_, conv3x3_); all by default.
+    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, small_, conv1x1_, conv3x3_); all by default.
     # LAYERBENCH_PRECS: the precisions (default fp32 fp16 tf32).
+    # LAYERBENCH_LAYERS=stream: per-layer times as a network run takes them (events between the passes of
+    # one stream, host gaps included) instead of each pass alone (--layers isolated, the default).
+    local layers=(--layers isolated)
+    [ "${LAYERBENCH_LAYERS:-isolated}" = stream ] && layers=()
     grep "^${LAYERBENCH_ONLY:-}" "$dir/list" >"$dir/run" || true
     while read -r name b; do
         for prec in ${LAYERBENCH_PRECS:-fp32 fp16 tf32}; do
@@ -770,7 +791,7 @@ layerbench() {
             [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "layerbench $name $prec skipped: past the ${DEADLINE} s budget"; continue; }
             say "layerbench $name b$b $prec"
             timeout 120 "$MEASURE" --network "$dir/$name.json" --batch "$b" --precision "$prec" --warmup 2 --iters 3 \
-                --layers isolated -o "$RES/layerbench-$name-b$b-$prec.json" </dev/null >/dev/null ||
+                "${layers[@]}" -o "$RES/layerbench-$name-b$b-$prec.json" </dev/null >/dev/null ||
                 fail "layerbench $name $prec"
             "$PREDICT" predict --network "$dir/$name.json" --device "$DEV" --batch "$b" --precision "$prec" \
                 --calibration none --format json -o "$RES/layerbench-predict-$name-b$b-$prec.json" </dev/null ||
