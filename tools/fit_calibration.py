@@ -195,6 +195,13 @@ def main():
                          "put the host's issue ahead of the GPU")
     ap.add_argument("--host-quantile", type=float, default=0.5,
                     help="which quantile of a class's host times its host_us is (default 0.5, the median)")
+    ap.add_argument("--microbench", action="append", default=[],
+                    help="glob of layer microbenchmark runs (run_device.sh MODE=layerbench) to fit with the "
+                         "calibration set: networks of our choosing, each read from nets/<network>.json beside "
+                         "the run; say which in the calibration's documentation")
+    ap.add_argument("--microbench-class", action="append", default=[],
+                    help="the layer class a microbenchmark studies (e.g. conv_first): only its layers are fitted "
+                         "(the common head of global pooling, fc and loss is not)")
     ap.add_argument("--weight-power", type=float, default=0.5,
                     help="weights t_measured^-p of the least squares: 0 absolute error (big layers rule), 2 "
                          "relative error (every layer alike); default 0.5, between")
@@ -204,13 +211,20 @@ def main():
     train = set(json.load(open(args.calibration_set))["networks"])
     excluded = {f for g in args.exclude for f in glob.glob(g)}
     files = sorted({f for g in args.measured for f in glob.glob(g)} - excluded)
+    micro = sorted({f for g in args.microbench for f in glob.glob(g)} - excluded)
     points, used, classes = {}, [], {}
-    for f in files:
+    for f in files + micro:
         try:
             m = json.load(open(f))
         except (OSError, ValueError):
             continue
-        if m.get("source") != "measurement" or m.get("gpus", 1) != 1 or m.get("network") not in train:
+        if m.get("source") != "measurement" or m.get("gpus", 1) != 1:
+            continue
+        if f in micro:  # a microbenchmark's network file lies beside it
+            m["network"] = os.path.join(os.path.dirname(f), "nets", m.get("network", "?") + ".json")
+            if not os.path.exists(m["network"]):
+                sys.exit(f"fit_calibration: {f}: no network file {m['network']}")
+        elif m.get("network") not in train:
             continue
         if m.get("provenance", {}).get("conv_api", "legacy") != args.conv_api:
             continue
@@ -227,6 +241,8 @@ def main():
             if not q:
                 sys.exit(f"fit_calibration: {f}: layer {l['name']} is not in the prediction of {net}")
             cls = cls_of[l["name"]]
+            if f in micro and cls not in args.microbench_class:
+                continue
             xd, xw = q.get("backward_data_ms", 0), q.get("backward_weight_ms", 0)
             yd, yw = l.get("backward_data_ms", 0), l.get("backward_weight_ms", 0)
             merged = xd > 0 and xw > 0 and yd > 0 and yw == 0
@@ -241,6 +257,8 @@ def main():
                     points.setdefault((group(prec), cls, key), []).append((x, y))
         used.append(os.path.relpath(f, REPO))
 
+    if micro and not args.microbench_class:
+        sys.exit("fit_calibration: --microbench needs --microbench-class (the class the microbenchmarks study)")
     if not used:
         sys.exit("fit_calibration: no single-GPU cnnperf-measure run of a calibration-set network matched")
     terms = {}
@@ -268,14 +286,18 @@ def main():
     dirty = subprocess.run(["git", "-C", REPO, "diff", "--quiet", "HEAD", "--"] + model_paths).returncode
     if commit and dirty:
         commit += "+working-tree"
-    nets = sorted({json.load(open(os.path.join(REPO, f)))["network"] for f in used})
+    used_micro = [f for f in used if os.path.join(REPO, f) in {os.path.abspath(m) for m in micro}]
+    nets = sorted({json.load(open(os.path.join(REPO, f)))["network"] for f in used if f not in used_micro})
     libs = sorted({json.load(open(os.path.join(REPO, f)))["provenance"].get("cudnn", "?") for f in used})
     gpu = json.load(open(os.path.join(REPO, used[0])))["provenance"].get("gpu_name", "?")
     suffix = "" if args.conv_api == "legacy" else "-" + args.conv_api  # calibration/h200-graph.json
     for dev, path in [(args.device, args.output)] + [(d, os.path.join(os.path.dirname(args.output), d + suffix + ".json"))
                                                       for d in args.also]:
-        source = (f"fitted by tools/fit_calibration.py on {len(used)} cnnperf-measure runs of the calibration "
-                  f"set ({', '.join(nets)}) on {gpu}, cuDNN {', '.join(libs)}")
+        source = (f"fitted by tools/fit_calibration.py on {len(used) - len(used_micro)} cnnperf-measure runs of the "
+                  f"calibration set ({', '.join(nets)}) on {gpu}, cuDNN {', '.join(libs)}")
+        if used_micro:
+            dirs = sorted({os.path.dirname(f) for f in used_micro})
+            source += f", and {len(used_micro)} layer microbenchmarks ({', '.join(dirs)})"
         if dev != args.device:
             source += f"; applied to {dev} as the same SM architecture, not fitted on it"
         doc = {
