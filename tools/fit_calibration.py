@@ -17,7 +17,11 @@ negative offset or a scale under 0.2, the offset is dropped and the scale
 alone fitted. Where one library call computes both gradients and is
 measured as backward-data (cuDNN's batch-norm backward), the model's
 backward-data and backward-weight are fitted together on their sum, one
-scale for both. Runs of other networks are never read.
+scale for both. Runs of other networks are never read, except layer
+microbenchmarks named by --microbench (networks of our choosing, one layer
+under study, the class it studies named by --microbench-class): they fill a
+class where the calibration networks' layers leave a gap (conv_first: small
+images).
 
   python3 tools/fit_calibration.py --device h100 --measured 'validation/h100/*.json' -o calibration/h100.json
   python3 tools/fit_calibration.py --device h200 --measured 'validation/h200/*.json' -o calibration/h200.json
