@@ -47,7 +47,7 @@ typedef struct {
 typedef struct {
     bool loaded;
     char file[256];
-    char source[256]; /* one line: what it was fitted on */
+    char source[512]; /* one line: what it was fitted on (training runs and microbenchmarks) */
     cp_calib_term term[CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
     /* some term has host_ms: predictions put the host's issue of every pass
      * ahead of its kernels (predict.h, host time line) */
