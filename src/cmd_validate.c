@@ -442,6 +442,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         cp_dist_prediction_free(&d);
         cp_single_cache_free(&cache);
     }
+    snprintf(r->harness, sizeof r->harness, "%s", eager ? "PyTorch" : rc->graph_api ? "graph API" : "legacy API");
     if (!rc_ && eager)
         snprintf(r->note, sizeof r->note, "eager mode%s",
                  builtin ? ", host costs partly built-in (no --eager-profile)" : "");

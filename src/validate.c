@@ -240,7 +240,8 @@ int cp_val_regressed(double base, double now)
 
 /* --- groups ------------------------------------------------------------------------- */
 
-const char *const cp_val_dim_names[CP_DIM_COUNT] = {"network", "device", "precision", "comm", "gpus"};
+const char *const cp_val_dim_names[CP_DIM_COUNT] = {"network", "device",  "precision", "comm",
+                                                     "gpus",    "harness", "host"};
 
 static void dim_value(const cp_val_run *r, cp_val_dim d, char *buf, size_t n)
 {
@@ -249,6 +250,8 @@ static void dim_value(const cp_val_run *r, cp_val_dim d, char *buf, size_t n)
     case CP_DIM_DEVICE: snprintf(buf, n, "%s", r->device); break;
     case CP_DIM_PRECISION: snprintf(buf, n, "%s", r->precision); break;
     case CP_DIM_COMM: snprintf(buf, n, "%s", r->comm); break;
+    case CP_DIM_HARNESS: snprintf(buf, n, "%s", r->harness); break;
+    case CP_DIM_HOST: snprintf(buf, n, "%s", !r->has_host ? "unknown" : r->host_bound ? "bound" : "not bound"); break;
     default: snprintf(buf, n, "%d", r->gpus); break;
     }
 }

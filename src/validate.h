@@ -30,6 +30,7 @@ typedef struct {
     char label[192]; /* stable key: network, batch, precision, GPUs, exchange */
     cp_val_source source;
     char network[64], device[32], precision[8], comm[8]; /* device: the profile id; comm "none" on one GPU */
+    char harness[16]; /* "legacy API", "graph API" (cnnperf-measure's convolution API) or "PyTorch" */
     int batch, gpus, overlap, ps_servers, emulated;
     int calibration;  /* network in the calibration set: kept out of the targets */
     int excluded;     /* kept out of the targets for another reason (note says why) */
@@ -127,7 +128,19 @@ void cp_val_targets(const cp_val_run *runs, int n, const cp_val_ar *ar, int nar,
 const char *cp_val_status(const cp_val_target *t); /* "met", "NOT met", "no data" */
 
 /* Iteration-time statistics of runs grouped by one field. */
-typedef enum { CP_DIM_NETWORK, CP_DIM_DEVICE, CP_DIM_PRECISION, CP_DIM_COMM, CP_DIM_GPUS, CP_DIM_COUNT } cp_val_dim;
+/* Ways to group runs. harness: how the iteration ran (cnnperf-measure through cuDNN's legacy or graph API, or
+ * PyTorch); host: whether the run was bound by the host's enqueueing (cnnperf-measure's host_bound), which no
+ * GPU model predicts; "unknown" where the file does not say. */
+typedef enum {
+    CP_DIM_NETWORK,
+    CP_DIM_DEVICE,
+    CP_DIM_PRECISION,
+    CP_DIM_COMM,
+    CP_DIM_GPUS,
+    CP_DIM_HARNESS,
+    CP_DIM_HOST,
+    CP_DIM_COUNT
+} cp_val_dim;
 extern const char *const cp_val_dim_names[CP_DIM_COUNT];
 typedef struct {
     char value[64];

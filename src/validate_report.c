@@ -477,7 +477,8 @@ static void groups_section(out *o, const cp_validation *v, int calibration)
     if (count_runs(v, calibration, -1) == 0)
         return;
     heading(o, calibration ? "Iteration time, calibration set (not in the targets)"
-                           : "Iteration time by network, device, precision, exchange and GPU count (evaluation set)");
+                           : "Iteration time by network, device, precision, exchange, GPU count, harness and host "
+                             "(evaluation set)");
     static const int w[] = {-10, -22, 5, 8, 8};
     const char *h[] = {"by", "value", "runs", "MAPE", "worst"};
     header(o, w, 5, h);

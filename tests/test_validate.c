@@ -192,6 +192,22 @@ static void test_groups(void **state)
     assert_float_equal(cp_val_mape(&g[0].st), 10.0, 1e-9);
     assert_float_equal(g[1].st.worst_pct, 30.0, 1e-9);
     assert_int_equal(cp_val_groups(r, 3, CP_DIM_DEVICE, 1, g, 3), 0); /* no calibration runs */
+    /* by harness and by the host: the second run bound by the host, the third's file silent on it */
+    snprintf(r[0].harness, sizeof r[0].harness, "graph API");
+    snprintf(r[1].harness, sizeof r[1].harness, "legacy API");
+    snprintf(r[2].harness, sizeof r[2].harness, "graph API");
+    r[0].has_host = r[1].has_host = 1;
+    r[1].host_bound = 1;
+    n = cp_val_groups(r, 3, CP_DIM_HARNESS, 0, g, 3);
+    assert_int_equal(n, 2);
+    assert_string_equal(g[0].value, "graph API");
+    assert_int_equal(g[0].st.n, 2);
+    n = cp_val_groups(r, 3, CP_DIM_HOST, 0, g, 3);
+    assert_int_equal(n, 3);
+    assert_string_equal(g[0].value, "not bound");
+    assert_string_equal(g[1].value, "bound");
+    assert_float_equal(g[1].st.worst_pct, 30.0, 1e-9);
+    assert_string_equal(g[2].value, "unknown");
 }
 
 static void test_worst_layers(void **state)
