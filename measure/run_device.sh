@@ -794,7 +794,8 @@ layerbench() {
                 "${layers[@]}" -o "$RES/layerbench-$name-b$b-$prec.json" </dev/null >/dev/null ||
                 fail "layerbench $name $prec"
             "$PREDICT" predict --network "$dir/$name.json" --device "$DEV" --batch "$b" --precision "$prec" \
-                --calibration none --format json -o "$RES/layerbench-predict-$name-b$b-$prec.json" </dev/null ||
+                --conv-api "${CONV_API:-legacy}" --calibration none --format json \
+                -o "$RES/layerbench-predict-$name-b$b-$prec.json" </dev/null ||
                 fail "predict layerbench $name $prec"
         done
     done <"$dir/run"
