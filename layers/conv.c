@@ -273,20 +273,6 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n
 
 /* --- choosing among algorithms ---------------------------------------------- */
 
-/* The time of n kernels, or -1 on error; stops counting once it reaches
- * `enough` (a candidate already slower than the best). */
-static double kernels_ms(const cp_kernel *k, int n, const cp_device *d, double enough, cp_error *err)
-{
-    double t = 0;
-    for (int i = 0; i < n && t < enough; i++) {
-        cp_kernel_eval e;
-        if (cp_kernel_evaluate(&k[i], d, &e, err))
-            return -1;
-        t += e.time_ms;
-    }
-    return t;
-}
-
 /* An alternative algorithm's kernels for one forward-like pass (cin channels
  * in, cout out, an h x w output plane) or weight gradient. */
 typedef int (*algorithm_fn)(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout,
@@ -304,7 +290,7 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     int ng = gemm_pass(l, pass, x, out, max, err);
     if (ng < 0)
         return -1;
-    double best = kernels_ms(out, ng, x->dev, INFINITY, err);
+    double best = cp_kernels_ms(out, ng, x->dev, INFINITY, err);
     if (best < 0)
         return -1;
     for (int algo = 0; algo < 2; algo++) {
@@ -322,7 +308,7 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
             return -1;
         if (na == 0 || na > max)
             continue;
-        double t = kernels_ms(alt, na, x->dev, best, err);
+        double t = cp_kernels_ms(alt, na, x->dev, best, err);
         if (t < 0)
             return -1;
         if (t >= best)

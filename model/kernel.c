@@ -81,6 +81,18 @@ int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e
     return 0;
 }
 
+double cp_kernels_ms(const cp_kernel *k, int n, const cp_device *d, double enough, cp_error *err)
+{
+    double t = 0;
+    for (int i = 0; i < n && t < enough; i++) {
+        cp_kernel_eval e;
+        if (cp_kernel_evaluate(&k[i], d, &e, err))
+            return -1;
+        t += e.time_ms;
+    }
+    return t;
+}
+
 double cp_epilogue_cycles(const cp_kernel *k, const cp_device *d)
 {
     /* The epilogue's stores, once per block, through the SM's share of L2. */

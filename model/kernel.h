@@ -84,6 +84,10 @@ typedef struct {
 /* Instruction-queue model. Returns -1 (with a message) if the kernel cannot
  * be launched on the device at all. */
 int cp_kernel_evaluate(const cp_kernel *k, const cp_device *d, cp_kernel_eval *e, cp_error *err);
+/* The time of n kernels run back to back, in ms: their Eq. 6-9 times added,
+ * stopping once the sum reaches `enough` (INFINITY: all of them), as a search
+ * for the fastest decomposition needs no more; -1 on error. */
+double cp_kernels_ms(const cp_kernel *k, int n, const cp_device *d, double enough, cp_error *err);
 
 /* The evaluation in its two steps. What one block iteration costs depends
  * only on the launch configuration and the per-iteration counts, so a caller

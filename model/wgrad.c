@@ -65,6 +65,8 @@ static cp_kernel build(const cp_device *d, const wgrad_kernel *w, double m, doub
     double chunks = w->chunked ? cp_cdiv(plane, ENGINE_CHUNK) : 1;
     double pixels = w->chunked ? cp_cdiv(plane, chunks) : images * plane; /* one block's reduction */
     double blocks = cp_cdiv(m, w->tile_m) * cp_cdiv(n, w->tile_n) * (w->chunked ? images * chunks : 1);
+    /* a stream kernel's fields give the flops and the DRAM traffic (x and dy
+     * read, dW written); the launch and the block iteration are set below */
     cp_kernel k = cp_stream_kernel(d, CP_PREC_FP32, w->name, 1, bytes, 4.0 * m * n, 2.0 * m * n * images * plane);
     double warps = w->threads / d->warp_size;
     k.tile_m = (int)w->tile_m;
@@ -92,7 +94,6 @@ static cp_kernel build(const cp_device *d, const wgrad_kernel *w, double m, doub
     k.K_end = w->tile_m * w->tile_n / d->warp_size;
     k.st_bytes = 4.0 * d->warp_size;
     k.flops_per_L = 2.0 * d->warp_size;
-    k.dram_bytes = bytes + 4.0 * m * n;
     return k;
 }
 
@@ -116,13 +117,9 @@ int cp_wgrad_fp32_kernels(const cp_device *d, double m, double n, double images,
         c[nc++] = build(d, w, m, n, images, plane, x_bytes + dy_bytes);
         if (nc > max)
             continue;
-        double t = 0;
-        for (int j = 0; j < nc; j++) {
-            cp_kernel_eval e;
-            if (cp_kernel_evaluate(&c[j], d, &e, err))
-                return -1;
-            t += e.time_ms;
-        }
+        double t = cp_kernels_ms(c, nc, d, best, err);
+        if (t < 0)
+            return -1;
         if (t < best) {
             best = t;
             for (int j = 0; j < nc; j++)
