@@ -216,7 +216,9 @@ def main():
     excluded = {f for g in args.exclude for f in glob.glob(g)}
     files = sorted({f for g in args.measured for f in glob.glob(g)} - excluded)
     micro = sorted({f for g in args.microbench for f in glob.glob(g)} - excluded)
-    points, used, classes = {}, [], {}
+    if micro and not args.microbench_class:
+        sys.exit("fit_calibration: --microbench needs --microbench-class (the class the microbenchmarks study)")
+    points, used, used_micro, classes = {}, [], [], {}
     for f in files + micro:
         try:
             m = json.load(open(f))
@@ -260,9 +262,9 @@ def main():
                 if x > 0 and y > 0:
                     points.setdefault((group(prec), cls, key), []).append((x, y))
         used.append(os.path.relpath(f, REPO))
+        if f in micro:
+            used_micro.append(used[-1])
 
-    if micro and not args.microbench_class:
-        sys.exit("fit_calibration: --microbench needs --microbench-class (the class the microbenchmarks study)")
     if not used:
         sys.exit("fit_calibration: no single-GPU cnnperf-measure run of a calibration-set network matched")
     terms = {}
@@ -290,7 +292,6 @@ def main():
     dirty = subprocess.run(["git", "-C", REPO, "diff", "--quiet", "HEAD", "--"] + model_paths).returncode
     if commit and dirty:
         commit += "+working-tree"
-    used_micro = [f for f in used if os.path.join(REPO, f) in {os.path.abspath(m) for m in micro}]
     nets = sorted({json.load(open(os.path.join(REPO, f)))["network"] for f in used if f not in used_micro})
     libs = sorted({json.load(open(os.path.join(REPO, f)))["provenance"].get("cudnn", "?") for f in used})
     gpu = json.load(open(os.path.join(REPO, used[0])))["provenance"].get("gpu_name", "?")
