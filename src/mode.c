@@ -1,4 +1,5 @@
 /* --mode and --eager-profile, shared by predict, choose and sweep. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,13 +14,14 @@ int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, in
         return cp_bad("--mode: expected harness (kernels and launch gaps, as cnnperf-measure) or eager (as PyTorch "
                       "runs it), got '%s'",
                       o->mode);
-    if (o->conv_api && strcmp(o->conv_api, "graph") != 0 && strcmp(o->conv_api, "legacy") != 0)
+    /* the graph API unless the legacy one is asked for, as cnnperf-measure */
+    bool legacy = o->conv_api && strcmp(o->conv_api, "legacy") == 0;
+    if (o->conv_api && !legacy && strcmp(o->conv_api, "graph") != 0)
         return cp_bad("--conv-api: expected legacy or graph, got '%s'", o->conv_api);
-    if (*mode == CP_MODE_EAGER && o->conv_api && strcmp(o->conv_api, "legacy") == 0)
+    if (*mode == CP_MODE_EAGER && legacy)
         return cp_bad("--conv-api legacy: eager mode predicts PyTorch, whose convolutions go through cuDNN's graph "
                       "API (--conv-api graph)");
-    /* the graph API unless the legacy one is asked for, as cnnperf-measure */
-    if (!(o->conv_api && strcmp(o->conv_api, "legacy") == 0))
+    if (!legacy)
         *algos = CP_ALGOS_PYTORCH;
     if (o->eager_profile && *mode != CP_MODE_EAGER)
         return cp_bad("--eager-profile %s: host costs are for --mode eager", o->eager_profile);
