@@ -358,8 +358,64 @@ fault() {
     [ -e "$RES/fault-$kind.json" ] && fail "fault-$kind.json was written by a failed run"
 }
 
+# The 2-GPU configurations (one rank per GPU), as NET BATCH PREC EXCHANGE
+# [VARIANT]: EXCHANGE nccl, ps1 (one CPU server rank) or ps2 (two sharded);
+# VARIANT nooverlap (exchange after backward), netemu (NCCL_P2P_DISABLE=1
+# NCCL_SHM_DISABLE=1: NCCL's network transport between the two GPUs, two
+# nodes emulated on one host; the prediction is for one node), or none.
+# MODE=multi's first list, then MODE=multi2's.
+MULTI_CONFIGS="
+resnet50 64 fp32 nccl overlap
+resnet50 64 fp32 nccl nooverlap
+vgg16 32 fp32 nccl overlap
+resnet50 64 fp32 ps1
+resnet50 64 fp32 nccl netemu
+vgg16 32 fp32 ps1
+resnet50 64 fp16 nccl overlap"
+MULTI2_CONFIGS="
+alexnet 128 fp32 nccl
+alexnet 128 fp16 nccl
+googlenet 64 fp32 nccl
+googlenet 64 fp16 nccl
+lenet5 64 fp32 nccl
+resnet50 32 fp32 nccl
+resnet50 128 fp16 nccl
+vgg16 64 fp16 nccl
+alexnet 128 fp32 ps1
+googlenet 64 fp32 ps1
+resnet50 64 fp16 ps1
+vgg16 32 fp32 ps2
+resnet50 64 fp32 ps2"
+
+# multi_runs CONFIGS: each 2-GPU configuration measured (mpirun_measure) and
+# predicted with the same convolution API; MPIRUN and DEV set by the caller.
+multi_runs() {
+    local net batch prec exch variant np extra comm overlap tag P
+    P="--device $DEV --gpus 2 --conv-api ${CONV_API:-legacy}"
+    while read -r net batch prec exch variant; do
+        [ -n "$net" ] || continue
+        np=2 extra="" comm=$exch overlap=on tag=multi-$net-b$batch-$prec-$exch
+        case "$exch" in
+        ps1) np=3 extra="--ps-servers 1" comm=ps ;;
+        ps2) np=4 extra="--ps-servers 2" comm=ps ;;
+        esac
+        [ "$variant" = nooverlap ] && overlap=off
+        [ -n "$variant" ] && tag=$tag-$variant
+        # shellcheck disable=SC2086
+        if [ "$variant" = netemu ]; then
+            NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 mpirun_measure "$tag" "$np" \
+                "--network $net --batch $batch --precision $prec $P --comm $comm $extra --overlap $overlap" -- \
+                --network "$net" --batch "$batch" --precision "$prec" --comm "$comm" $extra --overlap "$overlap"
+        else
+            mpirun_measure "$tag" "$np" \
+                "--network $net --batch $batch --precision $prec $P --comm $comm $extra --ps-on cpu --overlap $overlap" -- \
+                --network "$net" --batch "$batch" --precision "$prec" --comm "$comm" $extra --overlap "$overlap"
+        fi
+    done <<<"$1"
+}
+
 multi() {
-    local ngpu P
+    local ngpu
     ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
     [ "$ngpu" -ge 2 ] || { fail "MODE=multi needs 2 GPUs, this machine has $ngpu"; return; }
     case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
@@ -376,33 +432,7 @@ multi() {
     # Open MPI: as root, and unbound (the PS server's threads need more than one core)
     mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
     export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
-    P="--device $DEV --gpus 2"
-
-    mpirun_measure multi-resnet50-b64-fp32-nccl-overlap 2 \
-        "--network resnet50 --batch 64 --precision fp32 $P --comm nccl --overlap on" -- \
-        --network resnet50 --batch 64 --precision fp32 --comm nccl --overlap on
-    mpirun_measure multi-resnet50-b64-fp32-nccl-nooverlap 2 \
-        "--network resnet50 --batch 64 --precision fp32 $P --comm nccl --overlap off" -- \
-        --network resnet50 --batch 64 --precision fp32 --comm nccl --overlap off
-    mpirun_measure multi-vgg16-b32-fp32-nccl-overlap 2 \
-        "--network vgg16 --batch 32 --precision fp32 $P --comm nccl --overlap on" -- \
-        --network vgg16 --batch 32 --precision fp32 --comm nccl --overlap on
-    mpirun_measure multi-resnet50-b64-fp32-ps1 3 \
-        "--network resnet50 --batch 64 --precision fp32 $P --comm ps --ps-servers 1 --ps-on cpu --overlap on" -- \
-        --network resnet50 --batch 64 --precision fp32 --comm ps --ps-servers 1 --overlap on
-    # Two nodes emulated on one host: NCCL's network transport (the data say so:
-    # nccl_network_emulation, provenance.exchange.note); the prediction is for one node.
-    NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 mpirun_measure multi-resnet50-b64-fp32-nccl-netemu 2 \
-        "--network resnet50 --batch 64 --precision fp32 $P --comm nccl --overlap on" -- \
-        --network resnet50 --batch 64 --precision fp32 --comm nccl --overlap on
-
-    # PS against NCCL where the model's choice is closest to matter: VGG-16's 528 MB of gradients.
-    mpirun_measure multi-vgg16-b32-fp32-ps1 3 \
-        "--network vgg16 --batch 32 --precision fp32 $P --comm ps --ps-servers 1 --ps-on cpu --overlap on" -- \
-        --network vgg16 --batch 32 --precision fp32 --comm ps --ps-servers 1 --overlap on
-    mpirun_measure multi-resnet50-b64-fp16-nccl-overlap 2 \
-        "--network resnet50 --batch 64 --precision fp16 $P --comm nccl --overlap on" -- \
-        --network resnet50 --batch 64 --precision fp16 --comm nccl --overlap on
+    multi_runs "$MULTI_CONFIGS"
     if [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
         say "calibrate: NCCL all-reduce and MPI ping-pong sweeps, 2 ranks"
         timeout 150 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE=0 "$BUILD/measure/cnnperf-calibrate" \
@@ -530,40 +560,11 @@ campaign2() {
 # More networks, batch sizes and precisions on two GPUs (one rank each), NCCL
 # and parameter server (one CPU server rank, and two sharded).
 multi2() {
-    local P
     [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=multi2 needs 2 GPUs"; return; }
     MPIRUN=(mpirun)
     mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
     export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
-    P="--device $DEV --gpus 2"
-    local c net batch prec comm np extra
-    while read -r net batch prec comm; do
-        [ -n "$net" ] || continue
-        np=2 extra=""
-        case "$comm" in
-        ps1) np=3 extra="--ps-servers 1" ;;
-        ps2) np=4 extra="--ps-servers 2" ;;
-        esac
-        c=${comm%[0-9]}
-        # shellcheck disable=SC2086
-        mpirun_measure "multi-$net-b$batch-$prec-$comm" "$np" \
-            "--network $net --batch $batch --precision $prec $P --comm $c $extra --ps-on cpu --overlap on" -- \
-            --network "$net" --batch "$batch" --precision "$prec" --comm "$c" $extra --overlap on
-    done <<'EOF2'
-alexnet 128 fp32 nccl
-alexnet 128 fp16 nccl
-googlenet 64 fp32 nccl
-googlenet 64 fp16 nccl
-lenet5 64 fp32 nccl
-resnet50 32 fp32 nccl
-resnet50 128 fp16 nccl
-vgg16 64 fp16 nccl
-alexnet 128 fp32 ps1
-googlenet 64 fp32 ps1
-resnet50 64 fp16 ps1
-vgg16 32 fp32 ps2
-resnet50 64 fp32 ps2
-EOF2
+    multi_runs "$MULTI2_CONFIGS"
 }
 
 # parity DIR [TORCH_BENCH ARGS]: issue 4's side-by-side in one device call:
