@@ -423,8 +423,8 @@ multi() {
     *) DEV=h100 ;;
     esac
     command -v mpirun >/dev/null || { fail "no mpirun on this machine"; return; }
-    ldd "$MEASURE" | grep -q -E 'libmpi|libmpich' || { fail "cnnperf-measure was built without MPI"; return; }
-    ldd "$MEASURE" | grep -q libnccl || fail "cnnperf-measure was built without NCCL: the nccl runs will fail"
+    ldd "$BUILD/measure/cnnperf-measure" | grep -q -E 'libmpi|libmpich' || { fail "cnnperf-measure was built without MPI"; return; }
+    ldd "$BUILD/measure/cnnperf-measure" | grep -q libnccl || fail "cnnperf-measure was built without NCCL: the nccl runs will fail"
     mpirun --version 2>&1 | head -1
     grep -E '^(MPI_C_LIBRARIES|MPIEXEC_EXECUTABLE|CNNPERF_NCCL_LIBRARY):' "$BUILD/CMakeCache.txt"
     nvidia-smi topo -m 2>/dev/null | head -4
