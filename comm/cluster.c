@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/fit.h"
 #include "../util/jsonread.h"
 #include "../util/resources.h"
 
@@ -362,4 +363,65 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g)
         local -= c->groups[i].count;
     }
     return NULL;
+}
+
+/* --- the host's process-to-process link, measured ----------------------------------- */
+
+/* cnnperf-calibrate's MPI ping-pong (two ranks of one node, host memory):
+ * $.mpi_pingpong.sweep.points[{bytes, time_us}], time one way. */
+int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err)
+{
+    cJSON *root = cp_json_read_file(path, err);
+    if (!root)
+        return -1;
+    cp_jctx c = {path, "$", err};
+    const cJSON *mpi = cp_jget(root, "mpi_pingpong"), *sweep = mpi ? cp_jget(mpi, "sweep") : NULL;
+    const cJSON *pts = cJSON_IsObject(sweep) ? cp_jget(sweep, "points") : NULL;
+    double *bytes = NULL, *us = NULL;
+    int rc = 0, n = 0;
+    if (!cJSON_IsObject(root))
+        rc = cp_jfail(&c, NULL, "not a JSON object");
+    else if (!cJSON_IsObject(mpi))
+        rc = cp_jfail(&c, "mpi_pingpong", "missing or not an object: no MPI ping-pong sweep here "
+                                          "(cnnperf-calibrate --only mpi --raw FILE writes one)");
+    else if (!cJSON_IsObject(sweep))
+        rc = cp_jfail(&c, "mpi_pingpong.sweep", "missing or not an object");
+    else if (!cJSON_IsArray(pts))
+        rc = cp_jfail(&c, "mpi_pingpong.sweep.points", "missing or not an array");
+    int total = rc ? 0 : cJSON_GetArraySize(pts);
+    if (!rc && (!(bytes = malloc(sizeof *bytes * (size_t)(total + 1))) || !(us = malloc(sizeof *us * (size_t)(total + 1)))))
+        rc = cp_fail(err, path, NULL, "out of memory");
+    size_t mark = cp_jpush_key(&c, "mpi_pingpong");
+    cp_jpush_key(&c, "sweep");
+    cp_jpush_key(&c, "points");
+    for (int i = 0; !rc && i < total; i++) {
+        const cJSON *p = cJSON_GetArrayItem(pts, i);
+        size_t m = cp_jpush_index(&c, i);
+        double b, t;
+        if (!cJSON_IsObject(p))
+            rc = cp_jfail(&c, NULL, "must be an object {bytes, time_us}");
+        else if (cp_jnum(&c, p, "bytes", true, 0, 1, 1e15, &b) || cp_jnum(&c, p, "time_us", true, 0, 1e-9, 1e12, &t))
+            rc = -1;
+        else if (b >= CP_IPC_FIT_MIN_BYTES)
+            bytes[n] = b, us[n++] = t;
+        cp_jpop(&c, m);
+    }
+    cp_lat_bw_fit f = {0};
+    if (!rc) {
+        f = cp_fit_lat_bw(bytes, us, n);
+        if (!f.ok)
+            rc = cp_jfail(&c, NULL, "%d sizes of %.0f MiB or more: a bandwidth needs at least two that grow in time", n,
+                          CP_IPC_FIT_MIN_BYTES / (1 << 20));
+    }
+    cp_jpop(&c, mark);
+    if (!rc) {
+        const char *base = strrchr(path, '/');
+        snprintf(ipc->name, sizeof ipc->name, "MPI ping-pong of %.100s", base ? base + 1 : path);
+        ipc->bandwidth_gbs = f.bandwidth_gbs;
+        ipc->latency_us = f.latency_us;
+    }
+    free(bytes);
+    free(us);
+    cJSON_Delete(root);
+    return rc;
 }

@@ -55,4 +55,15 @@ int cp_cluster_gpus(const cp_cluster *c); /* nodes x gpus_per_node */
 /* The device of GPU number g (0-based, node-major: node g / gpus_per_node). */
 const cp_device *cp_cluster_device(const cp_cluster *c, int g);
 
+/* The host's process-to-process link (ipc) as measured: the MPI ping-pong
+ * sweep of a cnnperf-calibrate raw file (`--only mpi --raw FILE`,
+ * $.mpi_pingpong.sweep.points), t = L + S / B fitted over the sizes from
+ * CP_IPC_FIT_MIN_BYTES up: a parameter server's messages are gradient
+ * buckets (25 MB by default) and layers larger than one, and a host copies
+ * such messages at DRAM speed, not at the cache speed of the small sizes.
+ * The caller puts *ipc into cp_cluster.ipc. Errors name the file and the
+ * JSON path. */
+#define CP_IPC_FIT_MIN_BYTES (16.0 * (1 << 20))
+int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err);
+
 #endif

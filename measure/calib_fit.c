@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "calib_check.h"
+#include "fit.h"
 
 void cal_sweep_init(cal_sweep *s, const char *name, const char *timing, double busbw_factor)
 {
@@ -40,47 +41,24 @@ void cal_sweep_free(cal_sweep *s)
 
 cal_fit cal_fit_sweep(const cal_sweep *s)
 {
-    /* Unknowns L (us) and x = 1/B (us per byte): minimise sum w (t - L - S x)^2, w = 1/t^2. */
     cal_fit f;
     memset(&f, 0, sizeof f);
-    double sw = 0, ss = 0, sss = 0, st = 0, sst = 0;
-    int n = 0;
-    for (int i = 0; i < s->n; i++) {
-        double t = s->p[i].time_us, S = s->p[i].bytes;
-        if (!(t > 0) || !isfinite(t))
-            continue;
-        double w = 1.0 / (t * t);
-        sw += w, ss += w * S, sss += w * S * S, st += w * t, sst += w * S * t;
-        n++;
-    }
-    f.n = n;
-    if (n < 2)
-        return f;
-    double det = sw * sss - ss * ss;
-    double L = 0, x = 0;
-    if (det > 0) {
-        L = (sss * st - ss * sst) / det;
-        x = (sw * sst - ss * st) / det;
-    }
-    if (!(det > 0) || L < 0) {
-        L = 0;
-        x = sss > 0 ? sst / sss : 0;
-        f.latency_clamped = 1;
-    }
-    if (!(x > 0))
-        return f;
-    f.ok = 1;
-    f.latency_us = L;
-    f.bandwidth_gbs = 1.0 / (x * 1e3);
-    f.busbw_gbs = f.bandwidth_gbs * s->busbw_factor;
-    for (int i = 0; i < s->n; i++) {
-        double t = s->p[i].time_us;
-        if (t > 0 && isfinite(t)) {
-            double e = fabs(L + s->p[i].bytes * x - t) / t;
-            if (e > f.max_rel_error)
-                f.max_rel_error = e;
-        }
-    }
+    double *bytes = malloc((size_t)(s->n ? s->n : 1) * sizeof *bytes);
+    double *us = malloc((size_t)(s->n ? s->n : 1) * sizeof *us);
+    if (!bytes || !us)
+        cal_die("out of host memory fitting sweep %s", s->name);
+    for (int i = 0; i < s->n; i++)
+        bytes[i] = s->p[i].bytes, us[i] = s->p[i].time_us;
+    cp_lat_bw_fit g = cp_fit_lat_bw(bytes, us, s->n);
+    free(bytes);
+    free(us);
+    f.ok = g.ok;
+    f.n = g.n;
+    f.latency_clamped = g.latency_clamped;
+    f.latency_us = g.latency_us;
+    f.bandwidth_gbs = g.bandwidth_gbs;
+    f.busbw_gbs = g.bandwidth_gbs * s->busbw_factor;
+    f.max_rel_error = g.max_rel_error;
     return f;
 }
 

@@ -28,11 +28,7 @@ typedef struct {
     int n, cap;
 } cal_sweep;
 
-/* t = L + S / B, fitted by least squares weighted by 1/t^2 (so that every
- * size counts by its relative error, the 8-byte ones as much as the 1 GiB
- * ones). When the fitted L comes out negative, L = 0 and B is refitted
- * alone (latency_clamped). ok = 0 when there are fewer than two sizes or
- * the bandwidth comes out non-positive. */
+/* t = L + S / B over a sweep: cp_fit_lat_bw (util/fit.h), with busbw. */
 typedef struct {
     int ok, n, latency_clamped;
     double latency_us;    /* L */

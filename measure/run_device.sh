@@ -3,7 +3,11 @@
 # cnnperf and cnnperf-measure in build-gpu/, run the test suite, measure the
 # validation configurations of issue 4 and predict the same ones.
 #
-#   CNNPERF_GIT_COMMIT=$(git rev-parse HEAD) bash measure/run_device.sh
+#   CNNPERF_GIT_COMMIT=<the commit, written out here> bash measure/run_device.sh
+#
+# Write the commit out on the development machine: the GPU machine's copy of
+# .git may still point at an older commit (on 2026-11-25 it named the
+# session's first), and $(git rev-parse HEAD) there records that one.
 #
 # The machine has CUDA, cuDNN, NCCL, MPI and CMake but no cJSON or cmocka
 # and no network: both come unpacked from Debian packages in .carry/
@@ -290,8 +294,8 @@ res = sys.argv[1]
 print(f"{'configuration':28} {'measured ms':>12} {'p10':>9} {'p90':>9} {'predicted ms':>13} {'pred/meas':>9}  "
       f"fwd/bwd/upd measured | predicted")
 for f in sorted(os.listdir(res)):
-    if not f.startswith("measure-"):
-        continue
+    if not f.startswith("measure-") or f.startswith("measure-multi-") or not f.endswith(".json"):
+        continue  # multi-rank runs have their own table (summary-multi.txt)
     m = json.load(open(os.path.join(res, f)))
     p_path = os.path.join(res, "predict-" + f[len("measure-"):])
     p = json.load(open(p_path)) if os.path.exists(p_path) else None

@@ -112,6 +112,8 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
         if (cp_cluster_homogeneous(&s->cl, &dev, most > 0 ? most : 1, &err))
             return cp_bad("%s", err.msg);
     }
+    if (o->host_mpi && cp_cluster_ipc_measured(o->host_mpi, &s->cl.ipc, &err))
+        return cp_bad("%s", err.msg);
     if (cp_network_load(o->network ? o->network : "resnet50", &s->net, &err))
         return cp_bad("%s", err.msg);
     return 0;

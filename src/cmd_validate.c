@@ -6,6 +6,7 @@
  * library exactly as `cnnperf predict` would, and hands the pairs to
  * validate.c (metrics, targets) and validate_report.c (output, plots).
  * --baseline/--check turn it into the CI regression guard. */
+#include <dirent.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -27,8 +28,17 @@ typedef struct {
     int n_measured;
     const char *format, *output, *plot, *baseline, *write_baseline, *device, *cluster, *calib_set, *eager_profile;
     const char *calibration; /* --calibration auto|none|FILE, as cnnperf predict */
+    const char *host_mpi;    /* --host-mpi FILE|auto (default auto) */
     int check;
 } val_opts;
+
+/* A folder's measured host MPI link (--host-mpi auto): found = 0 where the
+ * folder holds no MPI ping-pong sweep. */
+typedef struct {
+    char dir[512];
+    int found;
+    cp_link ipc;
+} host_ipc;
 
 /* Networks are loaded once per name: a campaign measures each many times. */
 typedef struct {
@@ -46,6 +56,10 @@ typedef struct {
     cp_cluster cluster;
     int have_costs; /* --eager-profile */
     cp_eager_costs costs;
+    int have_ipc; /* --host-mpi FILE, loaded once */
+    cp_link ipc;
+    host_ipc *dirs; /* --host-mpi auto: each folder's, looked up once */
+    int n_dirs;
 } val_state;
 
 /* --- small helpers --------------------------------------------------------------- */
@@ -391,6 +405,89 @@ static void note_calibration(cp_validation *v, const cp_calibration *cal)
  * host's cost per operator, autocast casts, the foreach optimizer);
  * cnnperf-measure's as it runs them (harness mode, with PyTorch's
  * convolution algorithms where it used cuDNN's graph API). */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The first (by name) cnnperf-calibrate raw file of dir with an MPI
+ * ping-pong sweep: run_device.sh keeps one device call's results in one
+ * folder, so it measured the host the folder's runs ran on. */
+static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    char **names = NULL;
+    int n = 0, cap = 0, rc = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char **grown = grow(names, &cap, n + 1, sizeof *names);
+        if (!grown || !(grown[n] = strdup(e->d_name))) {
+            names = grown ? grown : names;
+            rc = cp_fail(err, dir, NULL, "out of memory");
+            break;
+        }
+        names = grown;
+        n++;
+    }
+    closedir(d);
+    if (!rc)
+        qsort(names, (size_t)n, sizeof *names, by_name);
+    for (int i = 0; !rc && !h->found && i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        cp_error ignored;
+        cJSON *root = cp_json_read_file(path, &ignored);
+        const char *format = str_at(root, "format");
+        int has = format && strcmp(format, "cnnperf-calibration/1") == 0 && cp_jget(root, "mpi_pingpong");
+        cJSON_Delete(root);
+        if (has) {
+            rc = cp_cluster_ipc_measured(path, &h->ipc, err);
+            h->found = !rc;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+/* The host MPI link a multi-GPU run is predicted with: --host-mpi FILE,
+ * else (auto) the run's own folder's measured one; NULL: the cluster's. */
+static int run_ipc(val_state *s, const char *file, const cp_link **ipc, cp_error *err)
+{
+    *ipc = NULL;
+    if (s->have_ipc) {
+        *ipc = &s->ipc;
+        return 0;
+    }
+    if (s->have_cluster || (s->o->host_mpi && strcmp(s->o->host_mpi, "auto") != 0))
+        return 0;
+    char dir[512];
+    const char *slash = strrchr(file, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+    for (int i = 0; i < s->n_dirs; i++)
+        if (strcmp(s->dirs[i].dir, dir) == 0) {
+            *ipc = s->dirs[i].found ? &s->dirs[i].ipc : NULL;
+            return 0;
+        }
+    int cap = s->n_dirs;
+    host_ipc *d = grow(s->dirs, &cap, s->n_dirs + 1, sizeof *d);
+    if (!d)
+        return cp_fail(err, file, NULL, "out of memory");
+    s->dirs = d;
+    host_ipc *h = &d[s->n_dirs++];
+    memset(h, 0, sizeof *h);
+    snprintf(h->dir, sizeof h->dir, "%s", dir);
+    if (scan_dir_ipc(dir, h, err))
+        return -1;
+    *ipc = h->found ? &h->ipc : NULL;
+    return 0;
+}
+
 static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_network *net, cp_val_run *r)
 {
     cp_error e;
@@ -398,6 +495,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     if (cp_device_load(s->o->device ? s->o->device : r->device, &dev, &e))
         return s->o->device ? cp_fail(c->err, NULL, NULL, "--device: %s", e.msg) : cp_jfail(c, "device", "%s", e.msg);
     int eager = r->source == CP_VAL_PYTORCH, rc_ = 0, builtin = 0;
+    char ipc_note[128] = "";
     cp_algos algos = eager || rc->graph_api ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
     note_calibration(&s->v, cp_device_calibration(&dev, algos));
     const cp_eager_costs *costs = s->have_costs ? &s->costs : NULL;
@@ -419,8 +517,16 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         cp_prediction_free(&p);
     } else {
         cp_cluster cl;
+        const cp_link *ipc;
         if (run_cluster(s, &dev, r->gpus, rc->nodes, &cl, &e))
             return cp_jfail(c, "gpus", "%s", e.msg);
+        if (run_ipc(s, c->file, &ipc, c->err))
+            return -1;
+        if (ipc) {
+            cl.ipc = *ipc;
+            if (strcmp(r->comm, "ps") == 0)
+                snprintf(ipc_note, sizeof ipc_note, "host MPI %.3g GB/s, %s", ipc->bandwidth_gbs, ipc->name);
+        }
         cp_dist_config cfg = {.gpus = r->gpus, .batch = r->batch, .prec = rc->prec, .algo = CP_AR_AUTO,
                               .ps = {r->ps_servers, 0, rc->colocated}, .overlap = r->overlap,
                               .bucket_mb = rc->bucket_mb, .mode = eager ? CP_MODE_EAGER : CP_MODE_HARNESS,
@@ -448,6 +554,9 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
                  builtin ? ", host costs partly built-in (no --eager-profile)" : "");
     else if (!rc_ && rc->graph_api)
         snprintf(r->note, sizeof r->note, "graph API");
+    if (!rc_ && ipc_note[0])
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note), "%s%s", *r->note ? "; " : "",
+                 ipc_note);
     return rc_;
 }
 
@@ -895,6 +1004,7 @@ static int parse_args(int argc, char **argv, val_opts *o)
         {"--calibration-set", offsetof(val_opts, calib_set)},
         {"--eager-profile", offsetof(val_opts, eager_profile)},
         {"--calibration", offsetof(val_opts, calibration)},
+        {"--host-mpi", offsetof(val_opts, host_mpi)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -988,6 +1098,7 @@ static void free_state(val_state *s)
     for (int i = 0; i < s->n_nets; i++)
         cp_network_free(&s->nets[i].net);
     free(s->nets);
+    free(s->dirs);
 }
 
 /* Files of the same configuration: each named by its file as well, so no
@@ -1045,6 +1156,13 @@ int cp_cmd_validate(int argc, char **argv)
         goto done;
     }
     s.have_costs = o.eager_profile != NULL;
+    if (o.host_mpi && strcmp(o.host_mpi, "auto") != 0) {
+        if (cp_cluster_ipc_measured(o.host_mpi, &s.ipc, &err)) {
+            rc = cp_bad("%s", err.msg);
+            goto done;
+        }
+        s.have_ipc = 1;
+    }
     command_text(argc, argv, s.v.command, sizeof s.v.command);
     for (int i = 0; i < o.n_measured; i++)
         if (cp_glob_expand(o.measured[i], &files, &n_files, &cap, &err) < 0) {

@@ -36,6 +36,8 @@ const char cp_usage[] =
     "  --ps-on cpu|gpu         where the parameter servers run (default cpu, as in the dissertation)\n"
     "  --overlap on|off        exchange gradient buckets during backward (default on)\n"
     "  --bucket-mb M           gradient bucket size (default 25, as PyTorch DDP)\n"
+    "  --host-mpi FILE         the host's MPI link between a worker and a CPU parameter server, measured:\n"
+    "                          a cnnperf-calibrate --only mpi --raw FILE (default: 8.5 GB/s, one 2 x H200 host)\n"
     "  --mode M                harness (default: kernels and launch gaps, as cnnperf-measure runs them) or\n"
     "                          eager (as PyTorch runs them: per-operator host costs, autocast casts, foreach SGD)\n"
     "  --eager-profile FILE    host costs of eager operators: tools/torch_bench.py --eager-overhead JSON\n"
@@ -54,6 +56,7 @@ const char cp_usage[] =
     "validate --measured FILE|GLOB... ['dir/**/*.json': any depth] [--format table|json|csv|markdown] [-o FILE]\n"
     "         [--plot PREFIX] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
     "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE] [--calibration auto|none|FILE]\n"
+    "         [--host-mpi FILE|auto] (auto, the default: a measured file's own folder's MPI ping-pong, if any)\n"
     "         (README.md, \"cnnperf validate\")\n";
 
 int cp_bad(const char *fmt, ...)
@@ -101,7 +104,7 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
         {"--gpus", offsetof(cp_options, gpus)},           {"--comm", offsetof(cp_options, comm)},
         {"--nccl-algo", offsetof(cp_options, nccl_algo)}, {"--overlap", offsetof(cp_options, overlap)},
         {"--bucket-mb", offsetof(cp_options, bucket_mb)}, {"--ps-servers", offsetof(cp_options, ps_servers)},
-        {"--ps-on", offsetof(cp_options, ps_on)},
+        {"--ps-on", offsetof(cp_options, ps_on)},         {"--host-mpi", offsetof(cp_options, host_mpi)},
         {"--mode", offsetof(cp_options, mode)},           {"--eager-profile", offsetof(cp_options, eager_profile)},
         {"--calibration", offsetof(cp_options, calibration)},
         {"--conv-api", offsetof(cp_options, conv_api)},

@@ -13,6 +13,7 @@ typedef struct {
     const char *mode, *eager_profile; /* --mode harness|eager, --eager-profile FILE */
     const char *calibration;          /* --calibration auto|none|FILE */
     const char *conv_api;             /* --conv-api legacy|graph */
+    const char *host_mpi;             /* --host-mpi FILE: cnnperf-calibrate's MPI ping-pong (comm/cluster.h) */
     int explain;
 } cp_options;
 

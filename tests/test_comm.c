@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "util/fit.h"
 #include "util/resources.h"
 
 #define BAD_DIR CNNPERF_SOURCE_DIR "/tests/data/bad"
@@ -579,6 +580,79 @@ static void bad_cluster_files_all_listed(void **state)
     assert_int_equal(seen, N_BAD);
 }
 
+/* --- the host's MPI link from a measured sweep (comm/cluster.h, util/fit.h) --- */
+
+/* t = L + S / B recovered exactly from exact points; a negative intercept
+ * is clamped to L = 0 with B refitted; fewer than two points is no fit. */
+static void lat_bw_fit(void **state)
+{
+    (void)state;
+    double S[] = {1e6, 4e6, 16e6, 64e6}, t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = 3.0 + S[i] / 8e9 * 1e6; /* L 3 us, B 8 GB/s */
+    cp_lat_bw_fit f = cp_fit_lat_bw(S, t, 4);
+    assert_true(f.ok);
+    assert_int_equal(f.n, 4);
+    NEAR(f.latency_us, 3.0);
+    NEAR(f.bandwidth_gbs, 8.0);
+    assert_true(f.max_rel_error < 1e-9);
+    /* bandwidth falling with size (a cache, then DRAM): the line through the
+     * points crosses below zero, so L = 0 */
+    double u[] = {100.0, 500.0}, Z[] = {1e6, 4e6};
+    f = cp_fit_lat_bw(Z, u, 2);
+    assert_true(f.ok && f.latency_clamped);
+    assert_true(f.latency_us == 0 && f.bandwidth_gbs > 0);
+    f = cp_fit_lat_bw(S, t, 1);
+    assert_false(f.ok);
+}
+
+/* tests/data/host-mpi-5gbs.json: t = 2 us + S / 5 GB/s from 1 KiB to
+ * 256 MiB; the fit takes the sizes from 16 MiB up and recovers it, and the
+ * parameter server's worker-to-server stream then runs at 5 GB/s. */
+static void host_mpi_measured(void **state)
+{
+    (void)state;
+    cp_link l;
+    cp_error err = {{0}};
+    if (cp_cluster_ipc_measured(CNNPERF_SOURCE_DIR "/tests/data/host-mpi-5gbs.json", &l, &err))
+        fail_msg("%s", err.msg);
+    NEAR(l.bandwidth_gbs, 5.0);
+    NEAR(l.latency_us, 2.0);
+    assert_non_null(strstr(l.name, "host-mpi-5gbs.json"));
+    cp_cluster c = synth(1, 4, 100, 2, 1, 0, 0, 0);
+    c.ipc = l;
+    cp_ps_est e = ps(&c, 2, MB100, 1, 0, 0);
+    NEAR(e.push_ms, 10.01 + 2 * (20.0 + 0.002)); /* PCIe as in ps_server_process, then 2 x 100 MB at 5 GB/s */
+}
+
+static const struct {
+    const char *file, *path, *msg;
+} bad_mpi[] = {
+    {"hostmpi-no-sweep.json", "$.mpi_pingpong", "no MPI ping-pong sweep"},
+    {"hostmpi-points-not-array.json", "$.mpi_pingpong.sweep.points", "not an array"},
+    {"hostmpi-time-negative.json", "$.mpi_pingpong.sweep.points[1].time_us", "got -1"},
+    {"hostmpi-bytes-missing.json", "$.mpi_pingpong.sweep.points[1].bytes", "missing required field"},
+    {"hostmpi-too-few-large.json", "$.mpi_pingpong.sweep.points", "1 sizes of 16 MiB or more"},
+    {"hostmpi-malformed.json", "$", "malformed JSON"},
+};
+
+static void host_mpi_bad_files(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_mpi / sizeof bad_mpi[0]; i++) {
+        char file[512], prefix[700];
+        snprintf(file, sizeof file, "%s/%s", BAD_DIR, bad_mpi[i].file);
+        snprintf(prefix, sizeof prefix, "%s: %s: ", file, bad_mpi[i].path);
+        cp_link l;
+        cp_error err = {{0}};
+        if (cp_cluster_ipc_measured(file, &l, &err) != -1)
+            fail_msg("%s: accepted", bad_mpi[i].file);
+        if (strncmp(err.msg, prefix, strlen(prefix)) != 0 || !strstr(err.msg, bad_mpi[i].msg) ||
+            strchr(err.msg, '\n'))
+            fail_msg("%s:\n  got  '%s'\n  want '%s...%s...'", bad_mpi[i].file, err.msg, prefix, bad_mpi[i].msg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -601,6 +675,9 @@ int main(void)
         cmocka_unit_test(cost_independent_of_gpus),
         cmocka_unit_test(bad_cluster_files),
         cmocka_unit_test(bad_cluster_files_all_listed),
+        cmocka_unit_test(lat_bw_fit),
+        cmocka_unit_test(host_mpi_measured),
+        cmocka_unit_test(host_mpi_bad_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
