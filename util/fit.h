@@ -1,0 +1,21 @@
+/* fit: t = L + S / B, the latency/bandwidth law of one transfer (Eq. 5-10
+ * with one message), fitted to a message-size sweep.
+ *
+ * Least squares weighted by 1/t^2, so that every size counts by its
+ * relative error. A negative L is clamped to 0 and B refitted alone
+ * (latency_clamped). Units: bytes, microseconds, GB/s (1e9 bytes/s). */
+#ifndef CP_FIT_H
+#define CP_FIT_H
+
+typedef struct {
+    int ok;               /* 0: fewer than two usable points, or B came out non-positive */
+    int n;                /* points used (time > 0 and finite) */
+    int latency_clamped;
+    double latency_us;    /* L */
+    double bandwidth_gbs; /* B */
+    double max_rel_error; /* max over the points used of |L + S/B - t| / t */
+} cp_lat_bw_fit;
+
+cp_lat_bw_fit cp_fit_lat_bw(const double *bytes, const double *time_us, int n);
+
+#endif
