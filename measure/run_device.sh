@@ -396,6 +396,8 @@ resnet50 64 fp32 ps2"
 multi_runs() {
     local net batch prec exch variant np extra comm overlap tag P
     P="--device $DEV --gpus 2 --conv-api ${CONV_API:-legacy}"
+    # this host's MPI link, where the mode measured it first (MODE=psholdout)
+    [ -f "$RES/host-mpi-raw.json" ] && P="$P --host-mpi $RES/host-mpi-raw.json"
     while read -r net batch prec exch variant; do
         [ -n "$net" ] || continue
         np=2 extra="" comm=$exch overlap=on tag=multi-$net-b$batch-$prec-$exch
@@ -558,6 +560,34 @@ campaign2() {
             --network resnet50,vgg16,mobilenet_v2,densenet121,squeezenet1_1 --batch 32,128 --precision fp32,fp16 \
             --warmup 3 --iters 10 --out-dir "$RES/torch" </dev/null || fail "torch_bench eager references"
     fi
+}
+
+# --- MODE=psholdout ------------------------------------------------------------
+# 2-GPU configurations no campaign had measured, parameter server and NCCL
+# side by side, predicted with the host's MPI link measured first in the
+# same call (cnnperf-calibrate --only mpi), by the commit the call measures.
+PSHOLDOUT_CONFIGS="
+resnet34 64 fp32 ps1
+resnet34 64 fp32 nccl
+resnet101 32 fp32 ps1
+resnet101 32 fp32 nccl
+vgg19 32 fp16 ps1
+vgg19 32 fp16 nccl
+alexnet 256 fp16 ps1
+alexnet 256 fp16 nccl
+googlenet 128 fp16 ps1
+googlenet 128 fp16 nccl
+resnet50 128 fp32 ps2
+vgg16 64 fp16 ps2"
+psholdout() {
+    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=psholdout needs 2 GPUs"; return; }
+    MPIRUN=(mpirun)
+    mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
+    export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
+    say "calibrate: MPI ping-pong, 2 ranks (the host link the predictions use)"
+    timeout 120 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
+        --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | tail -20 || fail "calibrate mpi"
+    multi_runs "$PSHOLDOUT_CONFIGS"
 }
 
 # --- MODE=multi2 ----------------------------------------------------------------
@@ -882,6 +912,7 @@ run_mode() {
     case "$1" in
     multi) multi ;;
     multi2) multi2 ;;
+    psholdout) psholdout ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
     calibset) # the calibration-set networks on this GPU (a device's own fit), then evaluation runs
