@@ -47,6 +47,12 @@ typedef struct {
     double aggregate_ms; /* the server sums the workers' gradients and applies SGD */
     double pull_ms;      /* server -> workers, parameters */
     double time_ms;      /* push + aggregate + pull */
+    /* 1: every byte passes through CPU server processes that move one
+     * message at a time, pushes and pulls alike (MPI over shared memory:
+     * the server process's own thread copies each message), so one bucket's
+     * pull cannot run beside the next bucket's push. 0: the directions are
+     * separate links (a network, a GPU server) and pipeline. */
+    int one_stream;
     const char *bottleneck; /* "server link", "server memory", "host link", ... */
     char why[192];       /* e.g. "PS server link saturated: 8 workers x 102 MB" */
 } cp_ps_est;

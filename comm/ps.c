@@ -286,6 +286,7 @@ int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_conf
     out->aggregate_ms = aggregate(c, &s, &w);
     out->pull_ms = out->push_ms;
     out->time_ms = out->push_ms + out->aggregate_ms + out->pull_ms;
+    out->one_stream = !s.on_gpu && s.where != OWN_NODES && c->ipc.bandwidth_gbs > 0;
     out->bottleneck = w.name;
     snprintf(out->why, sizeof out->why, "%s", w.why);
     return 0;

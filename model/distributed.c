@@ -117,7 +117,10 @@ static double compute_of(const cp_dist_prediction *p, int g)
  * and applied by the server (resource 2) and pulled back on the
  * host-to-device stream (resource 3) as soon as every worker has pushed it,
  * while the next buckets are pushed: per bucket, as the workers' copies and
- * the server's messages are. Returns the last node of the bucket or -1. */
+ * the server's messages are -- unless the server is a process that moves
+ * every message itself (cp_ps_est.one_stream): then push, sum and pull of
+ * each bucket queue on the server (resource 2). Returns the last node of
+ * the bucket or -1. */
 static int exchange_bucket(cp_dist_prediction *p, int dag, int after, double bytes, cp_error *err)
 {
     cp_tree *tr = &p->tree;
@@ -137,8 +140,11 @@ static int exchange_bucket(cp_dist_prediction *p, int dag, int after, double byt
     int push = cp_tree_fixed(tr, dag, "push to PS", e.push_ms);
     int agg = cp_tree_fixed(tr, dag, "PS aggregate + SGD", e.aggregate_ms);
     int pull = cp_tree_fixed(tr, dag, "pull from PS", e.pull_ms);
-    if (push < 0 || agg < 0 || pull < 0 || cp_tree_place(tr, push, 1, after) || cp_tree_place(tr, agg, 2, push) ||
-        cp_tree_place(tr, pull, 3, agg))
+    /* A server process moving one message at a time takes the whole bucket
+     * on its own stream; separate links pipeline push, sum and pull. */
+    int r_push = e.one_stream ? 2 : 1, r_pull = e.one_stream ? 2 : 3;
+    if (push < 0 || agg < 0 || pull < 0 || cp_tree_place(tr, push, r_push, after) ||
+        cp_tree_place(tr, agg, 2, push) || cp_tree_place(tr, pull, r_pull, agg))
         return cp_fail(err, NULL, NULL, "out of memory");
     return pull;
 }

@@ -495,7 +495,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     if (cp_device_load(s->o->device ? s->o->device : r->device, &dev, &e))
         return s->o->device ? cp_fail(c->err, NULL, NULL, "--device: %s", e.msg) : cp_jfail(c, "device", "%s", e.msg);
     int eager = r->source == CP_VAL_PYTORCH, rc_ = 0, builtin = 0;
-    char ipc_note[128] = "";
+    char ipc_note[192] = "";
     cp_algos algos = eager || rc->graph_api ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
     note_calibration(&s->v, cp_device_calibration(&dev, algos));
     const cp_eager_costs *costs = s->have_costs ? &s->costs : NULL;
@@ -525,7 +525,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         if (ipc) {
             cl.ipc = *ipc;
             if (strcmp(r->comm, "ps") == 0)
-                snprintf(ipc_note, sizeof ipc_note, "host MPI %.3g GB/s, %s", ipc->bandwidth_gbs, ipc->name);
+                snprintf(ipc_note, sizeof ipc_note, "host MPI %.3g GB/s, %.120s", ipc->bandwidth_gbs, ipc->name);
         }
         cp_dist_config cfg = {.gpus = r->gpus, .batch = r->batch, .prec = rc->prec, .algo = CP_AR_AUTO,
                               .ps = {r->ps_servers, 0, rc->colocated}, .overlap = r->overlap,

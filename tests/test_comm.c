@@ -229,6 +229,9 @@ static void ps_gpu_server(void **state)
     NEAR(e.aggregate_ms, 0.6);
     NEAR(e.time_ms, 6.612);
     assert_string_equal(e.bottleneck, "intra-node");
+    c.ipc.bandwidth_gbs = 10; /* a GPU server is reached by NVLink, not a host process */
+    e = ps(&c, 4, MB100, 1, 1, 1);
+    assert_false(e.one_stream);
 }
 
 /* A CPU server process on the workers' node, reached by one message stream
@@ -244,12 +247,14 @@ static void ps_server_process(void **state)
     cp_cluster c = synth(1, 4, 100, 2, 1, 0, 0, 0);
     cp_ps_est e = ps(&c, 4, MB100, 1, 0, 0);
     NEAR(e.push_ms, 10.01);
+    assert_false(e.one_stream); /* no process link modelled: the directions pipeline */
     c.ipc.bandwidth_gbs = 10;
     c.ipc.latency_us = 1;
     e = ps(&c, 4, MB100, 1, 0, 0);
     NEAR(e.push_ms, 10.01 + 40.004);
     NEAR(e.pull_ms, e.push_ms);
     assert_string_equal(e.bottleneck, "server process");
+    assert_true(e.one_stream); /* the server process moves pushes and pulls itself */
     e = ps(&c, 4, MB100, 2, 0, 0);
     NEAR(e.push_ms, 10.01 + 20.004);
     /* more workers, more streams: linear in W */

@@ -117,6 +117,40 @@ static void test_overlap_never_longer(void **state)
     }
 }
 
+/* A CPU server process moves every message itself: each bucket's push, sum
+ * and pull queue on it, so the exchange cannot finish sooner than their sum
+ * after the forward pass; where the server is reached over a network (no
+ * process link), pulls run beside the next pushes and the iteration can
+ * end sooner. */
+static void test_server_process_queues(void **state)
+{
+    (void)state;
+    cp_device h100;
+    cp_cluster cl;
+    cp_error err;
+    if (cp_device_load("h100", &h100, &err) || cp_cluster_homogeneous(&cl, &h100, 2, &err))
+        fail_msg("%s", err.msg);
+    const cp_network *nets[] = {&r50, &vgg, &googlenet};
+    for (size_t n = 0; n < 3; n++) {
+        cp_dist_config cfg = config(2, CP_COMM_PS, 1);
+        cp_dist_prediction p = {0};
+        if (cp_predict_distributed(nets[n], &cl, &cfg, &cache, &p, &err))
+            fail_msg("%s", err.msg);
+        assert_true(p.buckets > 1);
+        if (p.iteration_ms < p.loading_ms + p.forward_ms + p.exchange_ms - 1e-9)
+            fail_msg("%s: %g ms, less than forward %g + exchange %g", nets[n]->name, p.iteration_ms, p.forward_ms,
+                     p.exchange_ms);
+        double queued = p.iteration_ms;
+        cp_dist_prediction_free(&p);
+        cp_cluster piped = cl;
+        piped.ipc.bandwidth_gbs = 0; /* same link speeds otherwise */
+        if (cp_predict_distributed(nets[n], &piped, &cfg, &cache, &p, &err))
+            fail_msg("%s", err.msg);
+        assert_true(p.iteration_ms <= queued + 1e-9);
+        cp_dist_prediction_free(&p);
+    }
+}
+
 /* The dissertation's box: every step waits for the GTX 1080. */
 static void test_heterogeneous(void **state)
 {
@@ -260,6 +294,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_gpu),    cmocka_unit_test(test_overlap_never_longer),
+        cmocka_unit_test(test_server_process_queues),
         cmocka_unit_test(test_heterogeneous), cmocka_unit_test(test_auto),
         cmocka_unit_test(test_bandwidth_monotonic), cmocka_unit_test(test_large),
         cmocka_unit_test(test_refusals),   cmocka_unit_test(test_trace),
