@@ -339,7 +339,8 @@ int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error
     /* Open MPI 4.1's shared-memory transport between two ranks of one node:
      * 8.5 GB/s and 0.5 us, measured by cnnperf-calibrate's MPI ping-pong on
      * a 2 x H200 node (validation/h200x2/calibrated-nccl-2gpu-raw.json,
-     * 1 GiB: 8.54 GB/s; fitted latency 0.52 us). */
+     * 1 GiB: 8.54 GB/s; fitted latency 0.52 us). Hosts differ (a 2 x H100
+     * node: 5.8-7.0 GB/s): --host-mpi FILE gives the user's own. */
     snprintf(c->ipc.name, sizeof c->ipc.name, "MPI shared memory (assumed)");
     c->ipc.bandwidth_gbs = 8.5;
     c->ipc.latency_us = 0.5;

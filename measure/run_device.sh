@@ -318,6 +318,15 @@ group() {
 
 # --- MODE=multi -------------------------------------------------------------
 
+# mpi_setup: MPIRUN for the multi-rank modes (Open MPI: as root, and unbound,
+# since the PS server's threads need more than one core), NCCL without
+# NVLink multicast and with its set-up lines in each run's log.
+mpi_setup() {
+    MPIRUN=(mpirun)
+    mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
+    export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
+}
+
 # mpirun_measure TAG NP "PREDICT ARGS" -- MEASURE ARGS...: one multi-rank
 # measurement (its stderr, with NCCL's INFO lines, kept in the bundle) and
 # the prediction of the same configuration.
@@ -434,10 +443,7 @@ multi() {
     mpirun --version 2>&1 | head -1
     grep -E '^(MPI_C_LIBRARIES|MPIEXEC_EXECUTABLE|CNNPERF_NCCL_LIBRARY):' "$BUILD/CMakeCache.txt"
     nvidia-smi topo -m 2>/dev/null | head -4
-    MPIRUN=(mpirun)
-    # Open MPI: as root, and unbound (the PS server's threads need more than one core)
-    mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
-    export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
+    mpi_setup
     multi_runs "$MULTI_CONFIGS"
     if [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
         say "calibrate: NCCL all-reduce and MPI ping-pong sweeps, 2 ranks"
@@ -581,9 +587,7 @@ resnet50 128 fp32 ps2
 vgg16 64 fp16 ps2"
 psholdout() {
     [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=psholdout needs 2 GPUs"; return; }
-    MPIRUN=(mpirun)
-    mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
-    export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
+    mpi_setup
     say "calibrate: MPI ping-pong, 2 ranks (the host link the predictions use)"
     timeout 120 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
         --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | tail -20 || fail "calibrate mpi"
@@ -595,9 +599,7 @@ psholdout() {
 # and parameter server (one CPU server rank, and two sharded).
 multi2() {
     [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=multi2 needs 2 GPUs"; return; }
-    MPIRUN=(mpirun)
-    mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
-    export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
+    mpi_setup
     multi_runs "$MULTI2_CONFIGS"
 }
 

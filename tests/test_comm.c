@@ -547,20 +547,29 @@ static const bad_case bad[] = {
 };
 #define N_BAD (sizeof bad / sizeof bad[0])
 
+/* A loader refused tests/data/bad/<name> (rc -1) with one line "<file>:
+ * <path>: ...<msg>...". */
+static void expect_refused(const char *name, int rc, const cp_error *err, const char *path, const char *msg)
+{
+    char file[512], prefix[700];
+    snprintf(file, sizeof file, "%s/%s", BAD_DIR, name);
+    snprintf(prefix, sizeof prefix, "%s: %s: ", file, path);
+    if (rc != -1)
+        fail_msg("%s: accepted", name);
+    if (strncmp(err->msg, prefix, strlen(prefix)) != 0 || !strstr(err->msg + strlen(prefix), msg) ||
+        strchr(err->msg, '\n'))
+        fail_msg("%s:\n  got  '%s'\n  want '%s...%s...'", name, err->msg, prefix, msg);
+}
+
 static void bad_cluster_files(void **state)
 {
     (void)state;
     for (size_t i = 0; i < N_BAD; i++) {
-        char file[512], prefix[700];
+        char file[512];
         snprintf(file, sizeof file, "%s/%s", BAD_DIR, bad[i].file);
-        snprintf(prefix, sizeof prefix, "%s: %s: ", file, bad[i].path);
         cp_cluster c;
         cp_error err = {{0}};
-        if (cp_cluster_load(file, &c, &err) != -1)
-            fail_msg("%s: accepted", bad[i].file);
-        if (strncmp(err.msg, prefix, strlen(prefix)) != 0 || !strstr(err.msg + strlen(prefix), bad[i].msg) ||
-            strchr(err.msg, '\n'))
-            fail_msg("%s:\n  got  '%s'\n  want '%s...%s...'", bad[i].file, err.msg, prefix, bad[i].msg);
+        expect_refused(bad[i].file, cp_cluster_load(file, &c, &err), &err, bad[i].path, bad[i].msg);
     }
 }
 
@@ -645,16 +654,12 @@ static void host_mpi_bad_files(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof bad_mpi / sizeof bad_mpi[0]; i++) {
-        char file[512], prefix[700];
+        char file[512];
         snprintf(file, sizeof file, "%s/%s", BAD_DIR, bad_mpi[i].file);
-        snprintf(prefix, sizeof prefix, "%s: %s: ", file, bad_mpi[i].path);
         cp_link l;
         cp_error err = {{0}};
-        if (cp_cluster_ipc_measured(file, &l, &err) != -1)
-            fail_msg("%s: accepted", bad_mpi[i].file);
-        if (strncmp(err.msg, prefix, strlen(prefix)) != 0 || !strstr(err.msg, bad_mpi[i].msg) ||
-            strchr(err.msg, '\n'))
-            fail_msg("%s:\n  got  '%s'\n  want '%s...%s...'", bad_mpi[i].file, err.msg, prefix, bad_mpi[i].msg);
+        expect_refused(bad_mpi[i].file, cp_cluster_ipc_measured(file, &l, &err), &err, bad_mpi[i].path,
+                       bad_mpi[i].msg);
     }
 }
 
