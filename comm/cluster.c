@@ -370,11 +370,8 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g)
 
 /* cnnperf-calibrate's MPI ping-pong (two ranks of one node, host memory):
  * $.mpi_pingpong.sweep.points[{bytes, time_us}], time one way. */
-int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err)
+int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_error *err)
 {
-    cJSON *root = cp_json_read_file(path, err);
-    if (!root)
-        return -1;
     cp_jctx c = {path, "$", err};
     const cJSON *mpi = cp_jget(root, "mpi_pingpong"), *sweep = mpi ? cp_jget(mpi, "sweep") : NULL;
     const cJSON *pts = cJSON_IsObject(sweep) ? cp_jget(sweep, "points") : NULL;
@@ -423,6 +420,15 @@ int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err)
     }
     free(bytes);
     free(us);
+    return rc;
+}
+
+int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err)
+{
+    cJSON *root = cp_json_read_file(path, err);
+    if (!root)
+        return -1;
+    int rc = cp_cluster_ipc_parse(root, path, ipc, err);
     cJSON_Delete(root);
     return rc;
 }

@@ -65,5 +65,7 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g);
  * JSON path. */
 #define CP_IPC_FIT_MIN_BYTES (16.0 * (1 << 20))
 int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err);
+/* The same from a file already parsed (root; path names it in errors). */
+int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_error *err);
 
 #endif

@@ -401,10 +401,6 @@ static void note_calibration(cp_validation *v, const cp_calibration *cal)
     snprintf(v->calibration + k, sizeof v->calibration - k, "%s%s", k ? ", " : "", f);
 }
 
-/* PyTorch's runs are predicted as PyTorch runs them (--mode eager: the
- * host's cost per operator, autocast casts, the foreach optimizer);
- * cnnperf-measure's as it runs them (harness mode, with PyTorch's
- * convolution algorithms where it used cuDNN's graph API). */
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -442,12 +438,11 @@ static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
         cp_error ignored;
         cJSON *root = cp_json_read_file(path, &ignored);
         const char *format = str_at(root, "format");
-        int has = format && strcmp(format, "cnnperf-calibration/1") == 0 && cp_jget(root, "mpi_pingpong");
-        cJSON_Delete(root);
-        if (has) {
-            rc = cp_cluster_ipc_measured(path, &h->ipc, err);
+        if (format && strcmp(format, "cnnperf-calibration/1") == 0 && cp_jget(root, "mpi_pingpong")) {
+            rc = cp_cluster_ipc_parse(root, path, &h->ipc, err);
             h->found = !rc;
         }
+        cJSON_Delete(root);
     }
     for (int i = 0; i < n; i++)
         free(names[i]);
@@ -464,7 +459,7 @@ static int run_ipc(val_state *s, const char *file, const cp_link **ipc, cp_error
         *ipc = &s->ipc;
         return 0;
     }
-    if (s->have_cluster || (s->o->host_mpi && strcmp(s->o->host_mpi, "auto") != 0))
+    if (s->have_cluster) /* a described cluster brings its own host.ipc */
         return 0;
     char dir[512];
     const char *slash = strrchr(file, '/');
@@ -488,6 +483,10 @@ static int run_ipc(val_state *s, const char *file, const cp_link **ipc, cp_error
     return 0;
 }
 
+/* PyTorch's runs are predicted as PyTorch runs them (--mode eager: the
+ * host's cost per operator, autocast casts, the foreach optimizer);
+ * cnnperf-measure's as it runs them (harness mode, with PyTorch's
+ * convolution algorithms where it used cuDNN's graph API). */
 static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_network *net, cp_val_run *r)
 {
     cp_error e;
