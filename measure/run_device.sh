@@ -961,6 +961,30 @@ resnet18 64 bf16" "--warmup 3 --iters 10"
         say "cnnperf-bench (lscpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1))"
         for i in 1 2 3; do "$BUILD/cnnperf-bench" "$PREDICT" </dev/null 2>&1 | tee -a "$RES/bench.txt"; done
         bundle ;;
+    nccltune) # NCCL's own tuner on this machine: the latency/bandwidth table it prints at start-up and the
+        # algorithm and protocol it picks per size (NCCL_DEBUG_SUBSYS=TUNING), then the all-reduce sweep
+        # with each protocol forced on the ring, and the tree: diagnostics of the protocol model beside
+        # the default sweeps (validate keeps forced sweeps out of the target)
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=nccltune needs 2 GPUs"; return; }
+        mpi_setup
+        mkdir -p "$RES/nccl-protocols"
+        say "calibrate --only nccl with NCCL's tuning log"
+        NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING,ENV timeout 200 "${MPIRUN[@]}" -np 2 -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS \
+            "$BUILD/measure/cnnperf-calibrate" --only nccl --raw "$RES/nccl-protocols/tuning-log-raw.json" \
+            </dev/null >"$RES/nccl-protocols/nccl-tuning.log" 2>&1 || fail "calibrate nccl (tuning log)"
+        grep -E 'Latency/AlgBw|NThreads|AllReduce \||coll channels|threadThresholds' "$RES/nccl-protocols/nccl-tuning.log" | head -20
+        grep -E 'AllReduce: [0-9]+ Bytes' "$RES/nccl-protocols/nccl-tuning.log" | sed 's/^.*AllReduce:/AllReduce:/' | sort -u -t' ' -k2,2n | head -60
+        local algo proto
+        for ap in Ring/LL Ring/LL128 Ring/Simple Tree/LL Tree/LL128 Tree/Simple; do
+            algo=${ap%/*} proto=${ap#*/}
+            [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "forced $ap skipped: past the deadline"; continue; }
+            say "calibrate --only nccl, NCCL_ALGO=$algo NCCL_PROTO=$proto"
+            NCCL_ALGO=$algo NCCL_PROTO=$proto timeout 200 "${MPIRUN[@]}" -np 2 -x NCCL_ALGO -x NCCL_PROTO \
+                "$BUILD/measure/cnnperf-calibrate" --only nccl --min-bytes 65536 \
+                --raw "$RES/nccl-protocols/forced-${algo,,}-${proto,,}-raw.json" </dev/null 2>&1 |
+                grep -v 'NCCL INFO' | grep -E '^ +[0-9]+ ' | head -40 || fail "calibrate nccl $ap"
+        done
+        bundle ;;
     bench) # the speed figures of README.md on this machine's CPU
         say "cnnperf-bench (lscpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1))"
         for i in 1 2 3; do "$BUILD/cnnperf-bench" "$PREDICT" </dev/null 2>&1 | tee -a "$RES/bench.txt"; done
