@@ -415,8 +415,9 @@ static cJSON *raw_json(const options *o, const provenance *pv, const cal_gpu *g,
     cJSON_AddStringToObject(p, "nccl", nc->done ? nc->version : "not run");
     cJSON_AddStringToObject(p, "mpi", pv->mpi);
     cJSON_AddStringToObject(p, "git_commit", pv->git);
-    const char *env[] = {"NCCL_NVLS_ENABLE", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE",
-                         "NCCL_ALGO",        "NCCL_PROTO",       "CUDA_VISIBLE_DEVICES"};
+    /* NCCL_DEBUG_SUBSYS: TUNING prints a line per call, which slows small sizes */
+    const char *env[] = {"NCCL_NVLS_ENABLE", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE",  "NCCL_ALGO",
+                         "NCCL_PROTO",       "NCCL_DEBUG",       "NCCL_DEBUG_SUBSYS", "CUDA_VISIBLE_DEVICES"};
     cJSON *e = cJSON_AddObjectToObject(p, "environment");
     for (size_t i = 0; i < sizeof env / sizeof env[0]; i++)
         if (getenv(env[i]))

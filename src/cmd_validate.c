@@ -656,6 +656,14 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
         return -1;
     /* ranks' hosts: a comma-separated list; emulated nodes: one GPU each */
     const cJSON *prov = cp_jget(root, "provenance"), *env = cp_jget(prov, "environment");
+    const char *forced_algo = str_at(env, "NCCL_ALGO"), *forced_proto = str_at(env, "NCCL_PROTO");
+    if (forced_algo || forced_proto) {
+        char why[192];
+        snprintf(why, sizeof why,
+                 "NCCL sweep with NCCL_ALGO=%.24s NCCL_PROTO=%.24s forced: a diagnostic, not NCCL's own choice",
+                 forced_algo ? forced_algo : "(any)", forced_proto ? forced_proto : "(any)");
+        return skip_file(s, c->file, why) ? cp_jfail(c, NULL, "out of memory") : 0;
+    }
     const char *hosts = str_at(prov, "hostnames");
     const char *p2p = str_at(env, "NCCL_P2P_DISABLE"), *shm = str_at(env, "NCCL_SHM_DISABLE");
     int emulated = p2p && shm && strcmp(p2p, "1") == 0 && strcmp(shm, "1") == 0;
