@@ -62,7 +62,7 @@ static int parse_link(cp_jctx *c, const cJSON *o, cp_link *l)
 
 static int parse_intra(cp_jctx *c, const cJSON *root, cp_cluster *cl)
 {
-    static const char *const known[] = {"name", "bandwidth_gbs", "latency_us", "p2p", NULL};
+    static const char *const known[] = {"name", "bandwidth_gbs", "latency_us", "p2p", "nccl_tuner_busbw_gbs", NULL};
     int failed;
     const cJSON *o = object(c, root, "intra_node", 1, &failed);
     if (failed)
@@ -71,6 +71,8 @@ static int parse_intra(cp_jctx *c, const cJSON *root, cp_cluster *cl)
     bool p2p = true;
     int rc = cp_jonly(c, o, known) || parse_link(c, o, &cl->intra) || cp_jbool(c, o, "p2p", true, &p2p) ? -1 : 0;
     cl->intra_p2p = p2p;
+    if (!rc && cp_jget(o, "nccl_tuner_busbw_gbs"))
+        rc = positive(c, o, "nccl_tuner_busbw_gbs", 1e6, &cl->intra_nccl_tuner_busbw_gbs);
     cp_jpop(c, mark);
     return rc;
 }
@@ -270,6 +272,7 @@ typedef struct {
     const char *id;
     const char *link; /* also goes into the cluster's name */
     double bandwidth_gbs, latency_us;
+    double nccl_tuner_busbw_gbs; /* 0: not seen, the link's bandwidth */
 } nvlink_gen;
 
 /* Per direction per GPU, through NVSwitch (or the V100 hybrid cube mesh).
@@ -281,12 +284,16 @@ typedef struct {
  * (validation/h200x2/calibrated-p2p-raw.json; 450 nominal), but NCCL does
  * not use the copy engines; its send/receive reaches 210 GB/s at 16 MiB
  * and 361 at 1 GiB, and the fit weighs the sizes a training job's buckets
- * have. The older generations are nominal: nobody measured them here. */
+ * have. The older generations are nominal: nobody measured them here.
+ * NCCL's tuner, to choose a protocol, takes NVLink 4 for 360 GB/s (24
+ * channels x 15), as NCCL 2.28.3 printed it on 2 x H100
+ * (validation/h100x2/nccl-protocols/nccl-tuner-2xh100.json). */
+#define NCCL_TUNER_NVLINK4_GBS 360.0
 static const nvlink_gen nvlinks[] = {
-    {"h100", "NVLink 4", 302.5, 1},
-    {"h200", "NVLink 4", 302.5, 1},
-    {"a100", "NVLink 3", 300, 1},
-    {"v100", "NVLink 2", 150, 1},
+    {"h100", "NVLink 4", 302.5, 1, NCCL_TUNER_NVLINK4_GBS},
+    {"h200", "NVLink 4", 302.5, 1, NCCL_TUNER_NVLINK4_GBS},
+    {"a100", "NVLink 3", 300, 1, 0},
+    {"v100", "NVLink 2", 150, 1, 0},
 };
 
 #define NODE_GPUS 8
@@ -314,6 +321,7 @@ int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error
         c->intra.bandwidth_gbs = nv->bandwidth_gbs;
         c->intra.latency_us = nv->latency_us;
         c->intra_p2p = 1;
+        c->intra_nccl_tuner_busbw_gbs = nv->nccl_tuner_busbw_gbs;
     } else {
         /* The device's own host link; GeForce cards have peer-to-peer disabled. */
         snprintf(c->intra.name, sizeof c->intra.name, "%s (assumed)", d->host_link[0] ? d->host_link : "PCIe");

@@ -29,6 +29,10 @@ typedef struct {
     int gpus_per_node;      /* sum of the groups' counts */
     cp_link intra;          /* GPU to GPU inside a node: bandwidth per direction per GPU */
     int intra_p2p;          /* 1: GPUs reach each other directly (NVLink, PCIe P2P); 0: through host memory */
+    /* What NCCL's tuner believes the intra-node link moves (its ring busbw:
+     * channels x per-channel speed), used only to predict which protocol
+     * NCCL picks; 0: the link's bandwidth. */
+    double intra_nccl_tuner_busbw_gbs;
     cp_link inter;          /* one network interface: bandwidth per direction, latency */
     int nics_per_node;
     int cpu_cores;          /* per node */

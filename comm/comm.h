@@ -27,12 +27,23 @@ typedef struct {
     const char *bottleneck; /* the link that sets the bandwidth term: "intra-node", "network", ... */
 } cp_ar_est;
 
-/* All-reduce of `bytes` over the first `gpus` GPUs of the cluster. With
- * CP_AR_AUTO the algorithm and protocol are chosen as NCCL's tuner does:
- * the fastest by this model. One GPU: zero time. Returns -1 on a request
- * the cluster cannot serve (more GPUs than it has, bytes < 0). */
+/* All-reduce of `bytes` over the first `gpus` GPUs of the cluster. The
+ * algorithm (CP_AR_AUTO: ring or tree) and the protocol are those NCCL's
+ * tuner picks by its own estimates (cp_nccl_tuner_estimate); the time is
+ * this model's for that pick, which need not be the fastest. Hierarchical,
+ * not an NCCL algorithm, gets its fastest protocol. One GPU: zero time.
+ * Returns -1 on a request the cluster cannot serve (more GPUs than it has,
+ * bytes < 0). */
 int cp_nccl_allreduce(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, cp_ar_est *out,
                       cp_error *err);
+
+/* NCCL's own estimate of ring or tree with one protocol, as its tuner
+ * computes it to choose: *latency_us (base + per-step hop latencies) and
+ * *algbw_gbs (time = latency + bytes / algbw). NCCL 2.28's constants,
+ * comm/nccl.c. Returns -1 for another algorithm, a bad protocol, fewer than
+ * 2 GPUs or what cp_nccl_allreduce refuses. */
+int cp_nccl_tuner_estimate(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, cp_proto proto,
+                           double *latency_us, double *algbw_gbs, cp_error *err);
 
 /* --- parameter server --------------------------------------------------- */
 

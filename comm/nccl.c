@@ -2,7 +2,9 @@
  * three NCCL protocols, as closed forms of Eq. 5-10 applied per step:
  * a step moving a chunk over a hop costs L_hop + chunk / B_hop, and the
  * steps of one algorithm run back to back. Each algorithm's comment gives
- * its form. Nothing here loops over GPUs: 2 or 1,024 cost the same. */
+ * its form. Which algorithm and protocol run is NCCL's choice, made by
+ * NCCL's own cost model (its tuner, reproduced below), not the fastest by
+ * this one. Nothing here loops over GPUs: 2 or 1,024 cost the same. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +47,7 @@ typedef struct {
     double bw;   /* bytes/s per direction, before the protocol's share */
     double lat;  /* us per step, before the protocol's synchronisation */
     const char *name;
+    double tuner_bw; /* bytes/s: what NCCL's tuner believes bw is */
 } hop;
 
 typedef struct {
@@ -61,15 +64,17 @@ typedef struct {
  * g GPUs of the node write and read host memory at once. */
 static hop intra_hop(const cp_cluster *c, int g)
 {
-    hop h = {c->intra.bandwidth_gbs * 1e9, c->intra.latency_us, "intra-node"};
+    double tuner = c->intra_nccl_tuner_busbw_gbs > 0 ? c->intra_nccl_tuner_busbw_gbs : c->intra.bandwidth_gbs;
+    hop h = {c->intra.bandwidth_gbs * 1e9, c->intra.latency_us, "intra-node", tuner * 1e9};
     if (c->intra_p2p)
         return h;
     h.bw /= 2;
+    h.tuner_bw /= 2;
     h.lat *= 2;
     h.name = "host link (no P2P)";
     double mem = c->host_memory_bandwidth_gbs * 1e9 / (2.0 * g);
     if (mem < h.bw) {
-        h.bw = mem;
+        h.bw = h.tuner_bw = mem;
         h.name = "host memory (no P2P)";
     }
     return h;
@@ -80,7 +85,8 @@ static hop intra_hop(const cp_cluster *c, int g)
 static hop net_hop(const cp_cluster *c, int g)
 {
     int nics = c->nics_per_node < g ? c->nics_per_node : g;
-    hop h = {nics * c->inter.bandwidth_gbs * 1e9, c->inter.latency_us, "network"};
+    double bw = nics * c->inter.bandwidth_gbs * 1e9;
+    hop h = {bw, c->inter.latency_us, "network", bw};
     return h;
 }
 
@@ -201,6 +207,86 @@ const char *cp_ar_algo_name(cp_ar_algo a)
     return a >= 0 && (int)a < N_ALGOS ? algos[a].name : "?";
 }
 
+/* --- NCCL's tuner: which algorithm and protocol NCCL runs ------------------ */
+
+/* NCCL runs the algorithm and protocol that its own model, base latency +
+ * a latency per step + S / algbw, says is fastest. That model is not this
+ * file's, and its pick is not always the fastest: on 2 x H100 NCCL runs
+ * Simple from 2 MiB on, where LL, forced, took 21.8 us against Simple's
+ * 29.5 (validation/h100x2/nccl-protocols/). So the pick is NCCL's, the time
+ * of what it picked this file's.
+ *
+ * NCCL 2.28.3 printed its table on 2 x H100 over NVLink
+ * (NCCL_DEBUG_SUBSYS=TUNING; validation/h100x2/nccl-protocols/nccl-tuner-2xh100.json):
+ *   latency us / algbw GB/s   LL           LL128         Simple
+ *   ring                      7.8 / 141.0  17.8 / 331.2  15.2 / 360.0
+ *   tree                      8.0 /  61.1  16.5 / 180.6  16.4 / 232.2
+ * and picked ring LL up to 1 MiB, ring Simple from 2 MiB. Each latency is
+ * base + 2 steps x the NVLink hop below; each algbw a share of ring/Simple's
+ * 360 (24 channels x 15 GB/s: the cluster's intra_nccl_tuner_busbw_gbs,
+ * otherwise the link's own bandwidth). The PCIe and network hop latencies
+ * are the rest of NCCL's hwLat table (src/graph/tuning.cc, 2.18 and later);
+ * no machine here has checked them. */
+enum { HW_NVLINK, HW_PCI, HW_NET };
+
+typedef struct {
+    double base_us;
+    double hop_us[3]; /* per step, by the hop's kind */
+    double share;     /* algbw / ring Simple's busbw */
+} tuner_entry;
+
+static const tuner_entry tuner[2][N_PROTOS] = {
+    [CP_AR_RING] =
+        {
+            [CP_PROTO_LL] = {6.6, {0.6, 1.0, 2.7}, 141.0 / 360.0},
+            [CP_PROTO_LL128] = {14.0, {1.9, 2.5, 4.0}, 331.2 / 360.0},
+            [CP_PROTO_SIMPLE] = {8.4, {3.4, 5.7, 14.0}, 1.0},
+        },
+    [CP_AR_TREE] =
+        {
+            [CP_PROTO_LL] = {6.8, {0.6, 1.0, 5.0}, 61.1 / 360.0},
+            [CP_PROTO_LL128] = {14.0, {1.25, 1.9, 8.5}, 180.6 / 360.0},
+            [CP_PROTO_SIMPLE] = {8.4, {4.0, 6.0, 14.0}, 232.2 / 360.0},
+        },
+};
+
+/* NCCL's estimate for ring or tree: latency (us) and algbw (GB/s). */
+static void tuner_estimate(const cp_cluster *c, const ar_setup *s, cp_ar_algo a, cp_proto p, double *lat_us,
+                           double *algbw_gbs)
+{
+    const tuner_entry *t = &tuner[a][p];
+    int intra = c->intra_p2p ? HW_NVLINK : HW_PCI;
+    int log2n = 0;
+    while ((2 << log2n) <= s->n) /* NCCL's log2i: floor */
+        log2n++;
+    double bw = path_hop(s).tuner_bw / 1e9;
+    if (a == CP_AR_RING) {
+        double steps = 2.0 * (s->p - 1), net = 2.0 * (s->n - 1);
+        *lat_us = t->base_us + (steps - net) * t->hop_us[intra] + net * t->hop_us[HW_NET];
+        *algbw_gbs = bw * t->share * s->p / steps;
+    } else {
+        *lat_us = t->base_us + 2.0 * ((s->g - 1) * t->hop_us[intra] + log2n * t->hop_us[HW_NET]);
+        *algbw_gbs = bw * t->share;
+    }
+}
+
+/* The protocol NCCL runs for algorithm a (ring or tree); *us its estimate. */
+static cp_proto tuner_proto(const cp_cluster *c, const ar_setup *s, cp_ar_algo a, double *us)
+{
+    cp_proto best = CP_PROTO_SIMPLE;
+    *us = HUGE_VAL;
+    for (int p = 0; p < N_PROTOS; p++) {
+        double lat, bw;
+        tuner_estimate(c, s, a, (cp_proto)p, &lat, &bw);
+        double t = lat + s->s / (bw * 1e3);
+        if (t < *us) {
+            *us = t;
+            best = (cp_proto)p;
+        }
+    }
+    return best;
+}
+
 /* --- entry points --------------------------------------------------------- */
 
 static int setup(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, ar_setup *s, cp_error *err)
@@ -241,6 +327,14 @@ static void fill(cp_ar_est *out, const ar_setup *s, cp_ar_algo a, cp_proto p, ar
     out->busbw_gbs = out->algbw_gbs * 2.0 * (s->p - 1) / s->p;
 }
 
+/* This file's time of algorithm a with protocol p, base latency included. */
+static ar_cost cost(const ar_setup *s, cp_ar_algo a, cp_proto p)
+{
+    ar_cost k = algos[a].time(s, &protos[p]);
+    k.lat_ms += protos[p].base_us * 1e-3;
+    return k;
+}
+
 int cp_nccl_allreduce(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, cp_ar_est *out,
                       cp_error *err)
 {
@@ -254,18 +348,42 @@ int cp_nccl_allreduce(const cp_cluster *c, int gpus, double bytes, cp_ar_algo al
         out->bottleneck = "none";
         return 0;
     }
-    /* As NCCL's tuner: every allowed algorithm x protocol, the fastest wins. */
+    /* Ring and tree with the protocol NCCL's tuner gives each; of the
+     * algorithms, the fastest. NCCL's own choice of algorithm is not
+     * followed: its tree estimates were seen on one 2-GPU node only, where
+     * the tree never won. Hierarchical is not an NCCL algorithm: across
+     * nodes it takes its fastest protocol, on one node it is the ring. */
     int first = algo == CP_AR_AUTO ? 0 : (int)algo, last = algo == CP_AR_AUTO ? N_ALGOS - 1 : (int)algo;
     double best = HUGE_VAL;
-    for (int a = first; a <= last; a++)
-        for (int p = 0; p < N_PROTOS; p++) {
-            ar_cost k = algos[a].time(&s, &protos[p]);
-            k.lat_ms += protos[p].base_us * 1e-3;
-            if (k.lat_ms + k.bw_ms < best) {
-                best = k.lat_ms + k.bw_ms;
-                fill(out, &s, (cp_ar_algo)a, (cp_proto)p, k);
+    for (int a = first; a <= last; a++) {
+        double us;
+        cp_proto p = tuner_proto(c, &s, a == CP_AR_TREE ? CP_AR_TREE : CP_AR_RING, &us);
+        if (a == CP_AR_HIERARCHICAL && s.n > 1)
+            for (int q = 0; q < N_PROTOS; q++) {
+                ar_cost x = cost(&s, (cp_ar_algo)a, (cp_proto)q), y = cost(&s, (cp_ar_algo)a, p);
+                if (x.lat_ms + x.bw_ms < y.lat_ms + y.bw_ms)
+                    p = (cp_proto)q;
             }
+        ar_cost k = cost(&s, (cp_ar_algo)a, p);
+        if (k.lat_ms + k.bw_ms < best) {
+            best = k.lat_ms + k.bw_ms;
+            fill(out, &s, (cp_ar_algo)a, p, k);
         }
+    }
+    return 0;
+}
+
+int cp_nccl_tuner_estimate(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, cp_proto proto,
+                           double *latency_us, double *algbw_gbs, cp_error *err)
+{
+    ar_setup s;
+    if (setup(c, gpus, bytes, algo, &s, err))
+        return -1;
+    if ((algo != CP_AR_RING && algo != CP_AR_TREE) || (int)proto < 0 || (int)proto >= N_PROTOS)
+        return cp_fail(err, NULL, NULL, "NCCL's tuner estimates ring and tree with LL, LL128 or Simple only");
+    if (gpus < 2)
+        return cp_fail(err, NULL, NULL, "NCCL's tuner has no estimate for one GPU");
+    tuner_estimate(c, &s, algo, proto, latency_us, algbw_gbs);
     return 0;
 }
 

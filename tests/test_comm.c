@@ -4,7 +4,9 @@
  *
  * Protocol constants the hand-worked numbers use (comm/nccl.c): a step
  * costs (L + h) + chunk / (B f) with LL h = 0, f = 1/2; LL128 h = 1 us,
- * f = 120/128; Simple h = 5 us, f = 1. */
+ * f = 120/128; Simple h = 5 us, f = 1. Which protocol runs is NCCL's
+ * tuner's pick, checked against what NCCL 2.28.3 printed and picked on
+ * 2 x H100 (validation/h100x2/nccl-protocols/nccl-tuner-2xh100.json). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,10 +19,12 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "util/jsonread.h"
 #include "util/fit.h"
 #include "util/resources.h"
 
 #define BAD_DIR CNNPERF_SOURCE_DIR "/tests/data/bad"
+#define NCCL_TUNER_LOG CNNPERF_SOURCE_DIR "/validation/h100x2/nccl-protocols/nccl-tuner-2xh100.json"
 #define MB100 1e8
 
 /* --- synthetic clusters --------------------------------------------------- */
@@ -462,6 +466,80 @@ static void busbw_approaches_link(void **state)
     assert_string_equal(e.bottleneck, "network");
 }
 
+/* --- NCCL's tuner, against what NCCL printed and did --------------------- */
+
+static cJSON *tuner_log(void)
+{
+    cp_error err;
+    cJSON *root = cp_json_read_file(NCCL_TUNER_LOG, &err);
+    if (!root)
+        fail_msg("%s", err.msg);
+    return root;
+}
+
+static cp_ar_algo algo_named(const char *s)
+{
+    return strcmp(s, "ring") == 0 ? CP_AR_RING : strcmp(s, "tree") == 0 ? CP_AR_TREE : CP_AR_HIERARCHICAL;
+}
+
+static cp_proto proto_named(const char *s)
+{
+    return strcmp(s, "ll") == 0 ? CP_PROTO_LL : strcmp(s, "ll128") == 0 ? CP_PROTO_LL128 : CP_PROTO_SIMPLE;
+}
+
+/* On two GPUs of the shipped DGX H100, the tuner's latency and algbw of
+ * every ring and tree protocol are NCCL's own, as printed to 0.1. */
+static void nccl_tuner_matches_printed_table(void **state)
+{
+    (void)state;
+    cp_cluster c;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dgx-h100", &c, &err), 0);
+    cJSON *root = tuner_log();
+    const cJSON *e;
+    int n = 0;
+    cJSON_ArrayForEach(e, cp_jget(root, "allreduce_estimates"))
+    {
+        const char *a = cJSON_GetStringValue(cp_jget(e, "algorithm")), *p = cJSON_GetStringValue(cp_jget(e, "protocol"));
+        double lat, bw;
+        assert_int_equal(cp_nccl_tuner_estimate(&c, 2, 1e6, algo_named(a), proto_named(p), &lat, &bw, &err), 0);
+        if (fabs(lat - cp_jget(e, "latency_us")->valuedouble) > 0.051 ||
+            fabs(bw - cp_jget(e, "algbw_gbs")->valuedouble) > 0.051)
+            fail_msg("%s/%s: %.2f us / %.2f GB/s, NCCL printed %.1f / %.1f", a, p, lat, bw,
+                     cp_jget(e, "latency_us")->valuedouble, cp_jget(e, "algbw_gbs")->valuedouble);
+        n++;
+    }
+    assert_int_equal(n, 6);
+    assert_int_equal(cp_nccl_tuner_estimate(&c, 2, 1e6, CP_AR_HIERARCHICAL, CP_PROTO_LL, &(double){0},
+                                            &(double){0}, &err),
+                     -1);
+    cJSON_Delete(root);
+}
+
+/* Every size of that run: NCCL's algorithm and protocol (ring LL up to
+ * 1 MiB, ring Simple from 2 MiB, where LL would have been faster). */
+static void nccl_picks_as_logged(void **state)
+{
+    (void)state;
+    cp_cluster c;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dgx-h100", &c, &err), 0);
+    cJSON *root = tuner_log();
+    const cJSON *pk;
+    int n = 0;
+    cJSON_ArrayForEach(pk, cp_jget(root, "allreduce_picks"))
+    {
+        double bytes = cp_jget(pk, "bytes")->valuedouble;
+        const char *a = cJSON_GetStringValue(cp_jget(pk, "algorithm")), *p = cJSON_GetStringValue(cp_jget(pk, "protocol"));
+        cp_ar_est e = allreduce(&c, 2, bytes, CP_AR_AUTO);
+        if (e.algo != algo_named(a) || e.proto != proto_named(p))
+            fail_msg("%.0f B: %s/%s, NCCL ran %s/%s", bytes, cp_ar_algo_name(e.algo), cp_proto_name(e.proto), a, p);
+        n++;
+    }
+    assert_true(n >= 20);
+    cJSON_Delete(root);
+}
+
 /* --- the assumed cluster of --device/--gpus ------------------------------- */
 
 static void homogeneous(void **state)
@@ -535,6 +613,7 @@ static const bad_case bad[] = {
     {"cluster-device-unknown.json", "$.gpus_per_node[1].device", "unknown device 'gtx1070' (built in: "},
     {"cluster-device-path-missing.json", "$.gpus_per_node[0].device", "no-such-dir/gpu.json: cannot open"},
     {"cluster-intra-bandwidth-zero.json", "$.intra_node.bandwidth_gbs", "must be positive, got 0"},
+    {"cluster-tuner-busbw-zero.json", "$.intra_node.nccl_tuner_busbw_gbs", "must be positive, got 0"},
     {"cluster-inter-bandwidth-negative.json", "$.inter_node.bandwidth_gbs", "must be positive, got -50"},
     {"cluster-inter-latency-negative.json", "$.inter_node.latency_us", "got -3"},
     {"cluster-nics-zero.json", "$.inter_node.nics_per_node", "must be a positive integer"},
@@ -680,6 +759,8 @@ int main(void)
         cmocka_unit_test(more_bandwidth_never_slower),
         cmocka_unit_test(more_gpus_never_less_volume),
         cmocka_unit_test(auto_never_slower),
+        cmocka_unit_test(nccl_tuner_matches_printed_table),
+        cmocka_unit_test(nccl_picks_as_logged),
         cmocka_unit_test(busbw_approaches_link),
         cmocka_unit_test(homogeneous),
         cmocka_unit_test(cost_independent_of_gpus),
