@@ -985,6 +985,27 @@ resnet18 64 bf16" "--warmup 3 --iters 10"
                 grep -v 'NCCL INFO' | grep -E '^ +[0-9]+ ' | head -40 || fail "calibrate nccl $ap"
         done
         bundle ;;
+    ncclholdout) # NCCL all-reduce at sizes no sweep had measured (x1.5 from 1.5 MiB), then the usual
+        # powers of two again, each predicted in the call by the commit measured (cnnperf validate)
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=ncclholdout needs 2 GPUs"; return; }
+        mpi_setup
+        local sweep
+        for sweep in "holdout-x1.5 --min-bytes 1572864 --step 1.5" "repeat-x2 --min-bytes 1048576 --step 2"; do
+            set -- $sweep
+            local dir=$RES/nccl-$1
+            shift
+            mkdir -p "$dir"
+            say "calibrate --only nccl $*"
+            timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/measure/cnnperf-calibrate" --only nccl "$@" \
+                --raw "$dir/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | grep -E '^ +[0-9]+ ' |
+                head -20 || fail "calibrate nccl $*"
+            "$PREDICT" validate --measured "$dir/calibrated-nccl-2gpu-raw.json" --format json \
+                -o "$dir/predicted-in-call.json" </dev/null || fail "validate $dir"
+            python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+for a in d["nccl_allreduce"]: print("%12d %10.1f %10.1f %+7.1f%%" % (a["bytes"], a["measured_us"], a["predicted_us"], a["error_pct"]))
+print(d["targets"][4]["target"], round(d["targets"][4]["value"], 2), "over", d["targets"][4]["n"])' "$dir/predicted-in-call.json"
+        done
+        bundle ;;
     bench) # the speed figures of README.md on this machine's CPU
         say "cnnperf-bench (lscpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1))"
         for i in 1 2 3; do "$BUILD/cnnperf-bench" "$PREDICT" </dev/null 2>&1 | tee -a "$RES/bench.txt"; done
