@@ -133,13 +133,16 @@ static ar_cost ring_time(const ar_setup *s, const proto_info *pr)
 /* Double binary tree (NCCL): a chain inside each node and a binary tree
  * across nodes; reduce up and broadcast down, 2 (g-1 + ceil(log2 n)) steps
  * once the pipeline is full. Every GPU is inner node of one tree and leaf
- * of the other, so each sends and receives 2S in all (NCCL's tuner: tree
- * algbw = busbw / 2): never less volume than the ring, far fewer steps. */
+ * of the other, so the busiest send and receive 2S in all (NCCL's tuner:
+ * tree algbw = busbw / 2): never less volume than the ring, far fewer steps.
+ * Two GPUs have no inner node: each sends its half up one tree and down the
+ * other, S in all, as the ring (forced tree Simple on 2 x H100: 3149 us at
+ * 1 GiB, the ring's 3257; validation/h100x2/nccl-protocols/). */
 static ar_cost tree_time(const ar_setup *s, const proto_info *pr)
 {
     hop h = path_hop(s);
     double depth = (s->g - 1) + ceil(log2((double)s->n));
-    ar_cost k = phase(&h, pr, 2.0 * depth, 2.0 * s->s);
+    ar_cost k = phase(&h, pr, 2.0 * depth, (s->p == 2 ? 1.0 : 2.0) * s->s);
     if (s->n > 1 && s->g > 1) /* latency: chain hops are intra-node, tree hops cross the network */
         k.lat_ms = 2.0 * ((s->g - 1) * (s->intra.lat + pr->hop_us) +
                           ceil(log2((double)s->n)) * (s->net.lat + pr->hop_us)) * 1e-3;

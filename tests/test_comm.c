@@ -139,6 +139,23 @@ static void ring_small_message_ll(void **state)
     NEAR(e.time_ms, 0.0346 + 2.8e-7);
 }
 
+/* One node, 100 GB/s, 2 us, 100 MB, tree with Simple (NCCL's tuner picks
+ * it at this size): 2(g-1) steps of 7 us + 8.4 us base, and the busiest
+ * GPU's volume: two GPUs each send S (one tree's half up, the other's
+ * down), as the ring does; from three on the inner GPUs send 2S.
+ *   g = 2: 2 x 7 + 8.4 = 22.4 us + 1e8 / 1e11 s = 1.0224 ms (the ring's)
+ *   g = 4: 6 x 7 + 8.4 = 50.4 us + 2e8 / 1e11 s = 2.0504 ms */
+static void tree_closed_form(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(1, 8, 100, 2, 1, 0, 0, 0);
+    cp_ar_est t2 = allreduce(&c, 2, MB100, CP_AR_TREE), t4 = allreduce(&c, 4, MB100, CP_AR_TREE);
+    assert_int_equal(t2.proto, CP_PROTO_SIMPLE);
+    NEAR(t2.time_ms, 1.0224);
+    NEAR(t2.time_ms, allreduce(&c, 2, MB100, CP_AR_RING).time_ms);
+    NEAR(t4.time_ms, 2.0504);
+}
+
 /* 2 nodes x 4 GPUs: intra 100 GB/s, 2 us; 2 NICs x 25 GB/s, 4 us (the node
  * sends 50 GB/s). 100 MB over 8 GPUs, Simple:
  *   ring: 14 x (max(2,4) + 5) = 126 us, 1.75 x 1e8 / 50e9 = 3.5 ms -> 3.626 ms
@@ -747,6 +764,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_closed_form),
         cmocka_unit_test(ring_small_message_ll),
+        cmocka_unit_test(tree_closed_form),
         cmocka_unit_test(multinode_closed_forms),
         cmocka_unit_test(no_p2p_staging),
         cmocka_unit_test(one_gpu_is_free),
