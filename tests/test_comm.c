@@ -485,9 +485,11 @@ static void busbw_approaches_link(void **state)
 
 /* --- NCCL's tuner, against what NCCL printed and did --------------------- */
 
-static cJSON *tuner_log(void)
+/* The shipped DGX H100 in *c, and what NCCL printed and picked on two H100s. */
+static cJSON *dgx_h100_and_tuner_log(cp_cluster *c)
 {
     cp_error err;
+    assert_int_equal(cp_cluster_load("dgx-h100", c, &err), 0);
     cJSON *root = cp_json_read_file(NCCL_TUNER_LOG, &err);
     if (!root)
         fail_msg("%s", err.msg);
@@ -511,8 +513,7 @@ static void nccl_tuner_matches_printed_table(void **state)
     (void)state;
     cp_cluster c;
     cp_error err;
-    assert_int_equal(cp_cluster_load("dgx-h100", &c, &err), 0);
-    cJSON *root = tuner_log();
+    cJSON *root = dgx_h100_and_tuner_log(&c);
     const cJSON *e;
     int n = 0;
     cJSON_ArrayForEach(e, cp_jget(root, "allreduce_estimates"))
@@ -539,9 +540,7 @@ static void nccl_picks_as_logged(void **state)
 {
     (void)state;
     cp_cluster c;
-    cp_error err;
-    assert_int_equal(cp_cluster_load("dgx-h100", &c, &err), 0);
-    cJSON *root = tuner_log();
+    cJSON *root = dgx_h100_and_tuner_log(&c);
     const cJSON *pk;
     int n = 0;
     cJSON_ArrayForEach(pk, cp_jget(root, "allreduce_picks"))
