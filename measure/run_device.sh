@@ -585,13 +585,27 @@ googlenet 128 fp16 ps1
 googlenet 128 fp16 nccl
 resnet50 128 fp32 ps2
 vgg16 64 fp16 ps2"
-psholdout() {
+# MODE=multiholdout (session 17): eleven more, larger batches and deeper
+# networks, mostly NCCL, with the same host-link measurement first.
+MULTIHOLDOUT_CONFIGS="
+resnet152 64 fp16 nccl
+resnet101 64 fp32 nccl
+vgg19 64 fp32 nccl
+googlenet 256 fp16 nccl
+resnet50 256 fp16 nccl
+alexnet 512 fp32 nccl
+vgg16 128 fp16 nccl
+resnet34 128 fp16 nccl
+resnet152 32 fp32 ps1
+vgg19 32 fp32 ps1
+resnet50 128 fp16 ps1"
+psholdout() { # [CONFIGS]: default PSHOLDOUT_CONFIGS
     [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=psholdout needs 2 GPUs"; return; }
     mpi_setup
     say "calibrate: MPI ping-pong, 2 ranks (the host link the predictions use)"
     timeout 120 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
         --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | tail -20 || fail "calibrate mpi"
-    multi_runs "$PSHOLDOUT_CONFIGS"
+    multi_runs "${1:-$PSHOLDOUT_CONFIGS}"
 }
 
 # --- MODE=multi2 ----------------------------------------------------------------
@@ -915,6 +929,7 @@ run_mode() {
     multi) multi ;;
     multi2) multi2 ;;
     psholdout) psholdout ;;
+    multiholdout) psholdout "$MULTIHOLDOUT_CONFIGS" ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
     calibset) # the calibration-set networks on this GPU (a device's own fit), then evaluation runs
