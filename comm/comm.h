@@ -51,6 +51,9 @@ typedef struct {
     int servers;   /* k >= 1 */
     int on_gpu;    /* 0: CPU servers (dissertation), 1: a GPU server co-located with a worker */
     int colocated; /* servers run on the workers' nodes (sharded) rather than a separate node */
+    /* Parameter bytes pulled per gradient byte pushed: 1 (0 means 1) when
+     * both have one type; 2 for 16-bit gradients of fp32 parameters. */
+    double pull_ratio;
 } cp_ps_config;
 
 typedef struct {
@@ -68,9 +71,10 @@ typedef struct {
     char why[192];       /* e.g. "PS server link saturated: 8 workers x 102 MB" */
 } cp_ps_est;
 
-/* One PS exchange of `bytes` of gradients (and as many parameter bytes)
- * by `gpus` workers. Returns -1 for zero servers, more GPUs than the
- * cluster has, or a server count larger than the GPUs. */
+/* One PS exchange of `bytes` of gradients (and pull_ratio times as many
+ * parameter bytes) by `gpus` workers. Returns -1 for zero servers, more
+ * GPUs than the cluster has, a server count larger than the GPUs or a
+ * negative ratio. */
 int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_config *ps, cp_ps_est *out,
                    cp_error *err);
 

@@ -3,8 +3,9 @@
  * back. Each transfer is Eq. 5-10 (V/B + L x N_msg) on the link that carries
  * the most bytes; the stages of one path add up (a tensor is copied whole
  * before it is sent on), disjoint paths run at once and the slowest counts
- * (Eq. 5-15). Pull mirrors push: the same volume leaves the servers (outcast)
- * as arrived (incast), over the same links in the other direction. */
+ * (Eq. 5-15). Pull mirrors push: what arrived (incast) leaves the servers
+ * (outcast) over the same links in the other direction, as parameters: as
+ * many bytes, or twice as many for 16-bit gradients of fp32 parameters. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ typedef enum {
 typedef struct {
     int w, n, g, k;  /* workers, nodes they span, workers on the fullest node, servers */
     int s_max, s_min; /* servers on the busiest and on the least busy worker node */
-    double bytes;
+    double bytes;      /* gradients pushed (in pull_ms: parameters pulled) */
+    double pull_ratio; /* parameter bytes per gradient byte */
     placement where;
     int on_gpu;
     /* the slowest of the GPUs taking part (MIMD: the last one to finish sets the time) */
@@ -116,9 +118,13 @@ static int setup(const cp_cluster *c, int gpus, double bytes, const cp_ps_config
     if (!(bytes >= 0) || !isfinite(bytes))
         return cp_fail(err, NULL, NULL, "parameter server exchange of %g bytes: the size must be non-negative",
                        bytes);
+    if (!(ps->pull_ratio >= 0) || !isfinite(ps->pull_ratio))
+        return cp_fail(err, NULL, NULL, "parameter server: parameter bytes per gradient byte must be >= 0, got %g",
+                       ps->pull_ratio);
     s->w = gpus;
     s->k = ps->servers;
     s->bytes = bytes;
+    s->pull_ratio = ps->pull_ratio > 0 ? ps->pull_ratio : 1;
     s->on_gpu = ps->on_gpu != 0;
     s->n = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
     s->g = gpus < c->gpus_per_node ? gpus : c->gpus_per_node;
@@ -246,14 +252,14 @@ static double one_way(const cp_cluster *c, const ps_setup *s, worst_term *w)
 
 /* Per server: read W gradient shards and the parameters, write the
  * parameters (the sum stays in registers: one fused pass); W-1 adds and
- * the SGD multiply-add per fp32 element. Servers sharing a host share its
+ * the SGD multiply-add per fp32 parameter. Servers sharing a host share its
  * memory and cores. A roofline: the slower of memory and arithmetic. */
 static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
 {
     char b[32];
     int per_host = s->where == SAME_NODE ? s->k : s->where == OWN_NODES ? 1 : s->s_max;
-    double shard = s->bytes / s->k;
-    double bytes = (s->w + 2.0) * shard, flops = (s->w + 1.0) * shard / 4;
+    double shard = s->bytes / s->k, params = shard * s->pull_ratio;
+    double bytes = s->w * shard + 2.0 * params, flops = (s->w + 1.0) * params / 4;
     if (s->on_gpu) {
         double mem = consider(w, ms_of(bytes, s->dram_bw), "server GPU memory",
                               "PS server GPU memory: summing %d gradient copies of %s at %.3g GB/s", s->w,
@@ -284,7 +290,9 @@ int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_conf
     worst_term w = {0, "none", "nothing to exchange"};
     out->push_ms = one_way(c, &s, &w);
     out->aggregate_ms = aggregate(c, &s, &w);
-    out->pull_ms = out->push_ms;
+    ps_setup back = s; /* the parameters, over the same links */
+    back.bytes = s.bytes * s.pull_ratio;
+    out->pull_ms = back.bytes == s.bytes ? out->push_ms : one_way(c, &back, &w);
     out->time_ms = out->push_ms + out->aggregate_ms + out->pull_ms;
     out->one_stream = !s.on_gpu && s.where != OWN_NODES && c->ipc.bandwidth_gbs > 0;
     out->bottleneck = w.name;

@@ -112,6 +112,17 @@ static double compute_of(const cp_dist_prediction *p, int g)
     return e ? e->forward_ms + e->backward_ms : p->group[g]->forward_ms + p->group[g]->backward_ms;
 }
 
+/* Gradient bytes layer l exchanges. cnnperf-measure (harness mode) keeps
+ * the gradients of 16-bit training in 16 bits, batch norm's in fp32, and
+ * exchanges them so; PyTorch's mixed precision (eager mode) keeps fp32
+ * parameters, so fp32 gradients. */
+static double grad_bytes_of(const cp_dist_config *cfg, const cp_layer *l)
+{
+    int sixteen = cfg->prec == CP_PREC_FP16 || cfg->prec == CP_PREC_BF16;
+    int fp32 = cfg->mode == CP_MODE_EAGER || !sixteen || strcmp(l->kind->name, "batchnorm") == 0;
+    return (fp32 ? 4.0 : 2.0) * (double)l->params;
+}
+
 /* The exchange of one bucket of `bytes` gradients on the communication
  * stream (resource 1), after node `after`. A PS bucket is pushed, summed
  * and applied by the server (resource 2) and pulled back on the
@@ -182,7 +193,7 @@ static int build(cp_dist_prediction *p, cp_error *err)
         if (node < 0 || cp_tree_place(tr, node, 0, -1))
             return cp_fail(err, NULL, NULL, "out of memory");
         last_compute = node;
-        acc += 4.0 * (double)net->layers[i].params; /* fp32 gradients, as frameworks keep them */
+        acc += grad_bytes_of(&p->cfg, &net->layers[i]);
         if (exchanging && p->cfg.overlap && acc >= bucket) {
             if ((last_comm = exchange_bucket(p, dag, node, acc, err)) < 0)
                 return -1;
@@ -230,10 +241,14 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
         if (compute_of(p, k) > compute_of(p, p->slowest))
             p->slowest = k;
     }
-    p->grad_bytes = 4.0 * (double)net->params;
+    p->grad_bytes = 0;
+    for (int i = 0; i < net->n_layers; i++)
+        p->grad_bytes += grad_bytes_of(cfg, &net->layers[i]);
+    if (p->grad_bytes > 0) /* the servers send fp32 parameters back */
+        p->cfg.ps.pull_ratio = 4.0 * (double)net->params / p->grad_bytes;
     if (mode == CP_COMM_NCCL && cp_nccl_allreduce(cl, cfg->gpus, p->grad_bytes, cfg->algo, &p->ar, err))
         return -1;
-    if (mode == CP_COMM_PS && cp_ps_exchange(cl, cfg->gpus, p->grad_bytes, &cfg->ps, &p->ps, err))
+    if (mode == CP_COMM_PS && cp_ps_exchange(cl, cfg->gpus, p->grad_bytes, &p->cfg.ps, &p->ps, err))
         return -1;
 
     memset(&p->sys, 0, sizeof p->sys);

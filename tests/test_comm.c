@@ -238,6 +238,29 @@ static void ps_incast_linear(void **state)
     assert_string_equal(e.why, "PS server links saturated: 8 workers x 100 MB / 2 servers");
 }
 
+/* The same with 16-bit gradients of fp32 parameters (pull_ratio 2): the
+ * push stays 10.01 + 10.005 W, the pull carries 200 MB: 20.01 + 20.005 W;
+ * the servers read W x 100 MB of gradients and read and write 200 MB of
+ * parameters at 100 GB/s: W + 4 ms. */
+static void ps_pull_ratio(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(8, 1, 100, 2, 1, 1, 10, 5);
+    cp_ps_config cfg = {.servers = 1, .pull_ratio = 2};
+    cp_error err;
+    for (int w = 1; w <= 8; w *= 2) {
+        cp_ps_est e;
+        assert_int_equal(cp_ps_exchange(&c, w, MB100, &cfg, &e, &err), 0);
+        NEAR(e.push_ms, 10.01 + 10.005 * w);
+        NEAR(e.pull_ms, 20.01 + 20.005 * w);
+        NEAR(e.aggregate_ms, w + 4.0);
+    }
+    cp_ps_est e;
+    cfg.pull_ratio = -1;
+    assert_int_equal(cp_ps_exchange(&c, 2, MB100, &cfg, &e, &err), -1);
+    assert_non_null(strstr(err.msg, "parameter bytes per gradient byte"));
+}
+
 /* One node, 4 GPUs, server on one of them (P2P, 100 GB/s, 2 us): the other
  * 3 send 100 MB each into it: 3 ms + 3 x 2 us = 3.006 ms; it reads 4
  * gradients + the weights and writes the weights at 1000 GB/s: 0.6 ms. */
@@ -768,6 +791,7 @@ int main(void)
         cmocka_unit_test(no_p2p_staging),
         cmocka_unit_test(one_gpu_is_free),
         cmocka_unit_test(ps_incast_linear),
+        cmocka_unit_test(ps_pull_ratio),
         cmocka_unit_test(ps_gpu_server),
         cmocka_unit_test(ps_server_process),
         cmocka_unit_test(ps_dissertation_box),

@@ -57,6 +57,45 @@ static double iteration(const cp_network *n, const cp_cluster *cl, cp_dist_confi
     return t;
 }
 
+/* The bytes exchanged are those the training keeps: cnnperf-measure's
+ * 16-bit training 2 per parameter (batch norm's 4), PyTorch's mixed
+ * precision (eager mode) and fp32 4 each; a PS pulls fp32 parameters. */
+static void test_gradient_bytes(void **state)
+{
+    (void)state;
+    cp_device d;
+    cp_cluster cl;
+    cp_error err;
+    assert_int_equal(cp_device_load("h100", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&cl, &d, 2, &err), 0);
+    double bn = 0;
+    for (int i = 0; i < r50.n_layers; i++)
+        if (strcmp(r50.layers[i].kind->name, "batchnorm") == 0)
+            bn += (double)r50.layers[i].params;
+    assert_true(bn > 0);
+    const struct {
+        cp_precision prec;
+        cp_mode mode;
+        double want;
+    } cases[] = {
+        {CP_PREC_FP32, CP_MODE_HARNESS, 4.0 * r50.params},
+        {CP_PREC_FP16, CP_MODE_HARNESS, 2.0 * (r50.params - bn) + 4.0 * bn},
+        {CP_PREC_BF16, CP_MODE_HARNESS, 2.0 * (r50.params - bn) + 4.0 * bn},
+        {CP_PREC_FP16, CP_MODE_EAGER, 4.0 * r50.params},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cp_dist_config cfg = config(2, CP_COMM_PS, 1);
+        cfg.prec = cases[i].prec;
+        cfg.mode = cases[i].mode;
+        cp_dist_prediction p = {0};
+        assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), 0);
+        if (fabs(p.grad_bytes - cases[i].want) > 0.5)
+            fail_msg("case %zu: %.0f gradient bytes, want %.0f", i, p.grad_bytes, cases[i].want);
+        assert_true(fabs(p.cfg.ps.pull_ratio * p.grad_bytes - 4.0 * r50.params) < 1);
+        cp_dist_prediction_free(&p);
+    }
+}
+
 /* One GPU exchanges nothing and costs what the single-GPU prediction does. */
 static void test_one_gpu(void **state)
 {
@@ -293,6 +332,7 @@ static void test_trace(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gradient_bytes),
         cmocka_unit_test(test_one_gpu),    cmocka_unit_test(test_overlap_never_longer),
         cmocka_unit_test(test_server_process_queues),
         cmocka_unit_test(test_heterogeneous), cmocka_unit_test(test_auto),
