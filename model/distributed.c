@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const comm_names[] = {"none", "nccl", "ps", "auto"};
@@ -132,32 +133,46 @@ static double grad_bytes_of(const cp_dist_config *cfg, const cp_layer *l)
  * every message itself (cp_ps_est.one_stream): then push, sum and pull of
  * each bucket queue on the server (resource 2). Returns the last node of
  * the bucket or -1. */
-static int exchange_bucket(cp_dist_prediction *p, int dag, int after, double bytes, cp_error *err)
+static int exchange_bucket(cp_dist_prediction *p, int dag, int after, double bytes, int first_layer, int last_layer,
+                           cp_error *err)
 {
     cp_tree *tr = &p->tree;
-    p->buckets++;
+    if (p->buckets == p->bucket_cap) {
+        int cap = p->bucket_cap ? 2 * p->bucket_cap : 16;
+        cp_dist_bucket *b = realloc(p->bucket, (size_t)cap * sizeof *b);
+        if (!b)
+            return cp_fail(err, NULL, NULL, "out of memory");
+        p->bucket = b;
+        p->bucket_cap = cap;
+    }
+    cp_dist_bucket *b = &p->bucket[p->buckets++];
+    memset(b, 0, sizeof *b);
+    b->first_layer = first_layer;
+    b->last_layer = last_layer;
+    b->bytes = bytes;
+    b->after = after;
     if (p->comm == CP_COMM_NCCL) {
-        cp_ar_est e;
-        if (cp_nccl_allreduce(p->cluster, p->cfg.gpus, bytes, p->cfg.algo, &e, err))
+        if (cp_nccl_allreduce(p->cluster, p->cfg.gpus, bytes, p->cfg.algo, &b->ar, err))
             return -1;
-        int node = cp_tree_fixed(tr, dag, "all-reduce", e.time_ms);
+        int node = cp_tree_fixed(tr, dag, "all-reduce", b->ar.time_ms);
         if (node < 0 || cp_tree_place(tr, node, 1, after))
             return cp_fail(err, NULL, NULL, "out of memory");
-        return node;
+        return b->first_node = b->node = node;
     }
-    cp_ps_est e;
-    if (cp_ps_exchange(p->cluster, p->cfg.gpus, bytes, &p->cfg.ps, &e, err))
+    cp_ps_est *e = &b->ps;
+    if (cp_ps_exchange(p->cluster, p->cfg.gpus, bytes, &p->cfg.ps, e, err))
         return -1;
-    int push = cp_tree_fixed(tr, dag, "push to PS", e.push_ms);
-    int agg = cp_tree_fixed(tr, dag, "PS aggregate + SGD", e.aggregate_ms);
-    int pull = cp_tree_fixed(tr, dag, "pull from PS", e.pull_ms);
+    int push = cp_tree_fixed(tr, dag, "push to PS", e->push_ms);
+    int agg = cp_tree_fixed(tr, dag, "PS aggregate + SGD", e->aggregate_ms);
+    int pull = cp_tree_fixed(tr, dag, "pull from PS", e->pull_ms);
     /* A server process moving one message at a time takes the whole bucket
      * on its own stream; separate links pipeline push, sum and pull. */
-    int r_push = e.one_stream ? 2 : 1, r_pull = e.one_stream ? 2 : 3;
+    int r_push = e->one_stream ? 2 : 1, r_pull = e->one_stream ? 2 : 3;
     if (push < 0 || agg < 0 || pull < 0 || cp_tree_place(tr, push, r_push, after) ||
         cp_tree_place(tr, agg, 2, push) || cp_tree_place(tr, pull, r_pull, agg))
         return cp_fail(err, NULL, NULL, "out of memory");
-    return pull;
+    b->first_node = push;
+    return b->node = pull;
 }
 
 static int build(cp_dist_prediction *p, cp_error *err)
@@ -178,7 +193,7 @@ static int build(cp_dist_prediction *p, cp_error *err)
     tr->t[dag].interference = p->comm == CP_COMM_NCCL ? fmin(0.5, 16.0 / slow_dev->sm_count) : 0.03;
 
     double bucket = p->cfg.bucket_mb * 1e6, acc = 0;
-    int last_compute = -1, last_comm = -1;
+    int last_compute = -1, last_comm = -1, first_layer = -1, last_layer = -1;
     for (int i = net->n_layers - 1; i >= 0; i--) {
         double longest = 0;
         for (int g = 0; g < p->n_groups; g++)
@@ -193,14 +208,21 @@ static int build(cp_dist_prediction *p, cp_error *err)
         if (node < 0 || cp_tree_place(tr, node, 0, -1))
             return cp_fail(err, NULL, NULL, "out of memory");
         last_compute = node;
+        if (net->layers[i].params > 0) { /* the bucket's layers: those with gradients */
+            if (first_layer < 0)
+                first_layer = i;
+            last_layer = i;
+        }
         acc += grad_bytes_of(&p->cfg, &net->layers[i]);
         if (exchanging && p->cfg.overlap && acc >= bucket) {
-            if ((last_comm = exchange_bucket(p, dag, node, acc, err)) < 0)
+            if ((last_comm = exchange_bucket(p, dag, node, acc, first_layer, i, err)) < 0)
                 return -1;
             acc = 0;
+            first_layer = -1;
         }
     }
-    if (exchanging && acc > 0 && (last_comm = exchange_bucket(p, dag, last_compute, acc, err)) < 0)
+    if (exchanging && acc > 0 &&
+        (last_comm = exchange_bucket(p, dag, last_compute, acc, first_layer, last_layer, err)) < 0)
         return -1;
     /* The workers apply SGD themselves, except under a PS, which did. */
     p->phase[3] = per_group(p, root, exchanging && p->comm == CP_COMM_PS ? "update (on the PS)" : "update",
@@ -214,8 +236,12 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
                         cp_single_cache *cache, cp_dist_prediction *p, cp_error *err)
 {
     cp_tree tree = p->tree;
+    cp_dist_bucket *bucket = p->bucket;
+    int bucket_cap = p->bucket_cap;
     memset(p, 0, sizeof *p);
     p->tree = tree;
+    p->bucket = bucket;
+    p->bucket_cap = bucket_cap;
     p->tree.n = p->tree.nk = 0;
     p->cfg = *cfg;
     p->net = net;
@@ -314,4 +340,7 @@ int cp_predict_distributed(const cp_network *net, const cp_cluster *cl, const cp
 void cp_dist_prediction_free(cp_dist_prediction *p)
 {
     cp_tree_free(&p->tree);
+    free(p->bucket);
+    p->bucket = NULL;
+    p->bucket_cap = p->buckets = 0;
 }

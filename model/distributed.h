@@ -35,6 +35,19 @@ typedef struct {
     const cp_eager_costs *eager_costs; /* NULL: each device profile's own */
 } cp_dist_config;
 
+/* One gradient bucket: the layers whose gradients it holds and how they
+ * were exchanged (--explain). Layers are indices into the network, the
+ * bucket holding last_layer .. first_layer (backward produces the higher
+ * index first); nodes are indices into the prediction's tree. */
+typedef struct {
+    int first_layer, last_layer;
+    double bytes;
+    int after;            /* the backward node it waits for */
+    int first_node, node; /* its exchange's first and last nodes (PS: push, pull; NCCL: the all-reduce) */
+    cp_ar_est ar;         /* NCCL */
+    cp_ps_est ps;         /* PS */
+} cp_dist_bucket;
+
 /* Single-GPU predictions by (device, batch, precision): a sweep or a
  * cluster of one GPU model predicts each only once. Zero-initialise. */
 #define CP_SINGLE_CACHE 64
@@ -77,6 +90,8 @@ typedef struct {
     double exposed_exchange_ms; /* what the exchange adds to the iteration */
     double grad_bytes;
     int buckets;
+    cp_dist_bucket *bucket; /* buckets of them, in the order backward fills them */
+    int bucket_cap;
     double images_per_s, scaling_efficiency;
     cp_ar_est ar; /* whole-gradient all-reduce (NCCL) */
     cp_ps_est ps; /* whole-gradient exchange (PS) */

@@ -124,6 +124,12 @@ static int put_dist(FILE *f, const void *d, int fmt)
     return cp_report_distributed(f, d, (cp_format)fmt);
 }
 
+static int put_dist_explain(FILE *f, const void *d, int unused)
+{
+    (void)unused;
+    return cp_report_dist_explain(f, d);
+}
+
 static int put_dist_trace(FILE *f, const void *d, int unused)
 {
     (void)unused;
@@ -132,8 +138,8 @@ static int put_dist_trace(FILE *f, const void *d, int unused)
 
 int cp_cmd_predict_distributed(const cp_options *o)
 {
-    if (o->explain)
-        return cp_bad("--explain is for one GPU; use --trace FILE to see a multi-GPU iteration");
+    if (o->layer)
+        return cp_bad("--layer is for one GPU's --explain; several GPUs explain their exchange bucket by bucket");
     dist_setup s;
     int rc = setup(o, &s, 0);
     if (rc)
@@ -144,7 +150,7 @@ int cp_cmd_predict_distributed(const cp_options *o)
     if (cp_predict_distributed(&s.net, &s.cl, &s.cfg, &cache, &p, &err)) {
         rc = cp_bad("%s", err.msg);
     } else {
-        rc = cp_write_result(o->output, put_dist, &p, s.fmt);
+        rc = cp_write_result(o->output, o->explain ? put_dist_explain : put_dist, &p, s.fmt);
         if (!rc && o->trace)
             rc = cp_write_result(o->trace, put_dist_trace, &p, 0);
     }

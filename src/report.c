@@ -368,6 +368,29 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
     return ferror(f) ? -1 : 0;
 }
 
+/* The exchange bucket by bucket, times from the start of backward. */
+static void bucket_json(cJSON *o, const cp_dist_prediction *d)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, "bucket_schedule");
+    const cp_task *t = d->tree.t;
+    for (int i = 0; a && i < d->buckets; i++) {
+        const cp_dist_bucket *b = &d->bucket[i];
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddItemToArray(a, e))
+            return;
+        cJSON_AddNumberToObject(e, "bytes", b->bytes);
+        cJSON_AddStringToObject(e, "first_layer", d->net->layers[b->first_layer].name);
+        cJSON_AddStringToObject(e, "last_layer", d->net->layers[b->last_layer].name);
+        cJSON_AddNumberToObject(e, "ready_ms", t[b->after].end_ms);
+        cJSON_AddNumberToObject(e, "start_ms", t[b->first_node].start_ms);
+        cJSON_AddNumberToObject(e, "end_ms", t[b->node].end_ms);
+        if (d->comm == CP_COMM_NCCL) {
+            cJSON_AddStringToObject(e, "algorithm", cp_ar_algo_name(b->ar.algo));
+            cJSON_AddStringToObject(e, "protocol", cp_proto_name(b->ar.proto));
+        }
+    }
+}
+
 int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
 {
     const cp_prediction *s = d->group[d->slowest];
@@ -389,6 +412,7 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
         cJSON_AddNumberToObject(o, "exposed_exchange_ms", d->exposed_exchange_ms);
         cJSON_AddNumberToObject(o, "gradient_bytes", d->grad_bytes);
         cJSON_AddNumberToObject(o, "buckets", d->buckets);
+        bucket_json(o, d);
         cJSON_AddNumberToObject(o, "scaling_efficiency", d->scaling_efficiency);
         cJSON_AddStringToObject(o, "slowest_device", d->group_dev[d->slowest]->id);
         cJSON_AddStringToObject(o, "dominant", d->dominant);
@@ -534,5 +558,68 @@ int cp_report_explain(FILE *f, const cp_prediction *p, const char *only_layer)
             cp_flynn_name(p->sys.units[CP_UNIT_HOST].cls), p->sys.units[CP_UNIT_GPU].name,
             cp_flynn_name(p->sys.units[CP_UNIT_GPU].cls));
     explain_node(f, p, p->root, 0, only_layer);
+    return ferror(f) ? -1 : 0;
+}
+
+static void explain_nccl_bucket(FILE *f, const cp_dist_prediction *d, const cp_dist_bucket *b)
+{
+    const cp_task *t = d->tree.t;
+    fprintf(f, "      all-reduce %.4f -> %.4f ms: %s/%s, %.4f ms on its own (latency %.4f, volume %.4f, %s)\n",
+            t[b->node].start_ms, t[b->node].end_ms, cp_ar_algo_name(b->ar.algo), cp_proto_name(b->ar.proto),
+            b->ar.time_ms, b->ar.latency_ms, b->ar.bandwidth_ms, b->ar.bottleneck ? b->ar.bottleneck : "link");
+    if (b->ar.algo == CP_AR_HIERARCHICAL)
+        return; /* not NCCL's: no tuner estimate picked its protocol */
+    fprintf(f, "      NCCL's tuner, latency + bytes / algbw (us):");
+    const cp_ar_algo algos[] = {CP_AR_RING, CP_AR_TREE};
+    for (int a = 0; a < 2; a++)
+        for (int q = CP_PROTO_LL; q <= CP_PROTO_SIMPLE; q++) {
+            double lat, bw;
+            cp_error err;
+            if (cp_nccl_tuner_estimate(d->cluster, d->cfg.gpus, b->bytes, algos[a], (cp_proto)q, &lat, &bw, &err))
+                continue;
+            int picked = b->ar.algo == algos[a] && b->ar.proto == (cp_proto)q;
+            fprintf(f, " %s%s/%s %.1f", picked ? "*" : "", cp_ar_algo_name(algos[a]), cp_proto_name((cp_proto)q),
+                    lat + b->bytes / (bw * 1e3));
+        }
+    fprintf(f, "\n");
+}
+
+static void explain_ps_bucket(FILE *f, const cp_dist_prediction *d, const cp_dist_bucket *b)
+{
+    const cp_task *t = d->tree.t;
+    int push = b->first_node, agg = t[push].next, pull = b->node;
+    fprintf(f, "      push %.4f -> %.4f, aggregate + SGD %.4f -> %.4f, pull %.4f -> %.4f ms%s\n", t[push].start_ms,
+            t[push].end_ms, t[agg].start_ms, t[agg].end_ms, t[pull].start_ms, t[pull].end_ms,
+            b->ps.one_stream ? " (one server process: push, sum and pull queue on it)" : "");
+    fprintf(f, "      on its own %.4f ms, bounded by the %s: %s\n", b->ps.time_ms, b->ps.bottleneck, b->ps.why);
+}
+
+int cp_report_dist_explain(FILE *f, const cp_dist_prediction *d)
+{
+    const cp_task *t = d->tree.t, *dag = &t[d->phase[2]];
+    const cp_network *net = d->net;
+    fprintf(f, "task tree of one iteration: %s on %d GPU%s of %s, batch %d per GPU, %s (system: %s)\n", net->name,
+            d->cfg.gpus, d->cfg.gpus == 1 ? "" : "s", d->cluster->name, d->cfg.batch, cp_precision_name(d->cfg.prec),
+            cp_flynn_name(d->sys.cls));
+    fprintf(f, "iteration: %.4f ms  [sequential, sum, 4 subtasks]\n", d->iteration_ms);
+    fprintf(f, "  loading: %.4f ms  [every GPU group; the slowest, Eq. 5-15]\n", d->loading_ms);
+    fprintf(f, "  forward: %.4f ms  [every GPU group; the slowest, Eq. 5-15]\n", d->forward_ms);
+    fprintf(f, "  %s: %.4f ms  [DAG: each layer's backward on the compute stream, %d bucket%s exchanged beside it; "
+               "compute at %.0f%% while the exchange holds SMs]\n",
+            dag->name, d->backward_ms, d->buckets, d->buckets == 1 ? "" : "s", 100 * (1 - dag->interference));
+    fprintf(f, "    backward alone %.4f ms; exchange %.4f ms on its own, %.4f ms not hidden; times below from the "
+               "start of backward\n",
+            d->compute_backward_ms, d->exchange_ms, d->exposed_exchange_ms);
+    for (int i = 0; i < d->buckets; i++) {
+        const cp_dist_bucket *b = &d->bucket[i];
+        fprintf(f, "    bucket %d: %.2f MB of gradients of %s .. %s, ready at %.4f ms\n", i + 1, b->bytes / 1e6,
+                net->layers[b->first_layer].name, net->layers[b->last_layer].name, t[b->after].end_ms);
+        if (d->comm == CP_COMM_NCCL)
+            explain_nccl_bucket(f, d, b);
+        else
+            explain_ps_bucket(f, d, b);
+    }
+    fprintf(f, "  update: %.4f ms  [%s]\n", d->update_ms,
+            d->comm == CP_COMM_PS && d->cfg.gpus > 1 ? "applied by the parameter server" : "SGD on every GPU");
     return ferror(f) ? -1 : 0;
 }

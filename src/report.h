@@ -30,5 +30,9 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt);
  * counts, occupancy, regime and cycles. only_layer (or NULL) restricts the
  * listing to one layer's passes. */
 int cp_report_explain(FILE *f, const cp_prediction *p, const char *only_layer);
+/* The same for several GPUs: the phases, then the exchange bucket by
+ * bucket (its layers, when backward produced them, when it ran, and for
+ * NCCL the algorithm and protocol with NCCL's own estimates that picked it). */
+int cp_report_dist_explain(FILE *f, const cp_dist_prediction *d);
 
 #endif

@@ -57,6 +57,16 @@ static double iteration(const cp_network *n, const cp_cluster *cl, cp_dist_confi
     return t;
 }
 
+/* The cluster --device h100 --gpus n assumes; *d holds its device. */
+static cp_cluster h100_cluster(cp_device *d, int gpus)
+{
+    cp_cluster cl;
+    cp_error err;
+    assert_int_equal(cp_device_load("h100", d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&cl, d, gpus, &err), 0);
+    return cl;
+}
+
 /* The bytes exchanged are those the training keeps: cnnperf-measure's
  * 16-bit training 2 per parameter (batch norm's 4), PyTorch's mixed
  * precision (eager mode) and fp32 4 each; a PS pulls fp32 parameters. */
@@ -64,10 +74,8 @@ static void test_gradient_bytes(void **state)
 {
     (void)state;
     cp_device d;
-    cp_cluster cl;
+    cp_cluster cl = h100_cluster(&d, 2);
     cp_error err;
-    assert_int_equal(cp_device_load("h100", &d, &err), 0);
-    assert_int_equal(cp_cluster_homogeneous(&cl, &d, 2, &err), 0);
     double bn = 0;
     for (int i = 0; i < r50.n_layers; i++)
         if (strcmp(r50.layers[i].kind->name, "batchnorm") == 0)
@@ -101,10 +109,8 @@ static void test_one_gpu(void **state)
 {
     (void)state;
     cp_device d;
-    cp_cluster cl;
+    cp_cluster cl = h100_cluster(&d, 1);
     cp_error err;
-    assert_int_equal(cp_device_load("h100", &d, &err), 0);
-    assert_int_equal(cp_cluster_homogeneous(&cl, &d, 1, &err), 0);
     cp_prediction single = {0};
     assert_int_equal(cp_predict(&r50, &d, 32, CP_PREC_FP32, &single, &err), 0);
     for (int c = CP_COMM_NONE; c <= CP_COMM_AUTO; c++) {
@@ -251,10 +257,8 @@ static void test_large(void **state)
 {
     (void)state;
     cp_device d;
-    cp_cluster cl;
+    cp_cluster cl = h100_cluster(&d, 1024);
     cp_error err;
-    assert_int_equal(cp_device_load("h100", &d, &err), 0);
-    assert_int_equal(cp_cluster_homogeneous(&cl, &d, 1024, &err), 0);
     cp_dist_prediction p = {0};
     cp_dist_config cfg = config(1024, CP_COMM_NCCL, 1);
     assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), 0);
