@@ -278,6 +278,31 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n
 typedef int (*algorithm_fn)(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout,
                             int h, int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err);
 
+/* PyTorch's FP32 3x3 weight gradients with 48 or more channels on both
+ * sides have no GEMM like the model's split-K tile. The graph API ran
+ * nine of the ten such layer microbenchmarks as winograd_nonfused (engine
+ * 17), and Nsight Compute shows its GEMM unsplit: 144 blocks of 64 threads
+ * for 64 -> 64 channels (validation/layerbench-h100/graph-3x3/). Timed as a
+ * split-K GEMM, the 64-channel layers came out at 0.48 of the measured
+ * time and the rest at 0.7-0.96; timed as Winograd, at 0.7-1.17. So the
+ * candidates there are Winograd and cuDNN's own weight-gradient kernels
+ * (model/wgrad.c). With fewer channels on a side the calibration set's
+ * layers ran other engines: implicit GEMM (engine 20) for 16 and 32 input
+ * channels, FFT (18) for DenseNet's 32 outputs, where Winograd's time is
+ * 1.2-1.7x the measured one. Those keep the GEMM, as do planes smaller than
+ * 13x13, the smallest this was measured on: there the model's four
+ * Winograd kernels are launch-bound, and on 7x7 a V100's backward came out
+ * at 3.8x its forward, past what any measured layer shows. */
+#define WINOGRAD_WGRAD_MIN_CHANNELS 48
+#define WINOGRAD_WGRAD_MIN_PLANE 13
+
+static bool pytorch_fp32_3x3_wgrad(const cp_layer *l, cp_pass pass, const cp_exec *x)
+{
+    return pytorch_winograd(pass, x) && winograd_fits(l, pass, x) && l->in[0].c >= WINOGRAD_WGRAD_MIN_CHANNELS &&
+           l->out_c >= WINOGRAD_WGRAD_MIN_CHANNELS && l->out.h >= WINOGRAD_WGRAD_MIN_PLANE &&
+           l->out.w >= WINOGRAD_WGRAD_MIN_PLANE;
+}
+
 /* Implicit GEMM, Winograd or FFT, whichever the model times fastest, as
  * cudnnFind picks: the kernels written, or -1 on error. */
 static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max,
@@ -287,7 +312,9 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     cp_kernel alt[ALT];
     cp_shape in = l->in[0], o = l->out;
     double n = x->batch, xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
-    int ng = gemm_pass(l, pass, x, out, max, err);
+    int ng = pytorch_fp32_3x3_wgrad(l, pass, x)
+                 ? cp_wgrad_fp32_kernels(x->dev, l->out_c, in.c * 9.0, n, (double)o.h * o.w, xb, yb, out, max, err)
+                 : gemm_pass(l, pass, x, out, max, err);
     if (ng < 0)
         return -1;
     double best = cp_kernels_ms(out, ng, x->dev, INFINITY, err);
