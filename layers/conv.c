@@ -172,11 +172,13 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, dou
     else
         out[k++] = cp_stream_kernel(d, x->prec, "winograd_grad_transform", tiles * cout, out_bytes,
                                     WINO_POINTS * tiles * cout * b, 240.0 * tiles * cout);
-    /* PyTorch's winograd_nonfused weight gradient does not split its long
+    /* winograd_nonfused's weight gradient does not split its long
      * reduction: its GEMM's grid is the filters' tiles times the 36 points
-     * ([8, 8, 36] for 512 channels, [1, 1, 36] blocks of 64x64 would be 64
-     * channels: validation/h100/ncu/kernels-torch-networks-h100.json) */
-    int split = !wgrad ? 0 : x->algos == CP_ALGOS_PYTORCH ? -1 : 1;
+     * ([8, 8, 36] for 512 channels in PyTorch's trace,
+     * validation/h100/ncu/kernels-torch-networks-h100.json; [2, 2, 36] of
+     * 32x32 for 64 in the graph API's, validation/layerbench-h100/graph-3x3/).
+     * cudnnFind's WINOGRAD_NONFUSED is the same implementation. */
+    int split = wgrad ? -1 : 0;
     cp_gemm g = wgrad ? (cp_gemm){cout, cin, tiles, WINO_POINTS, volume, split}
                       : (cp_gemm){tiles, cout, cin, WINO_POINTS, volume, split};
     int r = cp_gemm_kernels(d, x->prec, &g, "winograd_gemm", x->gemm_tiles, out + k, max - k, err);
@@ -278,27 +280,29 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n
 typedef int (*algorithm_fn)(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout,
                             int h, int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err);
 
-/* PyTorch's FP32 3x3 weight gradients with 48 or more channels on both
- * sides have no GEMM like the model's split-K tile. The graph API ran
+/* FP32 3x3 weight gradients with 48 or more channels on both sides have no
+ * GEMM like the model's split-K tile, through either API. The graph API ran
  * nine of the ten such layer microbenchmarks as winograd_nonfused (engine
  * 17), and Nsight Compute shows its GEMM unsplit: 144 blocks of 64 threads
  * for 64 -> 64 channels (validation/layerbench-h100/graph-3x3/). Timed as a
  * split-K GEMM, the 64-channel layers came out at 0.48 of the measured
- * time and the rest at 0.7-0.96; timed as Winograd, at 0.7-1.17. So the
+ * time and the rest at 0.7-0.96; timed as Winograd, at 0.7-1.17. On the
+ * calibration set cudnnFind picks the same two algorithms for them
+ * (WINOGRAD_NONFUSED or FFT), and the graph API engines 17 and 18. So the
  * candidates there are Winograd and cuDNN's own weight-gradient kernels
  * (model/wgrad.c). With fewer channels on a side the calibration set's
- * layers ran other engines: implicit GEMM (engine 20) for 16 and 32 input
- * channels, FFT (18) for DenseNet's 32 outputs, where Winograd's time is
- * 1.2-1.7x the measured one. Those keep the GEMM, as do planes smaller than
- * 13x13, the smallest this was measured on: there the model's four
- * Winograd kernels are launch-bound, and on 7x7 a V100's backward came out
- * at 3.8x its forward, past what any measured layer shows. */
+ * layers ran other algorithms: implicit GEMM (engine 20; cudnnFind's 0 and
+ * 3) for 16 and 32 input channels, FFT for DenseNet's 32 outputs, where
+ * Winograd times 1.2-1.7x the measured. Those keep the GEMM, as do planes
+ * smaller than 13x13, the smallest this was measured on: there the model's
+ * four Winograd kernels are launch-bound, and on 7x7 a V100's backward came
+ * out at 3.8x its forward, past what any measured layer shows. */
 #define WINOGRAD_WGRAD_MIN_CHANNELS 48
 #define WINOGRAD_WGRAD_MIN_PLANE 13
 
-static bool pytorch_fp32_3x3_wgrad(const cp_layer *l, cp_pass pass, const cp_exec *x)
+static bool fp32_3x3_wgrad_without_gemm(const cp_layer *l, cp_pass pass, const cp_exec *x)
 {
-    return pytorch_winograd(pass, x) && winograd_fits(l, pass, x) && l->in[0].c >= WINOGRAD_WGRAD_MIN_CHANNELS &&
+    return pass == CP_PASS_BWD_WEIGHT && winograd_fits(l, pass, x) && l->in[0].c >= WINOGRAD_WGRAD_MIN_CHANNELS &&
            l->out_c >= WINOGRAD_WGRAD_MIN_CHANNELS && l->out.h >= WINOGRAD_WGRAD_MIN_PLANE &&
            l->out.w >= WINOGRAD_WGRAD_MIN_PLANE;
 }
@@ -312,7 +316,7 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     cp_kernel alt[ALT];
     cp_shape in = l->in[0], o = l->out;
     double n = x->batch, xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
-    int ng = pytorch_fp32_3x3_wgrad(l, pass, x)
+    int ng = fp32_3x3_wgrad_without_gemm(l, pass, x)
                  ? cp_wgrad_fp32_kernels(x->dev, l->out_c, in.c * 9.0, n, (double)o.h * o.w, xb, yb, out, max, err)
                  : gemm_pass(l, pass, x, out, max, err);
     if (ng < 0)

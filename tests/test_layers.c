@@ -294,13 +294,13 @@ static void test_conv_algorithm_sets(void **state)
     assert_null(strstr(torch, "winograd"));
 }
 
-/* PyTorch's FP32 3x3 weight gradient (layers/conv.c, WINOGRAD_WGRAD_MIN_*):
- * Winograd or cuDNN's own weight-gradient kernels where both sides have 48
- * channels or more and the plane is 13x13 or larger, never the split-K GEMM
- * (the layer microbenchmark 64 -> 64 on 100x100 at b64 measured 1.79 ms
- * through the graph API; the GEMM had timed it at 0.86); with 32 output
- * channels or on 7x7, the GEMM. */
-static void wgrad_names(int cin, int hw, int cout, char *names, size_t cap, double *ms)
+/* The FP32 3x3 weight gradient (layers/conv.c, WINOGRAD_WGRAD_MIN_*), with
+ * either algorithm set: Winograd or cuDNN's own weight-gradient kernels
+ * where both sides have 48 channels or more and the plane is 13x13 or
+ * larger, never the split-K GEMM (the layer microbenchmark 64 -> 64 on
+ * 100x100 at b64 measured 1.79 ms through the graph API; the GEMM had
+ * timed it at 0.86); with 32 output channels or on 7x7, the GEMM. */
+static void wgrad_names(cp_algos algos, int cin, int hw, int cout, char *names, size_t cap, double *ms)
 {
     char layer[160];
     snprintf(layer, sizeof layer,
@@ -308,24 +308,28 @@ static void wgrad_names(int cin, int hw, int cout, char *names, size_t cap, doub
              cout);
     cp_network n;
     one_layer(&n, cin, hw, layer);
-    *ms = pass_ms_with(&n.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP32, 64, CP_ALGOS_PYTORCH, names, cap);
+    *ms = pass_ms_with(&n.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP32, 64, algos, names, cap);
     cp_network_free(&n);
 }
 
-static void test_pytorch_3x3_weight_gradient(void **state)
+static void test_3x3_weight_gradient(void **state)
 {
     (void)state;
     char names[512];
     double ms;
-    wgrad_names(64, 100, 64, names, sizeof names, &ms);
-    print_message("PyTorch FP32 3x3 wgrad 64 -> 64, 100x100, b64: %s= %.3f ms (measured 1.793)\n", names, ms);
-    assert_non_null(strstr(names, "winograd_gemm"));
-    assert_null(strstr(names, "conv_wgrad"));
-    assert_true(ms > 0.7 * 1.793 && ms < 1.3 * 1.793);
-    wgrad_names(128, 50, 32, names, sizeof names, &ms); /* DenseNet-like: FFT or GEMM engines, not Winograd */
-    assert_non_null(strstr(names, "conv_wgrad"));
-    wgrad_names(512, 7, 512, names, sizeof names, &ms);
-    assert_null(strstr(names, "wgrad_engine"));
+    for (int a = 0; a < 2; a++) {
+        cp_algos algos = a ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
+        wgrad_names(algos, 64, 100, 64, names, sizeof names, &ms);
+        print_message("FP32 3x3 wgrad 64 -> 64, 100x100, b64 (%s): %s= %.3f ms (graph API measured 1.793)\n",
+                      a ? "PyTorch" : "cudnnFind", names, ms);
+        assert_non_null(strstr(names, "winograd_gemm"));
+        assert_null(strstr(names, "conv_wgrad"));
+        assert_true(ms > 0.7 * 1.793 && ms < 1.3 * 1.793);
+        wgrad_names(algos, 128, 50, 32, names, sizeof names, &ms); /* DenseNet-like: other engines */
+        assert_non_null(strstr(names, "conv_wgrad"));
+        wgrad_names(algos, 512, 7, 512, names, sizeof names, &ms);
+        assert_null(strstr(names, "wgrad_engine"));
+    }
 }
 
 /* Max-pool backward: a chain of dependent accesses per plane (up to 56x56)
@@ -396,7 +400,7 @@ int main(void)
         cmocka_unit_test(test_conv_layout),
         cmocka_unit_test(test_conv_three_channels),
         cmocka_unit_test(test_conv_algorithm_sets),
-        cmocka_unit_test(test_pytorch_3x3_weight_gradient),
+        cmocka_unit_test(test_3x3_weight_gradient),
         cmocka_unit_test(test_fft_tiling),
         cmocka_unit_test(test_pool_forward),
         cmocka_unit_test(test_pool_backward),

@@ -12,8 +12,15 @@
  *    (model/wgrad.c): measured, its backward is 0.8-6.3x its forward, above
  *    3x in 367 of 752 layer runs (cudnnFind's GPU times, validation/h100 and
  *    h200, fp32), and the analytic forward is up to 2x faster than measured
- *    before calibration; those are held under 10x. The first layer computes
- *    no input gradient, so its backward is one GEMM against forward's one. */
+ *    before calibration; those are held under 10x. cudnnFind's FP32 3x3
+ *    weight gradients of 48+ channels run as WINOGRAD_NONFUSED with its GEMM
+ *    unsplit (layers/conv.c): measured, such a layer's backward is 2.97-3.42x
+ *    its forward (ResNet-18/34/101's 64 -> 64 layers on the H100,
+ *    validation/h100/resnet18-b32-fp32.json, holdout/resnet34-b64-fp32.json,
+ *    holdout/resnet101-b32-fp32.json), and the analytic Winograd forward is
+ *    up to 1.4x faster than measured; those are held under 5x. The first
+ *    layer computes no input gradient, so its backward is one GEMM against
+ *    forward's one. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,7 +59,8 @@ static void for_each_network(void (*fn)(const cp_network *, const cp_device *, c
 }
 
 /* per algorithm set: [0] cudnnFind's, [1] PyTorch's */
-static long convs[2], convs_above_3[2], convs_below_1[2], engine_convs;
+static long convs[2], convs_above_3[2], convs_below_1[2], engine_convs, wino_over;
+static double wino_max;
 
 static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precision prec, int batch, cp_algos algos)
 {
@@ -85,7 +93,16 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
             const cp_layer *l = &n->layers[i];
             bool engine = algos == CP_ALGOS_FIND && prec == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 &&
                           l->kw == 1;
-            if (b < lowest * f * (1 - 1e-9) || b > (engine ? 10.0 : 3.6) * f)
+            /* cudnnFind's FP32 3x3 weight gradient as WINOGRAD_NONFUSED with
+             * its GEMM unsplit (layers/conv.c, WINOGRAD_WGRAD_MIN_*) */
+            bool wino = algos == CP_ALGOS_FIND && prec == CP_PREC_FP32 && l->groups == 1 && l->kh == 3 &&
+                        l->kw == 3 && l->sh == 1 && l->sw == 1 && l->in[0].c >= 48 && l->out_c >= 48 &&
+                        l->out.h >= 13;
+            if (wino && b > 3.6 * f) {
+                wino_over++;
+                wino_max = fmax(wino_max, b / f);
+            }
+            if (b < lowest * f * (1 - 1e-9) || b > (engine ? 10.0 : wino ? 5.0 : 3.6) * f)
                 fail_msg("%s %s %s %s: backward %g ms vs forward %g ms", n->name, d->id, cp_precision_name(prec),
                          l->name, b, f);
             if (engine) {
@@ -123,6 +140,8 @@ static void test_roofline_and_sums(void **state)
                       set ? "PyTorch's" : "cudnnFind's", convs_above_3[set], convs[set], convs_below_1[set]);
     print_message("cudnnFind's FP32 1x1 convolutions on cuDNN's weight-gradient kernels: %ld, held under 10x\n",
                   engine_convs);
+    print_message("cudnnFind's FP32 3x3 Winograd weight gradients past 3.6x: %ld, at most %.2fx (held under 5x)\n",
+                  wino_over, wino_max);
     long all = convs[0] + convs[1], above = convs_above_3[0] + convs_above_3[1];
     assert_true(all > 1000 && above * 200 < all);
 }
