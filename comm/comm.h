@@ -27,13 +27,13 @@ typedef struct {
     const char *bottleneck; /* the link that sets the bandwidth term: "intra-node", "network", ... */
 } cp_ar_est;
 
-/* All-reduce of `bytes` over the first `gpus` GPUs of the cluster. The
- * algorithm (CP_AR_AUTO: ring or tree) and the protocol are those NCCL's
- * tuner picks by its own estimates (cp_nccl_tuner_estimate); the time is
- * this model's for that pick, which need not be the fastest. Hierarchical,
- * not an NCCL algorithm, gets its fastest protocol. One GPU: zero time.
- * Returns -1 on a request the cluster cannot serve (more GPUs than it has,
- * bytes < 0). */
+/* All-reduce of `bytes` over the first `gpus` GPUs of the cluster. Ring
+ * and tree run the protocol NCCL's tuner picks by its own estimates
+ * (cp_nccl_tuner_estimate), timed by this model: it need not be the
+ * fastest. Hierarchical, not an NCCL algorithm, takes its fastest protocol
+ * across nodes and is the ring on one node. CP_AR_AUTO takes the fastest
+ * algorithm. One GPU: zero time. Returns -1 on a request the cluster cannot
+ * serve (more GPUs than it has, bytes < 0). */
 int cp_nccl_allreduce(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, cp_ar_est *out,
                       cp_error *err);
 

@@ -2,9 +2,9 @@
  * three NCCL protocols, as closed forms of Eq. 5-10 applied per step:
  * a step moving a chunk over a hop costs L_hop + chunk / B_hop, and the
  * steps of one algorithm run back to back. Each algorithm's comment gives
- * its form. Which algorithm and protocol run is NCCL's choice, made by
- * NCCL's own cost model (its tuner, reproduced below), not the fastest by
- * this one. Nothing here loops over GPUs: 2 or 1,024 cost the same. */
+ * its form. Which protocol runs is NCCL's choice, made by NCCL's own cost
+ * model (its tuner, reproduced below), not the fastest by this one.
+ * Nothing here loops over GPUs: 2 or 1,024 cost the same. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -217,7 +217,8 @@ const char *cp_ar_algo_name(cp_ar_algo a)
  * file's, and its pick is not always the fastest: on 2 x H100 NCCL runs
  * Simple from 2 MiB on, where LL, forced, took 21.8 us against Simple's
  * 29.5 (validation/h100x2/nccl-protocols/). So the pick is NCCL's, the time
- * of what it picked this file's.
+ * of what it picked this file's. (Its choice between ring and tree is not
+ * followed: see cp_nccl_allreduce.)
  *
  * NCCL 2.28.3 printed its table on 2 x H100 over NVLink
  * (NCCL_DEBUG_SUBSYS=TUNING; validation/h100x2/nccl-protocols/nccl-tuner-2xh100.json):
