@@ -894,6 +894,9 @@ ncu_profile() {
     metrics=gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread
     metrics=$metrics,smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum
     metrics=$metrics,sm__warps_active.avg.pct_of_peak_sustained_active
+    # FFMA thread instructions: issue slots per FFMA of a kernel without
+    # knowing its tile's reduction (the FFT GEMM, session 17's open item)
+    metrics=$metrics,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
     "$ncu" --version 2>&1 | tail -1
     while read -r net batch prec; do
         [ -n "$net" ] || continue
