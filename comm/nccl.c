@@ -274,17 +274,17 @@ static void tuner_estimate(const cp_cluster *c, const ar_setup *s, cp_ar_algo a,
     }
 }
 
-/* The protocol NCCL runs for algorithm a (ring or tree); *us its estimate. */
-static cp_proto tuner_proto(const cp_cluster *c, const ar_setup *s, cp_ar_algo a, double *us)
+/* The protocol NCCL runs for algorithm a (ring or tree). */
+static cp_proto tuner_proto(const cp_cluster *c, const ar_setup *s, cp_ar_algo a)
 {
     cp_proto best = CP_PROTO_SIMPLE;
-    *us = HUGE_VAL;
+    double best_us = HUGE_VAL;
     for (int p = 0; p < N_PROTOS; p++) {
         double lat, bw;
         tuner_estimate(c, s, a, (cp_proto)p, &lat, &bw);
         double t = lat + s->s / (bw * 1e3);
-        if (t < *us) {
-            *us = t;
+        if (t < best_us) {
+            best_us = t;
             best = (cp_proto)p;
         }
     }
@@ -360,15 +360,20 @@ int cp_nccl_allreduce(const cp_cluster *c, int gpus, double bytes, cp_ar_algo al
     int first = algo == CP_AR_AUTO ? 0 : (int)algo, last = algo == CP_AR_AUTO ? N_ALGOS - 1 : (int)algo;
     double best = HUGE_VAL;
     for (int a = first; a <= last; a++) {
-        double us;
-        cp_proto p = tuner_proto(c, &s, a == CP_AR_TREE ? CP_AR_TREE : CP_AR_RING, &us);
-        if (a == CP_AR_HIERARCHICAL && s.n > 1)
+        cp_proto p = CP_PROTO_SIMPLE;
+        ar_cost k = {HUGE_VAL, 0, NULL};
+        if (a == CP_AR_HIERARCHICAL && s.n > 1) {
             for (int q = 0; q < N_PROTOS; q++) {
-                ar_cost x = cost(&s, (cp_ar_algo)a, (cp_proto)q), y = cost(&s, (cp_ar_algo)a, p);
-                if (x.lat_ms + x.bw_ms < y.lat_ms + y.bw_ms)
+                ar_cost x = cost(&s, (cp_ar_algo)a, (cp_proto)q);
+                if (x.lat_ms + x.bw_ms < k.lat_ms + k.bw_ms) {
+                    k = x;
                     p = (cp_proto)q;
+                }
             }
-        ar_cost k = cost(&s, (cp_ar_algo)a, p);
+        } else {
+            p = tuner_proto(c, &s, a == CP_AR_TREE ? CP_AR_TREE : CP_AR_RING);
+            k = cost(&s, (cp_ar_algo)a, p);
+        }
         if (k.lat_ms + k.bw_ms < best) {
             best = k.lat_ms + k.bw_ms;
             fill(out, &s, (cp_ar_algo)a, p, k);

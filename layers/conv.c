@@ -78,16 +78,47 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
  * set's 158 such passes (H100, cudnnFind's GPU times) the model's spread
  * drops from 0.27 to 0.22 (log of model / measured). PyTorch's path (graph
  * API engine 20) runs them up to 2x faster than these kernels on the same
- * shapes (DenseNet's transition1 0.62 against 1.26 ms), and other filters
- * were not profiled, so PyTorch's path and every other filter keep the
- * GEMM. */
+ * shapes (DenseNet's transition1 0.62 against 1.26 ms), so PyTorch's 1x1
+ * weight gradients keep the GEMM; other filters do too, except the FP32 3x3
+ * ones below. */
 static bool legacy_wgrad_engine(const cp_layer *l, const cp_exec *x, cp_precision pipe)
 {
     return x->algos == CP_ALGOS_FIND && pipe == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 && l->kw == 1;
 }
 
+static bool winograd_fits(const cp_layer *l, cp_pass pass, const cp_exec *x);
+
+/* FP32 3x3 weight gradients with 48 or more channels on both sides have no
+ * GEMM like the model's split-K tile, through either API. The graph API ran
+ * nine of the ten such layer microbenchmarks as winograd_nonfused (engine
+ * 17), and Nsight Compute shows its GEMM unsplit: 144 blocks of 64 threads
+ * for 64 -> 64 channels (validation/layerbench-h100/graph-3x3/). Timed as a
+ * split-K GEMM, the 64-channel layers came out at 0.48 of the measured
+ * time and the rest at 0.7-0.96; timed as Winograd, at 0.7-1.17. On the
+ * calibration set cudnnFind picks the same two algorithms for them
+ * (WINOGRAD_NONFUSED or FFT), and the graph API engines 17 and 18. So the
+ * candidates there are Winograd and cuDNN's own weight-gradient kernels
+ * (model/wgrad.c). With fewer channels on a side the calibration set's
+ * layers ran other algorithms: implicit GEMM (engine 20; cudnnFind's 0 and
+ * 3) for 16 and 32 input channels, FFT for DenseNet's 32 outputs, where
+ * Winograd times 1.2-1.7x the measured. Those keep the GEMM, as do planes
+ * smaller than 13x13, the smallest this was measured on: there the model's
+ * four Winograd kernels are launch-bound, and on 7x7 a V100's backward came
+ * out at 3.8x its forward, past what any measured layer shows. */
+#define WINOGRAD_WGRAD_MIN_CHANNELS 48
+#define WINOGRAD_WGRAD_MIN_PLANE 13
+
+static bool fp32_3x3_wgrad_without_gemm(const cp_layer *l, cp_pass pass, const cp_exec *x)
+{
+    return pass == CP_PASS_BWD_WEIGHT && winograd_fits(l, pass, x) && l->in[0].c >= WINOGRAD_WGRAD_MIN_CHANNELS &&
+           l->out_c >= WINOGRAD_WGRAD_MIN_CHANNELS && l->out.h >= WINOGRAD_WGRAD_MIN_PLANE &&
+           l->out.w >= WINOGRAD_WGRAD_MIN_PLANE;
+}
+
 /* The pass as one implicit GEMM on the pipe of precision `pipe` (x->prec, or
- * FP32 for a 16-bit pass that cuDNN runs on the FMA lanes). */
+ * FP32 for a 16-bit pass that cuDNN runs on the FMA lanes); a weight
+ * gradient cuDNN has no such GEMM for (the two rules above) as its own
+ * kernels instead. */
 static int gemm_on(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_precision pipe, cp_kernel *out, int max,
                    cp_error *err)
 {
@@ -107,7 +138,7 @@ static int gemm_on(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_precisi
         gm = (cp_gemm){n * in.h * in.w, cin, k < 1 ? 1 : k, g, xb + yb + wbytes, 0};
         what = "conv_dgrad";
     } else {
-        if (legacy_wgrad_engine(l, x, pipe))
+        if (legacy_wgrad_engine(l, x, pipe) || fp32_3x3_wgrad_without_gemm(l, pass, x))
             return cp_wgrad_fp32_kernels(x->dev, cout, cin * rs, n, (double)o.h * o.w, xb, yb, out, max, err);
         gm = (cp_gemm){cout, cin * rs, n * o.h * o.w, g, xb + yb + wbytes, 1};
         what = "conv_wgrad";
@@ -280,33 +311,6 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n
 typedef int (*algorithm_fn)(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout,
                             int h, int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err);
 
-/* FP32 3x3 weight gradients with 48 or more channels on both sides have no
- * GEMM like the model's split-K tile, through either API. The graph API ran
- * nine of the ten such layer microbenchmarks as winograd_nonfused (engine
- * 17), and Nsight Compute shows its GEMM unsplit: 144 blocks of 64 threads
- * for 64 -> 64 channels (validation/layerbench-h100/graph-3x3/). Timed as a
- * split-K GEMM, the 64-channel layers came out at 0.48 of the measured
- * time and the rest at 0.7-0.96; timed as Winograd, at 0.7-1.17. On the
- * calibration set cudnnFind picks the same two algorithms for them
- * (WINOGRAD_NONFUSED or FFT), and the graph API engines 17 and 18. So the
- * candidates there are Winograd and cuDNN's own weight-gradient kernels
- * (model/wgrad.c). With fewer channels on a side the calibration set's
- * layers ran other algorithms: implicit GEMM (engine 20; cudnnFind's 0 and
- * 3) for 16 and 32 input channels, FFT for DenseNet's 32 outputs, where
- * Winograd times 1.2-1.7x the measured. Those keep the GEMM, as do planes
- * smaller than 13x13, the smallest this was measured on: there the model's
- * four Winograd kernels are launch-bound, and on 7x7 a V100's backward came
- * out at 3.8x its forward, past what any measured layer shows. */
-#define WINOGRAD_WGRAD_MIN_CHANNELS 48
-#define WINOGRAD_WGRAD_MIN_PLANE 13
-
-static bool fp32_3x3_wgrad_without_gemm(const cp_layer *l, cp_pass pass, const cp_exec *x)
-{
-    return pass == CP_PASS_BWD_WEIGHT && winograd_fits(l, pass, x) && l->in[0].c >= WINOGRAD_WGRAD_MIN_CHANNELS &&
-           l->out_c >= WINOGRAD_WGRAD_MIN_CHANNELS && l->out.h >= WINOGRAD_WGRAD_MIN_PLANE &&
-           l->out.w >= WINOGRAD_WGRAD_MIN_PLANE;
-}
-
 /* Implicit GEMM, Winograd or FFT, whichever the model times fastest, as
  * cudnnFind picks: the kernels written, or -1 on error. */
 static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max,
@@ -316,9 +320,7 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     cp_kernel alt[ALT];
     cp_shape in = l->in[0], o = l->out;
     double n = x->batch, xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
-    int ng = fp32_3x3_wgrad_without_gemm(l, pass, x)
-                 ? cp_wgrad_fp32_kernels(x->dev, l->out_c, in.c * 9.0, n, (double)o.h * o.w, xb, yb, out, max, err)
-                 : gemm_pass(l, pass, x, out, max, err);
+    int ng = gemm_pass(l, pass, x, out, max, err);
     if (ng < 0)
         return -1;
     double best = cp_kernels_ms(out, ng, x->dev, INFINITY, err);

@@ -193,7 +193,7 @@ static int build(cp_dist_prediction *p, cp_error *err)
     tr->t[dag].interference = p->comm == CP_COMM_NCCL ? fmin(0.5, 16.0 / slow_dev->sm_count) : 0.03;
 
     double bucket = p->cfg.bucket_mb * 1e6, acc = 0;
-    int last_compute = -1, last_comm = -1, first_layer = -1, last_layer = -1;
+    int last_compute = -1, first_layer = -1, last_layer = -1;
     for (int i = net->n_layers - 1; i >= 0; i--) {
         double longest = 0;
         for (int g = 0; g < p->n_groups; g++)
@@ -215,14 +215,14 @@ static int build(cp_dist_prediction *p, cp_error *err)
         }
         acc += grad_bytes_of(&p->cfg, &net->layers[i]);
         if (exchanging && p->cfg.overlap && acc >= bucket) {
-            if ((last_comm = exchange_bucket(p, dag, node, acc, first_layer, i, err)) < 0)
+            if (exchange_bucket(p, dag, node, acc, first_layer, i, err) < 0)
                 return -1;
             acc = 0;
             first_layer = -1;
         }
     }
     if (exchanging && acc > 0 &&
-        (last_comm = exchange_bucket(p, dag, last_compute, acc, first_layer, last_layer, err)) < 0)
+        exchange_bucket(p, dag, last_compute, acc, first_layer, last_layer, err) < 0)
         return -1;
     /* The workers apply SGD themselves, except under a PS, which did. */
     p->phase[3] = per_group(p, root, exchanging && p->comm == CP_COMM_PS ? "update (on the PS)" : "update",
