@@ -181,12 +181,13 @@ static bool winograd_fits(const cp_layer *l, cp_pass pass, const cp_exec *x)
  * an hxw output; the weight gradient reduces input and output-gradient tiles
  * into the filters. Transforms are streaming kernels (an alpha x alpha tile
  * per channel is a few hundred adds); the GEMMs are timed like any other. */
-static int winograd_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout, int h,
-                            int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err)
+static int winograd_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double n, double cin, double cout,
+                            int h, int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err)
 {
     (void)l; /* the filter is 3x3 */
     if (max < 4)
         return 0;
+    bool wgrad = pass == CP_PASS_BWD_WEIGHT;
     const cp_device *d = x->dev;
     double b = cp_precision_bytes(x->prec);
     double tiles = n * cp_cdiv(h, WINO_M) * cp_cdiv(w, WINO_M);
@@ -225,21 +226,35 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, dou
     return k;
 }
 
-/* --- FFT tiling ------------------------------------------------------------ */
+/* --- FFT ------------------------------------------------------------------- */
 
-/* cuDNN's FFT_TILING algorithms (forward, data and filter gradients, FP32,
- * stride 1): each channel's plane is cut into 32x32 tiles overlapping by the
- * filter's halo, every tile is Fourier-transformed, and a convolution
+/* cuDNN's FFT algorithms (forward, data and filter gradients, FP32, stride
+ * 1): each channel's plane is Fourier-transformed, and a convolution
  * becomes, per frequency, a complex GEMM over channels, which is 4 real
  * multiply-adds per pair of channels and bin against R x S per output for
  * the direct sum; an inverse transform gives the outputs (or the filters).
- * Filters larger than 3x3 only: there Winograd does not reach and the saving
- * is large (AlexNet's 5x5 layer runs at 3.5x the FP32 peak counted in direct
- * multiply-adds on the H100, validation/h100/alexnet-b256-fp32.json). */
-#define FFT_TILE 32
-#define FFT_BINS (FFT_TILE * (FFT_TILE / 2 + 1)) /* complex outputs of a real 2-D FFT */
+ * FFT_TILING cuts planes into 32x32 tiles overlapping by the filter's halo.
+ * Plain FFT transforms a whole padded plane at the smallest power of two
+ * that holds it: Nsight Compute shows the graph API's forward engine 3 on
+ * 16x16 transforms for 12x12 outputs and 32x32 for 25x25 ones
+ * (validation/layerbench-h100/graph-3x3/), and cudnnFind picks plain FFT
+ * (forward algo 4, both gradients' algo 2) for ResNet-18's 14x14 and 28x28
+ * layers (the calibration set). A 16x16 transform has a quarter of a 32x32
+ * one's bins, so on a 14x14 plane the complex GEMM does a quarter of the
+ * tiled one's work. Without that, 3x3 forwards on 13x13 and 14x14 planes were
+ * timed as implicit GEMM, whose time grows with the batch where the FFT's
+ * per-image work is a third of it. Filters larger than 3x3 took FFT first:
+ * there Winograd does not reach and the saving is large (AlexNet's 5x5
+ * layer runs at 3.5x the FP32 peak counted in direct multiply-adds on the
+ * H100, validation/h100/alexnet-b256-fp32.json). */
+#define FFT_TILE 32            /* FFT_TILING's tile, and the largest plain transform */
+#define FFT_MIN_TILE 16        /* the smallest transform measured */
 #define FFT_COMPLEX_BYTES 8.0
-#define FFT_TILE_FLOPS (2.5 * FFT_TILE * FFT_TILE * 10.0) /* 5/2 n log2 n for n = 32 x 32 real points */
+
+/* complex outputs of a real 2-D FFT of t x t points */
+static double fft_bins(int t) { return (double)t * (t / 2 + 1); }
+/* 5/2 n log2 n flops for n = t x t real points */
+static double fft_tile_flops(int t) { return 2.5 * t * t * 2.0 * log2((double)t); }
 
 static bool fft_fits(const cp_layer *l, const cp_exec *x)
 {
@@ -265,30 +280,48 @@ static bool pytorch_offers_fft(const cp_layer *l, cp_pass pass, const cp_exec *x
     return pass != CP_PASS_FWD || l->kh * l->kw != 9 || (l->out.h <= FFT_TILE && l->out.w <= FFT_TILE);
 }
 
+/* The transform's side for a forward-like pass with an h x w output: plain
+ * FFT's where the algorithm set has it for this pass and the padded plane
+ * fits FFT_TILE, else FFT_TILING's. PyTorch's path runs plain FFT forward
+ * only: its data gradients on such planes are engine 50 (FFT tiled over the
+ * batch), 25 or 1, and its 12x12 microbenchmark's dgrad_engine, which a
+ * 16x16 transform would beat, shows it has none there. */
+static int fft_tile(const cp_layer *l, cp_pass pass, const cp_exec *x, int h, int w)
+{
+    if (x->algos == CP_ALGOS_PYTORCH && pass != CP_PASS_FWD)
+        return FFT_TILE;
+    int need = h + l->kh - 1 > w + l->kw - 1 ? h + l->kh - 1 : w + l->kw - 1, t = FFT_MIN_TILE;
+    while (t < need && t < FFT_TILE)
+        t *= 2;
+    return t;
+}
+
 /* The kernels of one FFT pass, with the same arguments as Winograd's: the
  * output plane h x w of a forward-like pass sets the tiles. */
-static int fft_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout, int h,
+static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double n, double cin, double cout, int h,
                        int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err)
 {
     if (max < 4)
         return 0;
     const cp_device *d = x->dev;
+    bool wgrad = pass == CP_PASS_BWD_WEIGHT;
+    int t = fft_tile(l, pass, x, h, w);
     double b = cp_precision_bytes(x->prec), rs = (double)l->kh * l->kw;
-    double tiles = n * cp_cdiv(h, FFT_TILE - l->kh + 1) * cp_cdiv(w, FFT_TILE - l->kw + 1);
-    double per = FFT_BINS * FFT_COMPLEX_BYTES, filters = cin * cout;
+    double tiles = n * cp_cdiv(h, t - l->kh + 1) * cp_cdiv(w, t - l->kw + 1);
+    double bins = fft_bins(t), per = bins * FFT_COMPLEX_BYTES, filters = cin * cout, tf = fft_tile_flops(t);
     double volume = (tiles * cin + filters + tiles * cout) * per;
     int k = 0;
-    out[k++] = cp_stream_kernel(d, x->prec, "fft_input", tiles * cin * FFT_BINS, in_bytes, tiles * cin * per,
-                                FFT_TILE_FLOPS * tiles * cin);
+    out[k++] = cp_stream_kernel(d, x->prec, "fft_input", tiles * cin * bins, in_bytes, tiles * cin * per,
+                                tf * tiles * cin);
     if (!wgrad)
-        out[k++] = cp_stream_kernel(d, x->prec, "fft_filter", filters * FFT_BINS, rs * filters * b, filters * per,
-                                    FFT_TILE_FLOPS * filters);
+        out[k++] = cp_stream_kernel(d, x->prec, "fft_filter", filters * bins, rs * filters * b, filters * per,
+                                    tf * filters);
     else
-        out[k++] = cp_stream_kernel(d, x->prec, "fft_grad", tiles * cout * FFT_BINS, out_bytes, tiles * cout * per,
-                                    FFT_TILE_FLOPS * tiles * cout);
+        out[k++] = cp_stream_kernel(d, x->prec, "fft_grad", tiles * cout * bins, out_bytes, tiles * cout * per,
+                                    tf * tiles * cout);
     /* a complex product is a real GEMM twice as wide and twice as deep */
-    cp_gemm g = wgrad ? (cp_gemm){2 * cout, 2 * cin, tiles, FFT_BINS, volume, 1}
-                      : (cp_gemm){tiles, 2 * cout, 2 * cin, FFT_BINS, volume, 0};
+    cp_gemm g = wgrad ? (cp_gemm){2 * cout, 2 * cin, tiles, bins, volume, 1}
+                      : (cp_gemm){tiles, 2 * cout, 2 * cin, bins, volume, 0};
     int r = cp_gemm_kernels(d, x->prec, &g, "fft_gemm", x->gemm_tiles, out + k, max - k - 1, err);
     if (r < 0)
         return -1;
@@ -296,11 +329,11 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n
         return 0;
     k += r;
     if (!wgrad)
-        out[k++] = cp_stream_kernel(d, x->prec, "fft_inverse_output", tiles * cout * FFT_BINS, tiles * cout * per,
-                                    out_bytes, FFT_TILE_FLOPS * tiles * cout);
+        out[k++] = cp_stream_kernel(d, x->prec, "fft_inverse_output", tiles * cout * bins, tiles * cout * per,
+                                    out_bytes, tf * tiles * cout);
     else
-        out[k++] = cp_stream_kernel(d, x->prec, "fft_inverse_filter", filters * FFT_BINS, filters * per,
-                                    rs * filters * b, FFT_TILE_FLOPS * filters);
+        out[k++] = cp_stream_kernel(d, x->prec, "fft_inverse_filter", filters * bins, filters * per,
+                                    rs * filters * b, tf * filters);
     return k;
 }
 
@@ -308,7 +341,7 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, bool wgrad, double n
 
 /* An alternative algorithm's kernels for one forward-like pass (cin channels
  * in, cout out, an h x w output plane) or weight gradient. */
-typedef int (*algorithm_fn)(const cp_layer *l, const cp_exec *x, bool wgrad, double n, double cin, double cout,
+typedef int (*algorithm_fn)(const cp_layer *l, const cp_exec *x, cp_pass pass, double n, double cin, double cout,
                             int h, int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err);
 
 /* Implicit GEMM, Winograd or FFT, whichever the model times fastest, as
@@ -332,11 +365,11 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
         algorithm_fn build = algo == 0 ? winograd_kernels : fft_kernels;
         int na;
         if (pass == CP_PASS_FWD)
-            na = build(l, x, false, n, in.c, l->out_c, o.h, o.w, xb, yb, alt, ALT, err);
+            na = build(l, x, pass, n, in.c, l->out_c, o.h, o.w, xb, yb, alt, ALT, err);
         else if (pass == CP_PASS_BWD_DATA)
-            na = build(l, x, false, n, l->out_c, in.c, in.h, in.w, yb, xb, alt, ALT, err);
+            na = build(l, x, pass, n, l->out_c, in.c, in.h, in.w, yb, xb, alt, ALT, err);
         else
-            na = build(l, x, true, n, in.c, l->out_c, o.h, o.w, xb, yb, alt, ALT, err);
+            na = build(l, x, pass, n, in.c, l->out_c, o.h, o.w, xb, yb, alt, ALT, err);
         if (na < 0)
             return -1;
         if (na == 0 || na > max)

@@ -238,6 +238,39 @@ static void test_fft_tiling(void **state)
     }
 }
 
+/* Plain FFT transforms a whole padded plane at the smallest power of two
+ * from 16 that holds it: the graph API's forward engine 3 on the 512 -> 512
+ * 12x12 layer microbenchmark at b64 ran 16x16 transforms and took 721 us
+ * (validation/layerbench-h100/graph-3x3/). Its filter transform does not
+ * grow with the batch, and per image it does a third of the direct sum's
+ * multiply-adds, so the pass grows far slower than the batch; FFT_TILING's
+ * 32x32 tiles would have four times the bins on such a plane. */
+static void test_fft_whole_plane(void **state)
+{
+    (void)state;
+    char names[512];
+    cp_network n;
+    one_layer(&n, 512, 12,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 512, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
+    double t = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 64, CP_ALGOS_PYTORCH, names, sizeof names);
+    print_message("FP32 3x3 forward 512 -> 512, 12x12, b64 (PyTorch): %s= %.3f ms (measured 0.721)\n", names, t);
+    assert_non_null(strstr(names, "fft_gemm"));
+    assert_true(t > 0.5 * 0.721 && t < 1.3 * 0.721);
+    cp_network_free(&n);
+    one_layer(&n, 256, 14,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
+    double b32 = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, NULL, 0);
+    double b256 = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 256, CP_ALGOS_PYTORCH, names, sizeof names);
+    print_message("FP32 3x3 forward 256 -> 256, 14x14 (PyTorch): b32 %.3f ms, b256 %.3f ms = %.2fx; %s\n", b32, b256,
+                  b256 / b32, names);
+    assert_non_null(strstr(names, "fft_gemm"));
+    assert_true(b256 / b32 < 6.0);
+    /* its data gradient has no plain FFT through the graph API: tiled, or no FFT */
+    pass_ms_with(&n.layers[0], CP_PASS_BWD_DATA, CP_PREC_FP32, 256, CP_ALGOS_PYTORCH, names, sizeof names);
+    print_message("its data gradient at b256: %s\n", names);
+    cp_network_free(&n);
+}
+
 static double pool_pass(int c, int hw, int k, int stride, cp_precision prec, int batch, cp_pass pass, char *names,
                         size_t cap)
 {
@@ -402,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_conv_algorithm_sets),
         cmocka_unit_test(test_3x3_weight_gradient),
         cmocka_unit_test(test_fft_tiling),
+        cmocka_unit_test(test_fft_whole_plane),
         cmocka_unit_test(test_pool_forward),
         cmocka_unit_test(test_pool_backward),
     };
