@@ -115,6 +115,25 @@ static bool fp32_3x3_wgrad_without_gemm(const cp_layer *l, cp_pass pass, const c
            l->out.w >= WINOGRAD_WGRAD_MIN_PLANE;
 }
 
+/* PyTorch's path runs an FP32 forward's implicit GEMM as cuDNN's NCHW xmma
+ * kernels (graph API engine 70: every FP32 3x3 and 1x1 forward of the
+ * calibration set's graph-API runs that is not FFT), three fixed tiles
+ * with their own instruction mix (model/gemm.c, CP_GEMM_XMMA_NCHW_FP32),
+ * not the model's best CUTLASS-like tile: on small output planes (7x7,
+ * the strided layers) cuDNN's 32x32 tile of 64 threads, 2.5 instructions
+ * per FFMA, is what fills the GPU. Its data gradients of filters larger
+ * than 1x1 that are not FFT run the same family's dgrad kernels
+ * (sm80_xmma_dgrad_implicit_gemm_..._nchw in PyTorch's trace of
+ * MobileNet-V2, 32x32 tiles of 64 threads) or cuDNN's direct dgrad_engine,
+ * both timed as this family, which has no split-K either: on the
+ * calibration set's graph-API runs that took the FP32 3x3 data gradients
+ * from 27.4% to 15.4% mean error. Its 1x1 data gradients (engines 74, 25
+ * and 1) went from 11.1% to 13.7% so, and keep the model's GEMM. */
+static bool xmma_nchw(const cp_layer *l, const cp_exec *x, cp_precision pipe)
+{
+    return x->algos == CP_ALGOS_PYTORCH && x->prec == CP_PREC_FP32 && pipe == CP_PREC_FP32 && l->groups == 1;
+}
+
 /* The pass as one implicit GEMM on the pipe of precision `pipe` (x->prec, or
  * FP32 for a 16-bit pass that cuDNN runs on the FMA lanes); a weight
  * gradient cuDNN has no such GEMM for (the two rules above) as its own
@@ -130,17 +149,25 @@ static int gemm_on(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_precisi
     cp_gemm gm;
     const char *what;
     if (pass == CP_PASS_FWD) {
-        gm = (cp_gemm){n * o.h * o.w, cout, cin * rs, g, xb + yb + wbytes, 0};
+        gm = (cp_gemm){n * o.h * o.w, cout, cin * rs, g, xb + yb + wbytes, 0, CP_GEMM_CUTLASS};
         what = "conv_fprop";
+        if (xmma_nchw(l, x, pipe)) {
+            gm.family = CP_GEMM_XMMA_NCHW_FP32;
+            what = "xmma_fprop_nchw";
+        }
     } else if (pass == CP_PASS_BWD_DATA) {
         /* A strided dgrad touches each input pixel with 1/(sh*sw) of the taps. */
         double k = cout * rs / ((double)l->sh * l->sw);
-        gm = (cp_gemm){n * in.h * in.w, cin, k < 1 ? 1 : k, g, xb + yb + wbytes, 0};
+        gm = (cp_gemm){n * in.h * in.w, cin, k < 1 ? 1 : k, g, xb + yb + wbytes, 0, CP_GEMM_CUTLASS};
         what = "conv_dgrad";
+        if (xmma_nchw(l, x, pipe) && rs > 1) {
+            gm.family = CP_GEMM_XMMA_NCHW_FP32;
+            what = "xmma_dgrad_nchw";
+        }
     } else {
         if (legacy_wgrad_engine(l, x, pipe) || fp32_3x3_wgrad_without_gemm(l, pass, x))
             return cp_wgrad_fp32_kernels(x->dev, cout, cin * rs, n, (double)o.h * o.w, xb, yb, out, max, err);
-        gm = (cp_gemm){cout, cin * rs, n * o.h * o.w, g, xb + yb + wbytes, 1};
+        gm = (cp_gemm){cout, cin * rs, n * o.h * o.w, g, xb + yb + wbytes, 1, CP_GEMM_CUTLASS};
         what = "conv_wgrad";
     }
     /* the tile table is built for x->prec: another pipe builds its own */
@@ -211,8 +238,8 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, d
      * 32x32 for 64 in the graph API's, validation/layerbench-h100/graph-3x3/).
      * cudnnFind's WINOGRAD_NONFUSED is the same implementation. */
     int split = wgrad ? -1 : 0;
-    cp_gemm g = wgrad ? (cp_gemm){cout, cin, tiles, WINO_POINTS, volume, split}
-                      : (cp_gemm){tiles, cout, cin, WINO_POINTS, volume, split};
+    cp_gemm g = wgrad ? (cp_gemm){cout, cin, tiles, WINO_POINTS, volume, split, CP_GEMM_CUTLASS}
+                      : (cp_gemm){tiles, cout, cin, WINO_POINTS, volume, split, CP_GEMM_CUTLASS};
     int r = cp_gemm_kernels(d, x->prec, &g, "winograd_gemm", x->gemm_tiles, out + k, max - k, err);
     if (r < 0)
         return -1;
@@ -301,7 +328,7 @@ static int fft_tile(const cp_layer *l, cp_pass pass, const cp_exec *x, int h, in
 static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double n, double cin, double cout, int h,
                        int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err)
 {
-    if (max < 4)
+    if (max < 5)
         return 0;
     const cp_device *d = x->dev;
     bool wgrad = pass == CP_PASS_BWD_WEIGHT;
@@ -313,6 +340,11 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double
     int k = 0;
     out[k++] = cp_stream_kernel(d, x->prec, "fft_input", tiles * cin * bins, in_bytes, tiles * cin * per,
                                 tf * tiles * cin);
+    /* The forward correlates, and a product of transforms convolves: cuDNN
+     * turns every filter around first, one tiny block per filter. */
+    if (pass == CP_PASS_FWD)
+        out[k++] = cp_tiny_block_kernel(d, x->prec, "fft_flip_filter", filters, (int)rs, rs * filters * b,
+                                        rs * filters * b);
     if (!wgrad)
         out[k++] = cp_stream_kernel(d, x->prec, "fft_filter", filters * bins, rs * filters * b, filters * per,
                                     tf * filters);
@@ -320,8 +352,8 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double
         out[k++] = cp_stream_kernel(d, x->prec, "fft_grad", tiles * cout * bins, out_bytes, tiles * cout * per,
                                     tf * tiles * cout);
     /* a complex product is a real GEMM twice as wide and twice as deep */
-    cp_gemm g = wgrad ? (cp_gemm){2 * cout, 2 * cin, tiles, bins, volume, 1}
-                      : (cp_gemm){tiles, 2 * cout, 2 * cin, bins, volume, 0};
+    cp_gemm g = wgrad ? (cp_gemm){2 * cout, 2 * cin, tiles, bins, volume, 1, CP_GEMM_CUTLASS}
+                      : (cp_gemm){tiles, 2 * cout, 2 * cin, bins, volume, 0, CP_GEMM_CUTLASS};
     int r = cp_gemm_kernels(d, x->prec, &g, "fft_gemm", x->gemm_tiles, out + k, max - k - 1, err);
     if (r < 0)
         return -1;

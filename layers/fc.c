@@ -39,11 +39,11 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     double bytes = cp_act_bytes(x, l->in[0]) + cp_act_bytes(x, l->out) + in * o * cp_precision_bytes(x->prec);
     cp_gemm g;
     if (pass == CP_PASS_FWD)
-        g = (cp_gemm){n, o, in, 1, bytes, 0};
+        g = (cp_gemm){n, o, in, 1, bytes, 0, CP_GEMM_CUTLASS};
     else if (pass == CP_PASS_BWD_DATA)
-        g = (cp_gemm){n, in, o, 1, bytes, 0};
+        g = (cp_gemm){n, in, o, 1, bytes, 0, CP_GEMM_CUTLASS};
     else
-        g = (cp_gemm){o, in, n, 1, bytes, 1};
+        g = (cp_gemm){o, in, n, 1, bytes, 1, CP_GEMM_CUTLASS};
     const char *what = pass == CP_PASS_FWD ? "fc_fprop" : pass == CP_PASS_BWD_DATA ? "fc_dgrad" : "fc_wgrad";
     int nk = cp_gemm_kernels(x->dev, x->prec, &g, what, x->gemm_tiles, out, max, err);
     if (nk < 0)

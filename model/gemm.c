@@ -67,6 +67,42 @@ static const tile wgmma_tiles[] = {
     {64, 32, 64, 32, 256, 128, 8},
 };
 
+/* cuDNN's own FP32 kernels (xmma), each family a few fixed tiles with
+ * their measured instruction mix and grids without a split dimension. */
+/* The implicit-GEMM forward on NCHW tensors, graph API engine 70:
+ * sm80_xmma_fprop_implicit_gemm_..._nchwkcrs_nchw_tilesize{256x64,128x32,
+ * 32x32}x8_stage3 with warps of 2x2, 2x2 and 1x2, 128, 128 and 64 threads,
+ * 255, 166 and 92 registers (PyTorch's kernel trace of the calibration
+ * set, validation/h100/ncu/kernels-torch-networks-h100.json). */
+static const tile xmma_nchw_tiles[] = {
+    {256, 64, 128, 32, 128, 255, 3},
+    {128, 32, 64, 16, 128, 166, 3},
+    {32, 32, 32, 16, 64, 92, 3},
+};
+/* What these kernels issue besides their FFMAs, per k step of a thread:
+ * its fragments from shared memory (LDS.128: a 16x8, 8x8, 8x4 or 4x4
+ * thread tile over 8x4 lanes), then `per_elem` instructions for each
+ * element it brings from global memory (scalar loads, `aligna4`: the load,
+ * its address and predicate, the store to shared memory; the implicit GEMM
+ * adds the im2col index) and `per_kstep` for the loop. Both are solved
+ * from Nsight Compute's warp instructions per FFMA on the graph API's 3x3
+ * layer microbenchmarks (validation/layerbench-h100/graph-3x3-ffma/):
+ * 1.37-1.41 for the implicit GEMM's 256x64 tile (six layers) and 1.88 for
+ * its 128x32 (128 -> 32 channels) give 15.3 and 6.1, and 2.46 for the 32x32
+ * tile, which no microbenchmark ran. (Winograd's plain xmma GEMM, the same
+ * way: 1.73 for 32x32, 1.40 for 64x64 and 1.27 for 64x128, two constants
+ * 7.1 and 2.6; timed so, it took the calibration set's iterations further
+ * from the measured, and it is not used: docs/ACCURACY.md, session 18.) */
+typedef struct {
+    const tile *tiles;
+    int n_tiles;
+    double per_elem, per_kstep;
+} xmma_family;
+
+static const xmma_family xmma_families[] = {
+    [CP_GEMM_XMMA_NCHW_FP32] = {xmma_nchw_tiles, sizeof xmma_nchw_tiles / sizeof xmma_nchw_tiles[0], 15.3, 6.1},
+};
+
 #define cdiv cp_cdiv
 
 /* ceil(a / b) and floor(a / b) for whole b > 0 and 0 <= a < 2^50, given
@@ -90,6 +126,39 @@ static inline double fdiv_inv(double a, double b, double inv)
 
 /* The tile's block: launch configuration and per-iteration counts. These do
  * not depend on the GEMM's shape, so each tile is built once per choice. */
+/* A tile of one of cuDNN's xmma FP32 families: the same pipeline as
+ * build_tile's SIMT tiles with the family's instruction mix. */
+static void build_xmma_tile(cp_kernel *k, const cp_device *d, const tile *t, const xmma_family *f, const char *what)
+{
+    const int b = 4, bk = 8, lanes_m = 8, lanes_n = 4;
+    int stage_bytes = (t->bm + t->bn) * bk * b, stages = t->stages;
+    while (stages > 2 && stages * stage_bytes > d->smem_per_block)
+        stages--;
+    memset(k, 0, sizeof *k);
+    k->name = what;
+    k->tile_m = t->bm;
+    k->tile_n = t->bn;
+    k->tile_k = bk;
+    k->threads = t->threads;
+    k->regs = t->regs;
+    k->smem = stages * stage_bytes;
+    k->stages = stages;
+    double warps = (double)t->threads / d->warp_size, units = (double)(t->bm / t->wm) * (t->bn / t->wn);
+    double tm = (double)t->wm / lanes_m, tn = (double)t->wn / lanes_n;
+    double elems = (double)(t->bm + t->bn) / t->threads; /* global elements per thread per k step */
+    k->I = (double)(t->bm + t->bn) * bk / d->warp_size; /* scalar loads */
+    k->ld_bytes = 4.0 * d->warp_size;
+    k->M = warps * bk * (tm + tn) / 4.0;
+    k->sm_bytes = (stage_bytes + units * (t->wm + t->wn) * (double)bk * b) / k->M;
+    k->pipe = CP_PIPE_FMA;
+    k->flops_per_L = 2.0 * d->warp_size;
+    k->L = (double)t->bm * t->bn * bk / d->warp_size;
+    k->other = warps * bk * (f->per_elem * elems + f->per_kstep) - k->I;
+    k->st_bytes = 512.0;
+    k->coalesced = 1.0;
+    k->precision = CP_PREC_FP32;
+}
+
 static void build_tile(cp_kernel *k, const cp_device *d, cp_precision p, const tile *t, int tensor, int hopper,
                        const char *what)
 {
@@ -201,18 +270,24 @@ static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, co
 /* The tiles of this device and precision, built once per table: their
  * launch configuration, per-iteration costs and the constants grid_cycles
  * needs. Returns the number of tiles. */
-static int tiles_ready(cp_gemm_tiles *tt, const cp_device *d, cp_precision p)
+static int tiles_ready(cp_gemm_tiles *tt, const cp_device *d, cp_precision p, cp_gemm_family family)
 {
     int tensor = p != CP_PREC_FP32 && d->tensor_tflops[p] > 0;
     int hopper = tensor && d->compute_capability[0] >= '9';
-    const tile *tiles = tensor ? (hopper ? wgmma_tiles : mma_tiles) : simt_tiles;
-    size_t n_tiles = tensor ? (hopper ? sizeof wgmma_tiles / sizeof wgmma_tiles[0] : sizeof mma_tiles / sizeof mma_tiles[0])
-                            : sizeof simt_tiles / sizeof simt_tiles[0];
+    const xmma_family *xmma = family != CP_GEMM_CUTLASS && p == CP_PREC_FP32 ? &xmma_families[family] : NULL;
+    const tile *tiles = xmma ? xmma->tiles : tensor ? (hopper ? wgmma_tiles : mma_tiles) : simt_tiles;
+    size_t n_tiles = xmma     ? (size_t)xmma->n_tiles
+                     : tensor ? (hopper ? sizeof wgmma_tiles / sizeof wgmma_tiles[0] : sizeof mma_tiles / sizeof mma_tiles[0])
+                              : sizeof simt_tiles / sizeof simt_tiles[0];
     if (n_tiles > CP_GEMM_MAX_TILES)
         n_tiles = CP_GEMM_MAX_TILES;
     if (!tt->ready) {
+        tt->family = family;
         for (size_t i = 0; i < n_tiles; i++) {
-            build_tile(&tt->k[i], d, p, &tiles[i], tensor, hopper, NULL);
+            if (xmma)
+                build_xmma_tile(&tt->k[i], d, &tiles[i], xmma, NULL);
+            else
+                build_tile(&tt->k[i], d, p, &tiles[i], tensor, hopper, NULL);
             tt->fits[i] = cp_block_cost_of(&tt->k[i], d, &tt->cost[i], NULL) == 0;
             if (tt->fits[i]) {
                 int a = tt->cost[i].occ.blocks_per_sm;
@@ -243,7 +318,7 @@ static int tiles_ready(cp_gemm_tiles *tt, const cp_device *d, cp_precision p)
  * reduction steps. */
 static inline double split_max(const cp_gemm *g)
 {
-    if (g->splitk_ok < 0)
+    if (g->splitk_ok < 0 || g->family != CP_GEMM_CUTLASS)
         return 1;
     double min_slice = g->splitk_ok ? 64 : 128, s_max = 1;
     while (s_max < 1024 && 2 * s_max * min_slice <= g->K)
@@ -280,7 +355,7 @@ int cp_gemm_candidates(const cp_device *d, cp_precision p, const cp_gemm *g, cp_
     if (!tt)
         return -1;
     tt->ready = tt->n_memo = 0;
-    int n_tiles = tiles_ready(tt, d, p), n = 0;
+    int n_tiles = tiles_ready(tt, d, p, g->family), n = 0;
     double s_max = split_max(g);
     for (int i = 0; i < n_tiles; i++) {
         if (!tt->fits[i])
@@ -306,10 +381,11 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
         return cp_fail(err, NULL, NULL, "internal: no room for GEMM kernels");
     double best = INFINITY;
     int best_n = 0;
-    cp_gemm_tiles local, *tt = tiles_done ? tiles_done : &local;
-    if (!tiles_done)
+    /* a table built for another family cannot serve: build one here */
+    cp_gemm_tiles local, *tt = tiles_done && (!tiles_done->ready || tiles_done->family == g->family) ? tiles_done : &local;
+    if (tt == &local)
         local.ready = 0, local.n_memo = 0;
-    int n_tiles = tiles_ready(tt, d, p);
+    int n_tiles = tiles_ready(tt, d, p, g->family);
     /* solved already? (open addressing on the problem's sizes) */
     if (tt->n_memo == 0)
         memset(tt->memo_slot, 0xff, sizeof tt->memo_slot);

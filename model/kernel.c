@@ -139,7 +139,8 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
     /* Eq. 6-10 ends with the last load's latency, Eq. 6-11 with the last store's. */
     e->tail_cycles = d->global_latency_cycles;
     e->launch_cycles = d->launch_cycles;
-    e->cycles = dmax(e->sm_cycles, e->dram_cycles) + e->tail_cycles + e->launch_cycles;
+    double dispatch = (double)blocks * k->dispatch_cycles; /* the grid's blocks handed out */
+    e->cycles = dmax(dmax(e->sm_cycles, e->dram_cycles), dispatch) + e->tail_cycles + e->launch_cycles;
     e->time_ms = e->cycles / d->cycles_per_ms; /* Eq. 6-9: C x t_Gclock */
 
     int latency_rounds = full ? lat_full : lat_tail;
@@ -157,7 +158,7 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
 #define CHANNEL_THREADS 256   /* a per-channel kernel's block */
 
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
-_Static_assert(sizeof(cp_kernel) == 168, "cp_stream_kernel sets every field of cp_kernel: set the new one there");
+_Static_assert(sizeof(cp_kernel) == 176, "cp_stream_kernel sets every field of cp_kernel: set the new one there");
 _Static_assert(sizeof(cp_kernel_eval) == 176, "cp_kernel_time sets every field of cp_kernel_eval: set the new one there");
 #endif
 
@@ -194,6 +195,24 @@ cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name,
     k.flops_per_L = d->warp_size;
     k.flops = flops;
     k.dram_bytes = bytes_in + bytes_out;
+    k.dispatch_cycles = 0;
+    return k;
+}
+
+cp_kernel cp_tiny_block_kernel(const cp_device *d, cp_precision p, const char *name, double items, int threads,
+                               double bytes_in, double bytes_out)
+{
+    cp_kernel k = cp_stream_kernel(d, p, name, items, bytes_in, bytes_out, 0);
+    double per_block = 1.0 / dmax(items, 1.0);
+    k.blocks = (long long)dmax(items, 1.0);
+    k.threads = threads;
+    /* a warp's one load and one store, however few bytes, and its indexing */
+    k.I = 1;
+    k.K = 1;
+    k.ld_bytes = dmax(bytes_in * per_block, 4.0);
+    k.st_bytes = dmax(bytes_out * per_block, 4.0);
+    k.other = 64;
+    k.dispatch_cycles = CP_BLOCK_DISPATCH_CYCLES;
     return k;
 }
 

@@ -57,6 +57,8 @@ typedef struct {
     /* whole-kernel totals */
     double flops;      /* useful floating-point operations */
     double dram_bytes; /* traffic between DRAM and L2 */
+    double dispatch_cycles; /* GPU-wide clocks to hand out one block: CP_BLOCK_DISPATCH_CYCLES for
+                               cp_tiny_block_kernel's grids, 0 (not modelled) for the rest */
 } cp_kernel;
 
 typedef struct {
@@ -109,6 +111,14 @@ double cp_round_cycles(const cp_block_cost *c, int blocks);
 
 /* --- kernels that cuDNN and cuBLAS run ------------------------------------ */
 
+/* Which kernels run a GEMM. CP_GEMM_CUTLASS: the CUTLASS-style tiles of
+ * cuBLAS and cuDNN, the fastest the model times, split-K allowed. The
+ * others are cuDNN's own FP32 kernels, a few fixed tiles each with their
+ * measured instruction mix and no split (model/gemm.c):
+ * CP_GEMM_XMMA_NCHW_FP32 the implicit-GEMM forward on NCHW tensors (graph
+ * API engine 70, PyTorch's path). */
+typedef enum { CP_GEMM_CUTLASS = 0, CP_GEMM_XMMA_NCHW_FP32 } cp_gemm_family;
+
 /* A (batched) GEMM C[M x N] = A[M x K] B[K x N], `count` independent copies
  * (groups). unique_bytes is the data a kernel must read and write at least
  * (the tensors themselves, not im2col copies). */
@@ -118,6 +128,7 @@ typedef struct {
     double unique_bytes;
     int splitk_ok; /* long reduction (weight gradients): split even into short slices; -1: never split
                       (a library kernel whose grid is its tiles alone) */
+    cp_gemm_family family; /* whose kernels: CUTLASS-like (0) or cuDNN's NCHW FP32 xmma convolutions */
 } cp_gemm;
 
 #define CP_GEMM_MAX_TILES 12
@@ -146,6 +157,7 @@ typedef struct {
     cp_gemm memo_key[CP_GEMM_MEMO];
     cp_kernel memo_k[CP_GEMM_MEMO];
     short memo_slot[2 * CP_GEMM_MEMO]; /* hash slots: memo index or -1 */
+    cp_gemm_family family; /* the family the table was built for */
 } cp_gemm_tiles;
 
 /* Chooses, like cudnnFind / cuBLAS heuristics, the fastest tile
@@ -165,6 +177,22 @@ typedef struct {
     double cycles;
 } cp_gemm_candidate;
 int cp_gemm_candidates(const cp_device *d, cp_precision p, const cp_gemm *g, cp_gemm_candidate *out, int max);
+
+/* How fast the GPU hands out thread blocks bounds a grid of many tiny
+ * blocks however little each does. cuDNN's flip_filter, one 9-thread block
+ * per 3x3 filter ahead of an FFT forward, shows it on the H100: 262,144
+ * blocks took 160 us under Nsight Compute, about 136 us at full clock, and
+ * 167-199 us in PyTorch's trace, 1.0-1.5 clocks a block
+ * (validation/layerbench-h100/graph-3x3-ffma/, the 512 -> 512 12x12 layer;
+ * validation/h100/ncu/kernels-torch-networks-h100.json, VGG-11). Whether
+ * other grids (a copy in 64-thread blocks) meet the same floor was not
+ * measured, so only cp_tiny_block_kernel's kernels carry it. */
+#define CP_BLOCK_DISPATCH_CYCLES 1.0
+
+/* One block per small item (a filter), `threads` threads each moving
+ * bytes_in / items and bytes_out / items: cuDNN's flip_filter. */
+cp_kernel cp_tiny_block_kernel(const cp_device *d, cp_precision p, const char *name, double items, int threads,
+                               double bytes_in, double bytes_out);
 
 /* A memory-streaming kernel: `items` independent work items (one thread
  * each, vectorised by 4), reading bytes_in and writing bytes_out in total and

@@ -271,6 +271,36 @@ static void test_fft_whole_plane(void **state)
     cp_network_free(&n);
 }
 
+/* PyTorch's FP32 forward runs cuDNN's NCHW xmma implicit GEMM, whose
+ * smallest tile is 32x32 of 64 threads at 2.5 instructions per FFMA: on a
+ * 7x7 plane (ResNet-18's 512 -> 512 layers at b32, the calibration set:
+ * 232 us measured through the graph API on the H100, validation/h100/
+ * graph-api/resnet18-b32-fp32-graphapi.json) it fills the GPU at a third
+ * of the FMA peak, where a 56x56 plane's 256x64 tile reaches 0.7. */
+static void test_xmma_forward(void **state)
+{
+    (void)state;
+    char names[512];
+    cp_network n;
+    one_layer(&n, 512, 7,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 512, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
+    double t = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, names, sizeof names);
+    double peak = cp_device_peak_flops(&h100, CP_PREC_FP32), small = 2.0 * 512 * 512 * 9 * 49 * 32 / (t * 1e-3) / peak;
+    print_message("FP32 3x3 forward 512 -> 512, 7x7, b32 (PyTorch): %s= %.3f ms (measured 0.232), %.2f of peak\n",
+                  names, t, small);
+    assert_non_null(strstr(names, "xmma_fprop_nchw"));
+    assert_true(t > 0.7 * 0.232 && t < 1.3 * 0.232);
+    cp_network_free(&n);
+    one_layer(&n, 256, 56,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
+    t = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, names, sizeof names);
+    double large = 2.0 * 256 * 256 * 9 * 3136 * 32 / (t * 1e-3) / peak;
+    print_message("FP32 3x3 forward 256 -> 256, 56x56, b32 (PyTorch): %s= %.3f ms, %.2f of peak\n", names, t, large);
+    assert_non_null(strstr(names, "xmma_fprop_nchw"));
+    assert_true(small < 0.45 && large > 0.6);
+    cp_network_free(&n);
+}
+
 static double pool_pass(int c, int hw, int k, int stride, cp_precision prec, int batch, cp_pass pass, char *names,
                         size_t cap)
 {
@@ -436,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_3x3_weight_gradient),
         cmocka_unit_test(test_fft_tiling),
         cmocka_unit_test(test_fft_whole_plane),
+        cmocka_unit_test(test_xmma_forward),
         cmocka_unit_test(test_pool_forward),
         cmocka_unit_test(test_pool_backward),
     };

@@ -18,7 +18,16 @@
  *    its forward (ResNet-18/34/101's 64 -> 64 layers on the H100,
  *    validation/h100/resnet18-b32-fp32.json, holdout/resnet34-b64-fp32.json,
  *    holdout/resnet101-b32-fp32.json), and the analytic Winograd forward is
- *    up to 1.4x faster than measured; those are held under 5x. The first
+ *    up to 1.4x faster than measured; those are held under 5x. PyTorch's
+ *    FP32 forward and data gradient are timed as cuDNN's xmma kernels
+ *    (layers/conv.c, xmma_nchw), its weight gradient still as the model's
+ *    split-K GEMM, which the calibration scales by up to 2.6 (1x1 layers,
+ *    calibration/h100-graph.json): so a thin layer's analytic backward can
+ *    come out short against its forward (GoogLeNet's 832 -> 32 1x1 at 7x7:
+ *    0.45x, measured 1.07-2.25x) and a few long (its 32 -> 128 3x3: 3.7-4.1x,
+ *    measured 2.9x; VGG-16's 256-channel 56x56 layers on the H200: 0.60x,
+ *    measured 0.80-0.86x). Under 0.5% of PyTorch's convolutions fall outside
+ *    0.65-3.6x, none outside 0.4-4.5x. The first
  *    layer computes no input gradient, so its backward is one GEMM against
  *    forward's one. */
 #include <stdarg.h>
@@ -59,8 +68,8 @@ static void for_each_network(void (*fn)(const cp_network *, const cp_device *, c
 }
 
 /* per algorithm set: [0] cudnnFind's, [1] PyTorch's */
-static long convs[2], convs_above_3[2], convs_below_1[2], engine_convs, wino_over;
-static double wino_max;
+static long convs[2], convs_above_3[2], convs_below_1[2], engine_convs, wino_over, xmma_out;
+static double wino_max, xmma_min = INFINITY, xmma_max;
 
 static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precision prec, int batch, cp_algos algos)
 {
@@ -102,6 +111,19 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
                 wino_over++;
                 wino_max = fmax(wino_max, b / f);
             }
+            /* PyTorch's FP32 forward and data gradient as cuDNN's xmma
+             * kernels (layers/conv.c, xmma_nchw), its weight gradient still
+             * the model's split-K GEMM: see the header */
+            bool xmma = algos == CP_ALGOS_PYTORCH && prec == CP_PREC_FP32 && l->groups == 1;
+            if (xmma && (b < lowest * f || b > 3.6 * f)) {
+                xmma_out++;
+                xmma_min = fmin(xmma_min, b / f);
+                xmma_max = fmax(xmma_max, b / f);
+                if (b < 0.4 * f || b > 4.5 * f)
+                    fail_msg("%s %s %s %s: backward %g ms vs forward %g ms (PyTorch's xmma kernels)", n->name,
+                             d->id, cp_precision_name(prec), l->name, b, f);
+                continue;
+            }
             if (b < lowest * f * (1 - 1e-9) || b > (engine ? 10.0 : wino ? 5.0 : 3.6) * f)
                 fail_msg("%s %s %s %s: backward %g ms vs forward %g ms", n->name, d->id, cp_precision_name(prec),
                          l->name, b, f);
@@ -142,8 +164,11 @@ static void test_roofline_and_sums(void **state)
                   engine_convs);
     print_message("cudnnFind's FP32 3x3 Winograd weight gradients past 3.6x: %ld, at most %.2fx (held under 5x)\n",
                   wino_over, wino_max);
+    print_message("PyTorch's FP32 convolutions outside 0.65-3.6x: %ld, %.2f-%.2fx (held within 0.4-4.5x)\n", xmma_out,
+                  xmma_out ? xmma_min : 0, xmma_max);
     long all = convs[0] + convs[1], above = convs_above_3[0] + convs_above_3[1];
     assert_true(all > 1000 && above * 200 < all);
+    assert_true(xmma_out * 200 < convs[1]);
 }
 
 static void check_batch(const cp_network *n, const cp_device *d, cp_precision prec)
