@@ -786,6 +786,22 @@ LAYERBENCH_SMALLFIRST="
 3 64 7 2 3 64 64
 3 24 3 2 1 96 64
 1 12 5 1 0 36 128"
+# cuDNN's own FP32 kernels on PyTorch's path (session 18: the NCHW xmma implicit GEMM's tiles, plain FFT's
+# whole planes and flip_filter, the thin layers' gradient engines): input channels, output channels, kernel,
+# stride, pad, plane, batch; a batch norm in front so the data gradient runs. Shapes no shipped network has.
+LAYERBENCH_XMMA="
+192 192 3 2 1 30 64
+384 384 3 2 1 16 64
+96 192 3 2 1 60 32
+384 384 3 1 1 6 64
+320 320 3 1 1 9 64
+640 640 3 1 1 5 32
+320 320 3 1 1 10 16
+320 320 3 1 1 10 48
+320 320 3 1 1 10 160
+768 32 1 1 0 9 64
+640 24 1 1 0 12 64
+48 640 1 1 0 9 64"
 LAYERBENCH_FIRST="
 96 11 4 2 224 64
 64 7 2 3 224 64
@@ -824,12 +840,17 @@ layerbench() {
         bench_net "conv1x1_${ci}to${co}_${h}" "$ci" "$h" "$b" \
             "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 1, \"bias\": false}"
     done <<<"$LAYERBENCH_CONV1X1"
+    while read -r c out k s p h b; do
+        [ -n "$c" ] || continue
+        bench_net "xmma_c${c}_k${k}s${s}_${out}x${h}_b${b}" "$c" "$h" "$b" \
+            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $p, \"bias\": false}"
+    done <<<"$LAYERBENCH_XMMA"
     while read -r ci co h b; do
         [ -n "$ci" ] || continue
         bench_net "conv3x3_${ci}to${co}_${h}" "$ci" "$h" "$b" \
             "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 3, \"pad\": 1, \"bias\": false}"
     done <<<"$LAYERBENCH_CONV3X3"
-    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, small_, conv1x1_, conv3x3_); all by default.
+    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, small_, conv1x1_, conv3x3_, xmma_); all by default.
     # LAYERBENCH_PRECS: the precisions (default fp32 fp16 tf32).
     # LAYERBENCH_LAYERS=stream: per-layer times as a network run takes them (events between the passes of
     # one stream, host gaps included) instead of each pass alone (--layers isolated, the default).
