@@ -72,35 +72,31 @@ static const tile wgmma_tiles[] = {
 /* The implicit-GEMM forward on NCHW tensors, graph API engine 70:
  * sm80_xmma_fprop_implicit_gemm_..._nchwkcrs_nchw_tilesize{256x64,128x32,
  * 32x32}x8_stage3 with warps of 2x2, 2x2 and 1x2, 128, 128 and 64 threads,
- * 255, 166 and 92 registers (PyTorch's kernel trace of the calibration
- * set, validation/h100/ncu/kernels-torch-networks-h100.json). */
+ * 255, 166 and 94 registers (PyTorch's kernel trace of the calibration
+ * set, validation/h100/ncu/kernels-torch-networks-h100.json; Nsight Compute
+ * on layer microbenchmarks, validation/layerbench-h100/graph-3x3-ffma/ and
+ * xmma/). */
 static const tile xmma_nchw_tiles[] = {
     {256, 64, 128, 32, 128, 255, 3},
     {128, 32, 64, 16, 128, 166, 3},
-    {32, 32, 32, 16, 64, 92, 3},
+    {32, 32, 32, 16, 64, 94, 3},
 };
-/* What these kernels issue besides their FFMAs, per k step of a thread:
- * its fragments from shared memory (LDS.128: a 16x8, 8x8, 8x4 or 4x4
- * thread tile over 8x4 lanes), then `per_elem` instructions for each
- * element it brings from global memory (scalar loads, `aligna4`: the load,
- * its address and predicate, the store to shared memory; the implicit GEMM
- * adds the im2col index) and `per_kstep` for the loop. Both are solved
- * from Nsight Compute's warp instructions per FFMA on the graph API's 3x3
- * layer microbenchmarks (validation/layerbench-h100/graph-3x3-ffma/):
- * 1.37-1.41 for the implicit GEMM's 256x64 tile (six layers) and 1.88 for
- * its 128x32 (128 -> 32 channels) give 15.3 and 6.1, and 2.46 for the 32x32
- * tile, which no microbenchmark ran. (Winograd's plain xmma GEMM, the same
- * way: 1.73 for 32x32, 1.40 for 64x64 and 1.27 for 64x128, two constants
- * 7.1 and 2.6; timed so, it took the calibration set's iterations further
- * from the measured, and it is not used: docs/ACCURACY.md, session 18.) */
+/* Warp instructions per FFMA, as Nsight Compute counts them on the graph
+ * API's FP32 layer microbenchmarks (3x3 and 1x1, shapes of our choosing;
+ * K of at least 288): 1.37-1.41 for 256x64 (nine layers), 1.85-1.91 for
+ * 128x32 (four), 2.15-2.21 for 32x32 (two). Scalar loads (`aligna4`) with
+ * their im2col addresses and predicates are the rest. */
+static const double xmma_nchw_inst_per_ffma[] = {1.39, 1.88, 2.18};
+
 typedef struct {
     const tile *tiles;
+    const double *inst_per_ffma;
     int n_tiles;
-    double per_elem, per_kstep;
 } xmma_family;
 
 static const xmma_family xmma_families[] = {
-    [CP_GEMM_XMMA_NCHW_FP32] = {xmma_nchw_tiles, sizeof xmma_nchw_tiles / sizeof xmma_nchw_tiles[0], 15.3, 6.1},
+    [CP_GEMM_XMMA_NCHW_FP32] = {xmma_nchw_tiles, xmma_nchw_inst_per_ffma,
+                                sizeof xmma_nchw_tiles / sizeof xmma_nchw_tiles[0]},
 };
 
 #define cdiv cp_cdiv
@@ -126,10 +122,12 @@ static inline double fdiv_inv(double a, double b, double inv)
 
 /* The tile's block: launch configuration and per-iteration counts. These do
  * not depend on the GEMM's shape, so each tile is built once per choice. */
-/* A tile of one of cuDNN's xmma FP32 families: the same pipeline as
- * build_tile's SIMT tiles with the family's instruction mix. */
-static void build_xmma_tile(cp_kernel *k, const cp_device *d, const tile *t, const xmma_family *f, const char *what)
+/* Tile i of one of cuDNN's xmma FP32 families: the same pipeline as
+ * build_tile's SIMT tiles, issuing the family's measured instructions per
+ * FFMA. */
+static void build_xmma_tile(cp_kernel *k, const cp_device *d, const xmma_family *f, int i, const char *what)
 {
+    const tile *t = &f->tiles[i];
     const int b = 4, bk = 8, lanes_m = 8, lanes_n = 4;
     int stage_bytes = (t->bm + t->bn) * bk * b, stages = t->stages;
     while (stages > 2 && stages * stage_bytes > d->smem_per_block)
@@ -144,8 +142,8 @@ static void build_xmma_tile(cp_kernel *k, const cp_device *d, const tile *t, con
     k->smem = stages * stage_bytes;
     k->stages = stages;
     double warps = (double)t->threads / d->warp_size, units = (double)(t->bm / t->wm) * (t->bn / t->wn);
+    /* a thread's tile over 8x4 lanes, its fragments as LDS.128 */
     double tm = (double)t->wm / lanes_m, tn = (double)t->wn / lanes_n;
-    double elems = (double)(t->bm + t->bn) / t->threads; /* global elements per thread per k step */
     k->I = (double)(t->bm + t->bn) * bk / d->warp_size; /* scalar loads */
     k->ld_bytes = 4.0 * d->warp_size;
     k->M = warps * bk * (tm + tn) / 4.0;
@@ -153,7 +151,7 @@ static void build_xmma_tile(cp_kernel *k, const cp_device *d, const tile *t, con
     k->pipe = CP_PIPE_FMA;
     k->flops_per_L = 2.0 * d->warp_size;
     k->L = (double)t->bm * t->bn * bk / d->warp_size;
-    k->other = warps * bk * (f->per_elem * elems + f->per_kstep) - k->I;
+    k->other = (f->inst_per_ffma[i] - 1.0) * k->L - k->I - k->M;
     k->st_bytes = 512.0;
     k->coalesced = 1.0;
     k->precision = CP_PREC_FP32;
@@ -285,7 +283,7 @@ static int tiles_ready(cp_gemm_tiles *tt, const cp_device *d, cp_precision p, cp
         tt->family = family;
         for (size_t i = 0; i < n_tiles; i++) {
             if (xmma)
-                build_xmma_tile(&tt->k[i], d, &tiles[i], xmma, NULL);
+                build_xmma_tile(&tt->k[i], d, xmma, (int)i, NULL);
             else
                 build_tile(&tt->k[i], d, p, &tiles[i], tensor, hopper, NULL);
             tt->fits[i] = cp_block_cost_of(&tt->k[i], d, &tt->cost[i], NULL) == 0;

