@@ -122,14 +122,12 @@ static inline double fdiv_inv(double a, double b, double inv)
 
 /* The tile's block: launch configuration and per-iteration counts. These do
  * not depend on the GEMM's shape, so each tile is built once per choice. */
-/* Tile i of one of cuDNN's xmma FP32 families: the same pipeline as
- * build_tile's SIMT tiles, issuing the family's measured instructions per
- * FFMA. */
-static void build_xmma_tile(cp_kernel *k, const cp_device *d, const xmma_family *f, int i, const char *what)
+/* A tile's block: launch configuration and its shared-memory pipeline,
+ * as deep as the tile allows and one block's shared memory holds; the rest
+ * of k zeroed. Returns the bytes of one stage. */
+static int tile_block(cp_kernel *k, const cp_device *d, const tile *t, int bk, int elem_bytes, const char *what)
 {
-    const tile *t = &f->tiles[i];
-    const int b = 4, bk = 8, lanes_m = 8, lanes_n = 4;
-    int stage_bytes = (t->bm + t->bn) * bk * b, stages = t->stages;
+    int stage_bytes = (t->bm + t->bn) * bk * elem_bytes, stages = t->stages;
     while (stages > 2 && stages * stage_bytes > d->smem_per_block)
         stages--;
     memset(k, 0, sizeof *k);
@@ -141,6 +139,17 @@ static void build_xmma_tile(cp_kernel *k, const cp_device *d, const xmma_family 
     k->regs = t->regs;
     k->smem = stages * stage_bytes;
     k->stages = stages;
+    return stage_bytes;
+}
+
+/* Tile i of one of cuDNN's xmma FP32 families: the same pipeline as
+ * build_tile's SIMT tiles, issuing the family's measured instructions per
+ * FFMA. */
+static void build_xmma_tile(cp_kernel *k, const cp_device *d, const xmma_family *f, int i, const char *what)
+{
+    const tile *t = &f->tiles[i];
+    const int b = 4, bk = 8, lanes_m = 8, lanes_n = 4;
+    int stage_bytes = tile_block(k, d, t, bk, b, what);
     double warps = (double)t->threads / d->warp_size, units = (double)(t->bm / t->wm) * (t->bn / t->wn);
     /* a thread's tile over 8x4 lanes, its fragments as LDS.128 */
     double tm = (double)t->wm / lanes_m, tn = (double)t->wn / lanes_n;
@@ -163,19 +172,7 @@ static void build_tile(cp_kernel *k, const cp_device *d, cp_precision p, const t
     int b = cp_precision_bytes(p);
     /* One shared-memory stage holds 128 bytes of the reduction dimension per row. */
     int bk = tensor ? (hopper ? 128 : 64) / b : 8;
-    int stage_bytes = (t->bm + t->bn) * bk * b;
-    int stages = t->stages;
-    while (stages > 2 && stages * stage_bytes > d->smem_per_block)
-        stages--;
-    memset(k, 0, sizeof *k);
-    k->name = what;
-    k->tile_m = t->bm;
-    k->tile_n = t->bn;
-    k->tile_k = bk;
-    k->threads = t->threads;
-    k->regs = t->regs;
-    k->smem = stages * stage_bytes;
-    k->stages = stages;
+    int stage_bytes = tile_block(k, d, t, bk, b, what);
     double units = (double)(t->bm / t->wm) * (t->bn / t->wn); /* consumer warps or warpgroups */
     /* Global loads: the A and B slices, 16 bytes per thread per instruction.
      * Hopper kernels run in clusters of two blocks that multicast one

@@ -238,6 +238,20 @@ static void test_fft_tiling(void **state)
     }
 }
 
+/* PyTorch's FP32 forward of a 3x3 convolution (pad 1) of c channels on an
+ * hw x hw plane into `out`, its kernels' names in names. */
+static double torch_3x3_forward(int c, int hw, int out, int batch, char *names, size_t cap)
+{
+    char layer[160];
+    snprintf(layer, sizeof layer,
+             "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": 3, \"pad\": 1, \"bias\": false}", out);
+    cp_network n;
+    one_layer(&n, c, hw, layer);
+    double t = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, batch, CP_ALGOS_PYTORCH, names, cap);
+    cp_network_free(&n);
+    return t;
+}
+
 /* Plain FFT transforms a whole padded plane at the smallest power of two
  * from 16 that holds it: the graph API's forward engine 3 on the 512 -> 512
  * 12x12 layer microbenchmark at b64 ran 16x16 transforms and took 721 us
@@ -249,26 +263,16 @@ static void test_fft_whole_plane(void **state)
 {
     (void)state;
     char names[512];
-    cp_network n;
-    one_layer(&n, 512, 12,
-              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 512, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
-    double t = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 64, CP_ALGOS_PYTORCH, names, sizeof names);
+    double t = torch_3x3_forward(512, 12, 512, 64, names, sizeof names);
     print_message("FP32 3x3 forward 512 -> 512, 12x12, b64 (PyTorch): %s= %.3f ms (measured 0.721)\n", names, t);
     assert_non_null(strstr(names, "fft_gemm"));
     assert_true(t > 0.5 * 0.721 && t < 1.3 * 0.721);
-    cp_network_free(&n);
-    one_layer(&n, 256, 14,
-              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
-    double b32 = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, NULL, 0);
-    double b256 = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 256, CP_ALGOS_PYTORCH, names, sizeof names);
+    double b32 = torch_3x3_forward(256, 14, 256, 32, NULL, 0);
+    double b256 = torch_3x3_forward(256, 14, 256, 256, names, sizeof names);
     print_message("FP32 3x3 forward 256 -> 256, 14x14 (PyTorch): b32 %.3f ms, b256 %.3f ms = %.2fx; %s\n", b32, b256,
                   b256 / b32, names);
     assert_non_null(strstr(names, "fft_gemm"));
     assert_true(b256 / b32 < 6.0);
-    /* its data gradient has no plain FFT through the graph API: tiled, or no FFT */
-    pass_ms_with(&n.layers[0], CP_PASS_BWD_DATA, CP_PREC_FP32, 256, CP_ALGOS_PYTORCH, names, sizeof names);
-    print_message("its data gradient at b256: %s\n", names);
-    cp_network_free(&n);
 }
 
 /* PyTorch's FP32 forward runs cuDNN's NCHW xmma implicit GEMM, whose
@@ -281,24 +285,17 @@ static void test_xmma_forward(void **state)
 {
     (void)state;
     char names[512];
-    cp_network n;
-    one_layer(&n, 512, 7,
-              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 512, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
-    double t = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, names, sizeof names);
+    double t = torch_3x3_forward(512, 7, 512, 32, names, sizeof names);
     double peak = cp_device_peak_flops(&h100, CP_PREC_FP32), small = 2.0 * 512 * 512 * 9 * 49 * 32 / (t * 1e-3) / peak;
     print_message("FP32 3x3 forward 512 -> 512, 7x7, b32 (PyTorch): %s= %.3f ms (measured 0.232), %.2f of peak\n",
                   names, t, small);
     assert_non_null(strstr(names, "xmma_fprop_nchw"));
     assert_true(t > 0.7 * 0.232 && t < 1.3 * 0.232);
-    cp_network_free(&n);
-    one_layer(&n, 256, 56,
-              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
-    t = pass_ms_with(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, names, sizeof names);
+    t = torch_3x3_forward(256, 56, 256, 32, names, sizeof names);
     double large = 2.0 * 256 * 256 * 9 * 3136 * 32 / (t * 1e-3) / peak;
     print_message("FP32 3x3 forward 256 -> 256, 56x56, b32 (PyTorch): %s= %.3f ms, %.2f of peak\n", names, t, large);
     assert_non_null(strstr(names, "xmma_fprop_nchw"));
     assert_true(small < 0.5 && large > 0.6);
-    cp_network_free(&n);
 }
 
 static double pool_pass(int c, int hw, int k, int stride, cp_precision prec, int batch, cp_pass pass, char *names,
