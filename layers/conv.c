@@ -120,7 +120,7 @@ static bool fp32_3x3_wgrad_without_gemm(const cp_layer *l, cp_pass pass, const c
  * calibration set's graph-API runs that is not FFT), three fixed tiles
  * with their own instruction mix (model/gemm.c, CP_GEMM_XMMA_NCHW_FP32),
  * not the model's best CUTLASS-like tile: on small output planes (7x7,
- * the strided layers) cuDNN's 32x32 tile of 64 threads, 2.5 instructions
+ * the strided layers) cuDNN's 32x32 tile of 64 threads, 2.2 instructions
  * per FFMA, is what fills the GPU. Its data gradients of filters larger
  * than 1x1 that are not FFT run the same family's dgrad kernels
  * (sm80_xmma_dgrad_implicit_gemm_..._nchw in PyTorch's trace of

@@ -67,7 +67,7 @@ typedef struct {
     const cp_device *dev;
     cp_precision prec;
     int batch;
-    cp_gemm_tiles *gemm_tiles; /* may be NULL */
+    cp_gemm_tiles *gemm_tiles; /* NULL or one table per GEMM family (cp_gemm_kernels) */
     cp_algos algos;
 } cp_exec;
 

@@ -120,8 +120,6 @@ static inline double fdiv_inv(double a, double b, double inv)
     return t;
 }
 
-/* The tile's block: launch configuration and per-iteration counts. These do
- * not depend on the GEMM's shape, so each tile is built once per choice. */
 /* A tile's block: launch configuration and its shared-memory pipeline,
  * as deep as the tile allows and one block's shared memory holds; the rest
  * of k zeroed. Returns the bytes of one stage. */
@@ -166,6 +164,8 @@ static void build_xmma_tile(cp_kernel *k, const cp_device *d, const xmma_family 
     k->precision = CP_PREC_FP32;
 }
 
+/* The tile's block: launch configuration and per-iteration counts. These do
+ * not depend on the GEMM's shape, so each tile is built once per choice. */
 static void build_tile(cp_kernel *k, const cp_device *d, cp_precision p, const tile *t, int tensor, int hopper,
                        const char *what)
 {
@@ -277,7 +277,6 @@ static int tiles_ready(cp_gemm_tiles *tt, const cp_device *d, cp_precision p, cp
     if (n_tiles > CP_GEMM_MAX_TILES)
         n_tiles = CP_GEMM_MAX_TILES;
     if (!tt->ready) {
-        tt->family = family;
         for (size_t i = 0; i < n_tiles; i++) {
             if (xmma)
                 build_xmma_tile(&tt->k[i], d, xmma, (int)i, NULL);
@@ -376,9 +375,8 @@ int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const 
         return cp_fail(err, NULL, NULL, "internal: no room for GEMM kernels");
     double best = INFINITY;
     int best_n = 0;
-    /* a table built for another family cannot serve: build one here */
-    cp_gemm_tiles local, *tt = tiles_done && (!tiles_done->ready || tiles_done->family == g->family) ? tiles_done : &local;
-    if (tt == &local)
+    cp_gemm_tiles local, *tt = tiles_done ? &tiles_done[g->family] : &local;
+    if (!tiles_done)
         local.ready = 0, local.n_memo = 0;
     int n_tiles = tiles_ready(tt, d, p, g->family);
     /* solved already? (open addressing on the problem's sizes) */

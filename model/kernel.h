@@ -117,7 +117,7 @@ double cp_round_cycles(const cp_block_cost *c, int blocks);
  * measured instruction mix and no split (model/gemm.c):
  * CP_GEMM_XMMA_NCHW_FP32 the implicit-GEMM forward on NCHW tensors (graph
  * API engine 70, PyTorch's path). */
-typedef enum { CP_GEMM_CUTLASS = 0, CP_GEMM_XMMA_NCHW_FP32 } cp_gemm_family;
+typedef enum { CP_GEMM_CUTLASS = 0, CP_GEMM_XMMA_NCHW_FP32, CP_GEMM_FAMILY_COUNT } cp_gemm_family;
 
 /* A (batched) GEMM C[M x N] = A[M x K] B[K x N], `count` independent copies
  * (groups). unique_bytes is the data a kernel must read and write at least
@@ -157,13 +157,14 @@ typedef struct {
     cp_gemm memo_key[CP_GEMM_MEMO];
     cp_kernel memo_k[CP_GEMM_MEMO];
     short memo_slot[2 * CP_GEMM_MEMO]; /* hash slots: memo index or -1 */
-    cp_gemm_family family; /* the family the table was built for */
 } cp_gemm_tiles;
 
 /* Chooses, like cudnnFind / cuBLAS heuristics, the fastest tile
  * configuration (and split-K factor) for this GEMM on the device and writes
- * its kernel. tiles may be NULL. Returns the number of kernels written (1),
- * or -1. */
+ * its kernel. tiles is NULL or CP_GEMM_FAMILY_COUNT tables, one per family
+ * (g->family picks it), each with `ready` and `n_memo` zeroed before first
+ * use and then kept for one device and precision. Returns the number of
+ * kernels written (1), or -1. */
 int cp_gemm_kernels(const cp_device *d, cp_precision p, const cp_gemm *g, const char *what, cp_gemm_tiles *tiles,
                     cp_kernel *out, int max, cp_error *err);
 

@@ -327,9 +327,10 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
     int n = net->n_layers, slots = 16;
     while (slots < 2 * n)
         slots *= 2;
-    cp_gemm_tiles *tiles = malloc(sizeof *tiles); /* 17 KB: only its two counters need clearing */
-    if (tiles)
-        tiles->ready = tiles->n_memo = 0;
+    /* 17 KB a family: only their two counters need clearing */
+    cp_gemm_tiles *tiles = malloc(CP_GEMM_FAMILY_COUNT * sizeof *tiles);
+    for (int f = 0; tiles && f < CP_GEMM_FAMILY_COUNT; f++)
+        tiles[f].ready = tiles[f].n_memo = 0;
     int *twin = malloc((size_t)(n + slots) * sizeof *twin);
     int(*built)[CP_PASS_COUNT] = malloc((size_t)n * sizeof *built);
     int rc = -1;
