@@ -802,6 +802,30 @@ LAYERBENCH_XMMA="
 768 32 1 1 0 9 64
 640 24 1 1 0 12 64
 48 640 1 1 0 9 64"
+# FP32 1x1 weight gradients (input channels, output channels, plane, batch): the three kernels cudnnFind
+# picks among (wgrad_alg0_engine's 32x32 and 64x128 tiles, the NHWC xmma kernel) over planes 5x5 to
+# 144x144 and channel counts no shipped network has (session 19: their issue rate against the plane).
+LAYERBENCH_WGRAD1X1="
+96 160 96 32
+160 96 64 32
+64 192 48 64
+224 96 36 64
+128 128 24 128
+96 352 18 64
+352 96 18 64
+448 448 12 64
+640 224 12 96
+288 768 9 64
+768 288 9 128
+1536 384 6 64
+384 1536 6 64
+1280 640 5 32
+64 96 80 32
+200 600 20 48
+600 200 20 48
+48 48 144 16
+320 640 24 32
+576 288 40 16"
 LAYERBENCH_FIRST="
 96 11 4 2 224 64
 64 7 2 3 224 64
@@ -847,10 +871,15 @@ layerbench() {
     done <<<"$LAYERBENCH_XMMA"
     while read -r ci co h b; do
         [ -n "$ci" ] || continue
+        bench_net "wgrad_1x1_${ci}to${co}_${h}_b${b}" "$ci" "$h" "$b" \
+            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 1, \"bias\": false}"
+    done <<<"$LAYERBENCH_WGRAD1X1"
+    while read -r ci co h b; do
+        [ -n "$ci" ] || continue
         bench_net "conv3x3_${ci}to${co}_${h}" "$ci" "$h" "$b" \
             "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 3, \"pad\": 1, \"bias\": false}"
     done <<<"$LAYERBENCH_CONV3X3"
-    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, small_, conv1x1_, conv3x3_, xmma_); all by default.
+    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, small_, conv1x1_, conv3x3_, xmma_, wgrad_); all by default.
     # LAYERBENCH_PRECS: the precisions (default fp32 fp16 tf32).
     # LAYERBENCH_LAYERS=stream: per-layer times as a network run takes them (events between the passes of
     # one stream, host gaps included) instead of each pass alone (--layers isolated, the default).
@@ -925,7 +954,8 @@ ncu_profile() {
         local tag
         tag="$(basename "$net" .json)-b$batch-$prec"
         say "ncu $tag"
-        CNNPERF_MEASURE_PROFILE=1 timeout 150 "$ncu" --profile-from-start off --csv --page raw --metrics "$metrics" \
+        # --clock-control none: the GPU keeps its own clocks (ncu would otherwise lock them at base)
+        CNNPERF_MEASURE_PROFILE=1 timeout 150 "$ncu" --clock-control none --profile-from-start off --csv --page raw --metrics "$metrics" \
             --log-file "$RES/ncu-$tag.csv" "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" \
             --warmup 2 --iters 1 -o "$RES/ncu-scratch.json" </dev/null >"$RES/ncu-$tag.log" 2>&1 ||
             fail "ncu $tag (log ncu-$tag.log)"
