@@ -26,37 +26,46 @@
  * instructions per FFMA (smsp__inst_executed) and keep the schedulers 30-46%,
  * 55% and 77% busy, which the occupancy and latency rules do not explain. So
  * each kernel's block iteration is given the issue slots it was measured to
- * take per FFMA: cudnnFind's GPU time x SM clock (1980 MHz) x schedulers /
- * FFMA warp instructions of its 32-padded tiles, the median over the
- * calibration set's 1x1 layers that ran it (validation/h100/, fp32; the
- * microbenchmarks, whose shapes are ResNet-50's, only named the kernels):
- * 5.5 for the 32x32 engine (94 layer runs; 4-5 on planes up to 35x35, 6-10
- * on 55x55 and larger, 6-7 on 7x7), 3.3 for 64x128 (2) and 3.1 for the NHWC
- * kernel (16). Grid, waves, tails and the choice between the kernels follow
- * from the shapes. With them the calibration's scale for these passes went
- * from 3.67 to about 1 (H100 and H200): the model no longer needs one. The
- * slots were measured on Hopper and are used on every device; older GPUs'
- * cuDNN builds were not profiled. */
+ * take per FFMA: the value that makes this model's time of the kernel, waves
+ * and tails included, the GPU time Nsight Compute measured (at the GPU's own
+ * clock), the median over twenty 1x1 layer microbenchmarks of our choosing
+ * (validation/layerbench-h100/wgrad1x1/: planes 5x5 to 144x144, channel
+ * counts no shipped network has, cudnnFind choosing the kernel):
+ *  - 2.85 for the 64x128 engine (six layers, 2.5-3.4),
+ *  - 2.5 for the NHWC kernel (three, 2.2-2.6),
+ *  - for the 32x32 engine, 5.3 while each dW element receives at most 192
+ *    partial tiles (grid z = images x plane chunks; five layers, 4.4-6.9) and
+ *    7.2 beyond (six, 6.3-8.3). The adds of one tile go to the same
+ *    addresses, so the more blocks share a tile the longer its atomics queue
+ *    in L2; the step, not a slope, is what the microbenchmarks show (z of 256
+ *    and 656 cost alike).
+ * Session 15 had taken the slots from the calibration set's cudnnFind times
+ * (5.5, 3.3 and 3.1), which mix the kernels' own waves and tails in. Grid,
+ * waves, tails and the choice between the kernels follow from the shapes.
+ * The slots were measured on Hopper and are used on every device; older
+ * GPUs' cuDNN builds were not profiled. */
 #include <math.h>
 
 #include "kernel.h"
 
 #define ENGINE_CHUNK 512.0 /* pixels of one image a block reduces */
 #define WGRAD_BK 8.0       /* pixels per block iteration: one shared stage */
+#define CONTENDED_ADDS 192 /* partial tiles added into one dW element beyond which the atomics queue */
 
 typedef struct {
     const char *name;
     double tile_m, tile_n;     /* output channels x filter elements */
     double thread_m, thread_n; /* one thread's outputs */
     int threads, regs, smem, stages;
-    double slots_per_ffma; /* issue slots one FFMA warp instruction costs, as measured (above) */
+    double slots_per_ffma;  /* issue slots one FFMA warp instruction costs, as measured (above) */
+    double slots_contended; /* the same beyond CONTENDED_ADDS partial tiles per dW element (0: no change) */
     int chunked;          /* grid x images x plane chunks, partial sums added atomically */
 } wgrad_kernel;
 
 static const wgrad_kernel kinds[] = {
-    {"wgrad_engine_32x32", 32, 32, 4, 4, 64, 80, 3328, 1, 5.5, 1},
-    {"wgrad_engine_64x128", 128, 64, 8, 4, 256, 64, 7424, 1, 3.3, 1},
-    {"wgrad_xmma_nhwc_32x32", 32, 32, 4, 4, 64, 80, 7168, 3, 3.1, 0},
+    {"wgrad_engine_32x32", 32, 32, 4, 4, 64, 80, 3328, 1, 5.3, 7.2, 1},
+    {"wgrad_engine_64x128", 128, 64, 8, 4, 256, 64, 7424, 1, 2.85, 0, 1},
+    {"wgrad_xmma_nhwc_32x32", 32, 32, 4, 4, 64, 80, 7168, 3, 2.5, 0, 0},
 };
 
 static cp_kernel build(const cp_device *d, const wgrad_kernel *w, double m, double n, double images, double plane,
@@ -87,7 +96,9 @@ static cp_kernel build(const cp_device *d, const wgrad_kernel *w, double m, doub
     k.M = k.I + reads;
     k.sm_bytes = 512.0;
     k.K = 0;
-    k.other = k.L * w->slots_per_ffma - (k.L + k.I + k.M);
+    double adds = w->chunked ? images * chunks : 1; /* partial tiles per dW element */
+    double slots = adds > CONTENDED_ADDS && w->slots_contended > 0 ? w->slots_contended : w->slots_per_ffma;
+    k.other = k.L * slots - (k.L + k.I + k.M);
     if (k.other < 0)
         k.other = 0;
     /* the tile leaves once: atomic adds (engine) or stores, 4 bytes a thread */

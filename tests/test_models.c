@@ -412,6 +412,58 @@ static void test_tiny_block_grid(void **state)
     assert_true(e.time_ms * 1e3 < 30);
 }
 
+/* cuDNN's FP32 weight-gradient kernels (model/wgrad.c) against Nsight
+ * Compute's times of 1x1 layer microbenchmarks of our choosing
+ * (validation/layerbench-h100/wgrad1x1/, H100 at 1980 MHz), the kernel the
+ * model picks being the one cudnnFind ran; and the 32x32 engine's step: past
+ * 192 partial tiles added into each dW element its atomics queue. */
+static double wgrad_kernel_us(int cin, int cout, int hw, int images, const char **name)
+{
+    cp_kernel k[3];
+    cp_error err;
+    double plane = (double)hw * hw;
+    int n = cp_wgrad_fp32_kernels(&h100, cout, cin, images, plane, 4.0 * images * cin * plane,
+                                  4.0 * images * cout * plane, k, 3, &err);
+    if (n <= 0)
+        fail_msg("%s", n < 0 ? err.msg : "no kernel");
+    *name = k[n - 1].name;
+    double ms = cp_kernels_ms(&k[n - 1], 1, &h100, INFINITY, &err); /* the weight gradient, transposes apart */
+    if (ms < 0)
+        fail_msg("%s", err.msg);
+    return ms * 1e3;
+}
+
+static void test_wgrad_fp32_kernels(void **state)
+{
+    (void)state;
+    static const struct {
+        int cin, cout, hw, images;
+        const char *kernel;
+        double us;
+    } bench[] = {
+        {160, 96, 64, 32, "wgrad_engine_32x32", 441.8},   {352, 96, 18, 64, "wgrad_engine_32x32", 118.8},
+        {96, 160, 96, 32, "wgrad_engine_32x32", 937.4},   {64, 192, 48, 64, "wgrad_engine_32x32", 417.0},
+        {448, 448, 12, 64, "wgrad_engine_64x128", 197.0}, {768, 288, 9, 128, "wgrad_engine_64x128", 268.3},
+    };
+    for (size_t i = 0; i < sizeof bench / sizeof bench[0]; i++) {
+        const char *name;
+        double us = wgrad_kernel_us(bench[i].cin, bench[i].cout, bench[i].hw, bench[i].images, &name);
+        print_message("wgrad %d -> %d at %dx%d, b%d: %s %.0f us (measured %s %.0f)\n", bench[i].cin, bench[i].cout,
+                      bench[i].hw, bench[i].hw, bench[i].images, name, us, bench[i].kernel, bench[i].us);
+        assert_string_equal(name, bench[i].kernel);
+        assert_true(us > 0.8 * bench[i].us && us < 1.2 * bench[i].us);
+    }
+    /* one plane chunk per image (18x18): z = images; 64 -> 128 doubles the
+     * work, 128 -> 256 also crosses the step */
+    const char *name;
+    double b64 = wgrad_kernel_us(96, 160, 18, 64, &name), b128 = wgrad_kernel_us(96, 160, 18, 128, &name),
+           b256 = wgrad_kernel_us(96, 160, 18, 256, &name);
+    print_message("32x32 engine, 96 -> 160 at 18x18: b64 %.0f, b128 %.0f, b256 %.0f us\n", b64, b128, b256);
+    assert_string_equal(name, "wgrad_engine_32x32");
+    assert_true(b128 / b64 > 1.8 && b128 / b64 < 2.2);
+    assert_true(b256 / b128 > 2.4 && b256 / b128 < 3.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_gemm_search_matches_kernel_model),
         cmocka_unit_test(test_xmma_instruction_mix),
         cmocka_unit_test(test_tiny_block_grid),
+        cmocka_unit_test(test_wgrad_fp32_kernels),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
