@@ -128,10 +128,27 @@ static bool fp32_3x3_wgrad_without_gemm(const cp_layer *l, cp_pass pass, const c
  * both timed as this family, which has no split-K either: on the
  * calibration set's graph-API runs that took the FP32 3x3 data gradients
  * from 27.4% to 15.4% mean error. Its 1x1 data gradients (engines 74, 25
- * and 1) went from 11.1% to 13.7% so, and keep the model's GEMM. */
+ * and 1) went from 11.1% to 13.7% so, and keep the model's GEMM.
+ *
+ * cudnnFind's FP32 convolutions with a stride and a filter larger than 1x1
+ * have no Winograd and seldom win by FFT, so they too run cuDNN's own
+ * implicit GEMMs, none near the FMA lanes' peak: under Nsight Compute
+ * (validation/layerbench-h100/wgrad1x1/, 1x1 layers) its forward algorithm
+ * 1 ran this family's xmma fprop kernel and algorithm 0
+ * implicit_convolve_sgemm, its data-gradient algorithms 0 and 1 cuDNN's
+ * dgrad_engine and this family's xmma dgrad. ResNet-50's layer3.0.conv2
+ * forward took 548 us where its stride-1 neighbours, the same FLOPs through
+ * Winograd, took 181. Timed as the model's CUTLASS-like tile they came out
+ * 30-58% short on both sets; as this family, the calibration set's strided
+ * 3x3 forwards went from 30.5% to 11.0% mean error and data gradients from
+ * 39.4% to 21.3% (session 19). Unstrided layers keep the CUTLASS-like tile:
+ * as this family, the evaluation's legacy FP32 iterations got worse (4.1%
+ * to 4.8%) although the calibration set's improved. */
 static bool xmma_nchw(const cp_layer *l, const cp_exec *x, cp_precision pipe)
 {
-    return x->algos == CP_ALGOS_PYTORCH && x->prec == CP_PREC_FP32 && pipe == CP_PREC_FP32 && l->groups == 1;
+    bool strided = (l->sh > 1 || l->sw > 1) && l->kh * l->kw > 1;
+    return (x->algos == CP_ALGOS_PYTORCH || strided) && x->prec == CP_PREC_FP32 && pipe == CP_PREC_FP32 &&
+           l->groups == 1;
 }
 
 /* The pass as one implicit GEMM on the pipe of precision `pipe` (x->prec, or
