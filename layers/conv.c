@@ -72,18 +72,21 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
 /* Thin groups (depthwise): fewer than this many channels per group. */
 #define DIRECT_MAX_GROUP_CHANNELS 8
 
-/* cudnnFind's FP32 1x1 weight gradients run cuDNN's own kernels
- * (model/wgrad.c), not a CUTLASS-like GEMM: Nsight Compute on 1x1
- * microbenchmarks (validation/layerbench-h100/ncu/). Over the calibration
- * set's 158 such passes (H100, cudnnFind's GPU times) the model's spread
- * drops from 0.27 to 0.22 (log of model / measured). PyTorch's path (graph
- * API engine 20) runs them up to 2x faster than these kernels on the same
- * shapes (DenseNet's transition1 0.62 against 1.26 ms), so PyTorch's 1x1
- * weight gradients keep the GEMM; other filters do too, except the FP32 3x3
- * ones below. */
-static bool legacy_wgrad_engine(const cp_layer *l, const cp_exec *x, cp_precision pipe)
+/* FP32 1x1 weight gradients run cuDNN's own kernels (model/wgrad.c), not a
+ * CUTLASS-like GEMM, through either API: Nsight Compute on 1x1
+ * microbenchmarks (validation/layerbench-h100/ncu/, wgrad1x1/). Over the
+ * calibration set's 158 cudnnFind passes (H100) the model's spread drops
+ * from 0.27 to 0.22 (log of model / measured). PyTorch's path (graph API
+ * engine 20, engine 67 on the smallest planes) runs the same kernels with
+ * the engine's 64x128 tile from 96 output channels, where cudnnFind's
+ * heuristic keeps 32x32 tiles below 192 x 256 (DenseNet's transition1: 0.62
+ * against 1.26 ms). Timed as the split-K GEMM they had needed a calibration
+ * scale of 2.58; on the engine, 0.90, and the evaluation's graph-API FP32 1x1
+ * weight-gradient passes went from 18.2% to 10.5% (session 19). Other
+ * filters keep the GEMM, except the FP32 3x3 ones below. */
+static bool wgrad_engine_1x1(const cp_layer *l, cp_precision pipe)
 {
-    return x->algos == CP_ALGOS_FIND && pipe == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 && l->kw == 1;
+    return pipe == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 && l->kw == 1;
 }
 
 static bool winograd_fits(const cp_layer *l, cp_pass pass, const cp_exec *x);
@@ -130,25 +133,23 @@ static bool fp32_3x3_wgrad_without_gemm(const cp_layer *l, cp_pass pass, const c
  * from 27.4% to 15.4% mean error. Its 1x1 data gradients (engines 74, 25
  * and 1) went from 11.1% to 13.7% so, and keep the model's GEMM.
  *
- * cudnnFind's FP32 convolutions with a stride and a filter larger than 1x1
- * have no Winograd and seldom win by FFT, so they too run cuDNN's own
- * implicit GEMMs, none near the FMA lanes' peak: under Nsight Compute
+ * cudnnFind runs the same kernels. Under Nsight Compute
  * (validation/layerbench-h100/wgrad1x1/, 1x1 layers) its forward algorithm
  * 1 ran this family's xmma fprop kernel and algorithm 0
  * implicit_convolve_sgemm, its data-gradient algorithms 0 and 1 cuDNN's
- * dgrad_engine and this family's xmma dgrad. ResNet-50's layer3.0.conv2
- * forward took 548 us where its stride-1 neighbours, the same FLOPs through
- * Winograd, took 181. Timed as the model's CUTLASS-like tile they came out
- * 30-58% short on both sets; as this family, the calibration set's strided
- * 3x3 forwards went from 30.5% to 11.0% mean error and data gradients from
- * 39.4% to 21.3% (session 19). Unstrided layers keep the CUTLASS-like tile:
- * as this family, the evaluation's legacy FP32 iterations got worse (4.1%
- * to 4.8%) although the calibration set's improved. */
+ * dgrad_engine and this family's xmma dgrad, none near the FMA lanes' peak.
+ * Strided convolutions show it most, having no Winograd: ResNet-50's
+ * layer3.0.conv2 forward took 548 us where its stride-1 neighbours, the
+ * same FLOPs through Winograd, took 181. Timed as the model's CUTLASS-like
+ * tile, cudnnFind's strided 3x3 passes came out 30-58% short on both sets;
+ * as this family, the calibration set's strided forwards went from 30.5% to
+ * 11.0% mean error and data gradients from 39.4% to 21.3%, its legacy FP32
+ * iterations (applied to every cudnnFind FP32 forward and data gradient of
+ * filters larger than 1x1, not only strided ones) from 6.71% to 6.64%
+ * (session 19). */
 static bool xmma_nchw(const cp_layer *l, const cp_exec *x, cp_precision pipe)
 {
-    bool strided = (l->sh > 1 || l->sw > 1) && l->kh * l->kw > 1;
-    return (x->algos == CP_ALGOS_PYTORCH || strided) && x->prec == CP_PREC_FP32 && pipe == CP_PREC_FP32 &&
-           l->groups == 1;
+    return x->prec == CP_PREC_FP32 && pipe == CP_PREC_FP32 && l->groups == 1;
 }
 
 /* The pass as one implicit GEMM on the pipe of precision `pipe` (x->prec, or
@@ -182,8 +183,9 @@ static int gemm_on(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_precisi
             what = "xmma_dgrad_nchw";
         }
     } else {
-        if (legacy_wgrad_engine(l, x, pipe) || fp32_3x3_wgrad_without_gemm(l, pass, x))
-            return cp_wgrad_fp32_kernels(x->dev, cout, cin * rs, n, (double)o.h * o.w, xb, yb, out, max, err);
+        if (wgrad_engine_1x1(l, pipe) || fp32_3x3_wgrad_without_gemm(l, pass, x))
+            return cp_wgrad_fp32_kernels(x->dev, x->algos == CP_ALGOS_FIND ? CP_WGRAD_TILES_FIND : CP_WGRAD_TILES_GRAPH,
+                                         cout, cin * rs, n, (double)o.h * o.w, xb, yb, out, max, err);
         gm = (cp_gemm){cout, cin * rs, n * o.h * o.w, g, xb + yb + wbytes, 1, CP_GEMM_CUTLASS};
         what = "conv_wgrad";
     }

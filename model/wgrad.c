@@ -39,6 +39,14 @@
  *    addresses, so the more blocks share a tile the longer its atomics queue
  *    in L2; the step, not a slope, is what the microbenchmarks show (z of 256
  *    and 656 cost alike).
+ * The graph API's engine 20 (PyTorch's path) runs the same engine, its tile
+ * not cudnnFind's: 64x128 on eighteen of the twenty microbenchmarks through
+ * that API (48 to 1280 input and 96 to 1536 output channels;
+ * wgrad1x1/graph-ncu/), 32x32 on 48 -> 48 and, in session 18's (xmma/), on
+ * 24 and 32 output channels. The calibration set's graph-API runs put 64
+ * output channels on the 32x32 tile (on 64x128: +38% and +54% on 14x14), so
+ * the wide tile starts at 96 (GRAPH_WIDE_MIN_M). Its engine 67 is the NHWC
+ * kernel, on 5x5 and 6x6 planes.
  * Session 15 had taken the slots from the calibration set's cudnnFind times
  * (5.5, 3.3 and 3.1), which mix the kernels' own waves and tails in. Grid,
  * waves, tails and the choice between the kernels follow from the shapes.
@@ -46,11 +54,14 @@
  * GPUs' cuDNN builds were not profiled. */
 #include <math.h>
 
+#include <stdbool.h>
+
 #include "kernel.h"
 
 #define ENGINE_CHUNK 512.0 /* pixels of one image a block reduces */
 #define WGRAD_BK 8.0       /* pixels per block iteration: one shared stage */
 #define CONTENDED_ADDS 192 /* partial tiles added into one dW element beyond which the atomics queue */
+#define GRAPH_WIDE_MIN_M 96  /* output channels from which the graph API's engine 20 takes the 64x128 tile */
 
 typedef struct {
     const char *name;
@@ -108,14 +119,15 @@ static cp_kernel build(const cp_device *d, const wgrad_kernel *w, double m, doub
     return k;
 }
 
-int cp_wgrad_fp32_kernels(const cp_device *d, double m, double n, double images, double plane, double x_bytes,
-                          double dy_bytes, cp_kernel *out, int max, cp_error *err)
+int cp_wgrad_fp32_kernels(const cp_device *d, cp_wgrad_tiles tiles, double m, double n, double images, double plane,
+                          double x_bytes, double dy_bytes, cp_kernel *out, int max, cp_error *err)
 {
     double best = INFINITY;
     int nk = 0;
     /* the engine's tile is cuDNN's heuristic, not a search; the engine and
      * the NHWC kernel are timed against each other, as cudnnFind does */
-    const wgrad_kernel *engine = &kinds[m >= 192 && n >= 256 ? 1 : 0];
+    bool wide = tiles == CP_WGRAD_TILES_GRAPH ? m >= GRAPH_WIDE_MIN_M : m >= 192 && n >= 256;
+    const wgrad_kernel *engine = &kinds[wide ? 1 : 0];
     const wgrad_kernel *candidates[] = {engine, &kinds[2]};
     for (size_t i = 0; i < 2; i++) {
         cp_kernel c[3];

@@ -467,7 +467,7 @@ static bool fma_tiles(int c, int k, int stride, int out, cp_precision prec, cp_p
     int nk = layer_kernels(&n.layers[0], pass, prec, 32, CP_ALGOS_FIND, kk);
     bool fma = false, tensor = false;
     for (int i = 0; i < nk; i++)
-        if (strncmp(kk[i].name, "conv_", 5) == 0)
+        if (strncmp(kk[i].name, "conv_", 5) == 0 || strncmp(kk[i].name, "xmma_", 5) == 0)
             *(kk[i].pipe == CP_PIPE_FMA ? &fma : &tensor) = true;
     cp_network_free(&n);
     return fma && !tensor;

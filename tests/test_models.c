@@ -417,12 +417,12 @@ static void test_tiny_block_grid(void **state)
  * (validation/layerbench-h100/wgrad1x1/, H100 at 1980 MHz), the kernel the
  * model picks being the one cudnnFind ran; and the 32x32 engine's step: past
  * 192 partial tiles added into each dW element its atomics queue. */
-static double wgrad_kernel_us(int cin, int cout, int hw, int images, const char **name)
+static double wgrad_kernel_us(cp_wgrad_tiles tiles, int cin, int cout, int hw, int images, const char **name)
 {
     cp_kernel k[3];
     cp_error err;
     double plane = (double)hw * hw;
-    int n = cp_wgrad_fp32_kernels(&h100, cout, cin, images, plane, 4.0 * images * cin * plane,
+    int n = cp_wgrad_fp32_kernels(&h100, tiles, cout, cin, images, plane, 4.0 * images * cin * plane,
                                   4.0 * images * cout * plane, k, 3, &err);
     if (n <= 0)
         fail_msg("%s", n < 0 ? err.msg : "no kernel");
@@ -447,7 +447,7 @@ static void test_wgrad_fp32_kernels(void **state)
     };
     for (size_t i = 0; i < sizeof bench / sizeof bench[0]; i++) {
         const char *name;
-        double us = wgrad_kernel_us(bench[i].cin, bench[i].cout, bench[i].hw, bench[i].images, &name);
+        double us = wgrad_kernel_us(CP_WGRAD_TILES_FIND, bench[i].cin, bench[i].cout, bench[i].hw, bench[i].images, &name);
         print_message("wgrad %d -> %d at %dx%d, b%d: %s %.0f us (measured %s %.0f)\n", bench[i].cin, bench[i].cout,
                       bench[i].hw, bench[i].hw, bench[i].images, name, us, bench[i].kernel, bench[i].us);
         assert_string_equal(name, bench[i].kernel);
@@ -456,12 +456,35 @@ static void test_wgrad_fp32_kernels(void **state)
     /* one plane chunk per image (18x18): z = images; 64 -> 128 doubles the
      * work, 128 -> 256 also crosses the step */
     const char *name;
-    double b64 = wgrad_kernel_us(96, 160, 18, 64, &name), b128 = wgrad_kernel_us(96, 160, 18, 128, &name),
-           b256 = wgrad_kernel_us(96, 160, 18, 256, &name);
+    double b64 = wgrad_kernel_us(CP_WGRAD_TILES_FIND, 96, 160, 18, 64, &name),
+           b128 = wgrad_kernel_us(CP_WGRAD_TILES_FIND, 96, 160, 18, 128, &name),
+           b256 = wgrad_kernel_us(CP_WGRAD_TILES_FIND, 96, 160, 18, 256, &name);
     print_message("32x32 engine, 96 -> 160 at 18x18: b64 %.0f, b128 %.0f, b256 %.0f us\n", b64, b128, b256);
     assert_string_equal(name, "wgrad_engine_32x32");
     assert_true(b128 / b64 > 1.8 && b128 / b64 < 2.2);
     assert_true(b256 / b128 > 2.4 && b256 / b128 < 3.0);
+    /* the graph API's engine 20 takes the 64x128 tile from 96 output
+     * channels (wgrad1x1/graph-ncu/): faster than cudnnFind's 32x32 there */
+    static const struct {
+        int cin, cout, hw, images;
+        double us;
+    } graph[] = {{160, 96, 64, 32, 338.6}, {64, 96, 80, 32, 201.4}, {96, 160, 96, 32, 805.7}, {224, 96, 36, 64, 272.2}};
+    for (size_t i = 0; i < sizeof graph / sizeof graph[0]; i++) {
+        const char *find_name;
+        double us = wgrad_kernel_us(CP_WGRAD_TILES_GRAPH, graph[i].cin, graph[i].cout, graph[i].hw, graph[i].images,
+                                    &name),
+               find = wgrad_kernel_us(CP_WGRAD_TILES_FIND, graph[i].cin, graph[i].cout, graph[i].hw,
+                                      graph[i].images, &find_name);
+        print_message("graph API wgrad %d -> %d at %dx%d, b%d: %s %.0f us (measured 64x128 engine %.0f); cudnnFind "
+                      "%s %.0f\n", graph[i].cin, graph[i].cout, graph[i].hw, graph[i].hw, graph[i].images, name, us,
+                      graph[i].us, find_name, find);
+        assert_string_equal(name, "wgrad_engine_64x128");
+        assert_string_equal(find_name, "wgrad_engine_32x32");
+        assert_true(us > 0.75 * graph[i].us && us < 1.25 * graph[i].us && us < find);
+    }
+    double thin = wgrad_kernel_us(CP_WGRAD_TILES_GRAPH, 384, 64, 14, 64, &name);
+    assert_string_equal(name, "wgrad_engine_32x32");
+    assert_true(thin > 0);
 }
 
 int main(void)

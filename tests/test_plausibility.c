@@ -7,12 +7,14 @@
  *  - a convolution that computes both gradients takes at least as long
  *    backward as forward (with PyTorch's algorithms at least 0.65x, as
  *    measured below), and at most 3x for all but a few launch-bound
- *    layers (< 0.5%, none beyond 3.6x). The exception is cudnnFind's FP32
- *    1x1 convolution, whose weight gradient runs on cuDNN's own kernels
- *    (model/wgrad.c): measured, its backward is 0.8-6.3x its forward, above
- *    3x in 367 of 752 layer runs (cudnnFind's GPU times, validation/h100 and
- *    h200, fp32), and the analytic forward is up to 2x faster than measured
- *    before calibration; those are held under 10x. cudnnFind's FP32 3x3
+ *    layers (< 0.5%, none beyond 3.6x). The exception is the FP32 1x1
+ *    convolution, whose weight gradient runs on cuDNN's own kernels
+ *    (model/wgrad.c) through either API: measured, its backward is 0.8-6.3x
+ *    its forward, above 3x in 367 of 752 layer runs (cudnnFind's GPU times,
+ *    validation/h100 and h200, fp32), and 1.07-5.78x, above 3.6x in 223 of
+ *    1991, through the graph API (since session 19 on these kernels too);
+ *    the analytic forward is up to 2x faster than measured before
+ *    calibration; those are held under 10x. cudnnFind's FP32 3x3
  *    weight gradients of 48+ channels run as WINOGRAD_NONFUSED with its GEMM
  *    unsplit (layers/conv.c): measured, such a layer's backward is 2.97-3.42x
  *    its forward (ResNet-18/34/101's 64 -> 64 layers on the H100,
@@ -20,14 +22,20 @@
  *    holdout/resnet101-b32-fp32.json), and the analytic Winograd forward is
  *    up to 1.4x faster than measured; those are held under 5x. PyTorch's
  *    FP32 forward and data gradient are timed as cuDNN's xmma kernels
- *    (layers/conv.c, xmma_nchw), its weight gradient still as the model's
- *    split-K GEMM, which the calibration scales by up to 2.6 (1x1 layers,
- *    calibration/h100-graph.json): so a thin layer's analytic backward can
- *    come out short against its forward (GoogLeNet's 832 -> 32 1x1 at 7x7:
- *    0.45x, measured 1.07-2.25x) and a few long (its 32 -> 128 3x3: 3.7-4.1x,
+ *    (layers/conv.c, xmma_nchw), its weight gradient of larger filters still
+ *    as the model's split-K GEMM, its thin layers' forward on a 32x32 tile
+ *    too slow: so a thin layer's analytic backward can come out short
+ *    against its forward (GoogLeNet's 832 -> 32 1x1 at 7x7: 0.59x, measured
+ *    1.07-2.25x) and a few long (its 32 -> 128 3x3: 3.7-4.1x,
  *    measured 2.9x; VGG-16's 256-channel 56x56 layers on the H200: 0.60x,
- *    measured 0.80-0.86x). Under 0.5% of PyTorch's convolutions fall outside
- *    0.65-3.6x, none outside 0.4-4.5x. The first
+ *    measured 0.80-0.86x). Since session 19 cudnnFind's FP32 forwards and
+ *    data gradients are these xmma kernels too, and its thin layers' backward
+ *    can come out below the forward (measured: 4 of 2,616 cudnnFind FP32
+ *    convolutions of filters larger than 1x1 below 1x, down to 0.58x,
+ *    GoogLeNet's inception4e.branch3.1 in validation/h100/host-check/). Under
+ *    0.5% of the FP32 convolutions fall outside 0.65-3.6x (PyTorch's) or
+ *    1-3.6x (cudnnFind's; FP32 1x1 up to 10x, Winograd weight gradients up
+ *    to 5x), none outside 0.4-4.5x. The first
  *    layer computes no input gradient, so its backward is one GEMM against
  *    forward's one. */
 #include <stdarg.h>
@@ -100,8 +108,7 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
              * model gives 0.82x; on the A100 it gives 0.70x */
             double lowest = algos == CP_ALGOS_PYTORCH ? 0.65 : 1.0;
             const cp_layer *l = &n->layers[i];
-            bool engine = algos == CP_ALGOS_FIND && prec == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 &&
-                          l->kw == 1;
+            bool engine = prec == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 && l->kw == 1;
             /* cudnnFind's FP32 3x3 weight gradient as WINOGRAD_NONFUSED with
              * its GEMM unsplit (layers/conv.c, WINOGRAD_WGRAD_MIN_*) */
             bool wino = algos == CP_ALGOS_FIND && prec == CP_PREC_FP32 && l->groups == 1 && l->kh == 3 &&
@@ -111,20 +118,21 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
                 wino_over++;
                 wino_max = fmax(wino_max, b / f);
             }
-            /* PyTorch's FP32 forward and data gradient as cuDNN's xmma
-             * kernels (layers/conv.c, xmma_nchw), its weight gradient still
-             * the model's split-K GEMM: see the header */
-            bool xmma = algos == CP_ALGOS_PYTORCH && prec == CP_PREC_FP32 && l->groups == 1;
-            if (xmma && (b < lowest * f || b > 3.6 * f)) {
+            /* FP32 forwards and data gradients as cuDNN's xmma kernels
+             * (layers/conv.c, xmma_nchw), weight gradients of filters
+             * larger than 1x1 as other kernels: see the header */
+            bool xmma = prec == CP_PREC_FP32 && l->groups == 1;
+            double upper = engine ? 10.0 : wino ? 5.0 : 3.6;
+            if (xmma && (b < lowest * f || b > upper * f)) {
                 xmma_out++;
                 xmma_min = fmin(xmma_min, b / f);
                 xmma_max = fmax(xmma_max, b / f);
-                if (b < 0.4 * f || b > 4.5 * f)
-                    fail_msg("%s %s %s %s: backward %g ms vs forward %g ms (PyTorch's xmma kernels)", n->name,
+                if (b < 0.4 * f || b > fmax(upper, 4.5) * f)
+                    fail_msg("%s %s %s %s: backward %g ms vs forward %g ms (cuDNN's xmma kernels)", n->name,
                              d->id, cp_precision_name(prec), l->name, b, f);
                 continue;
             }
-            if (b < lowest * f * (1 - 1e-9) || b > (engine ? 10.0 : wino ? 5.0 : 3.6) * f)
+            if (b < lowest * f * (1 - 1e-9) || b > upper * f)
                 fail_msg("%s %s %s %s: backward %g ms vs forward %g ms", n->name, d->id, cp_precision_name(prec),
                          l->name, b, f);
             if (engine) {
@@ -160,15 +168,16 @@ static void test_roofline_and_sums(void **state)
     for (int set = 0; set < 2; set++)
         print_message("%s algorithms: %ld of %ld convolutions above 3x, %ld below 1x\n",
                       set ? "PyTorch's" : "cudnnFind's", convs_above_3[set], convs[set], convs_below_1[set]);
-    print_message("cudnnFind's FP32 1x1 convolutions on cuDNN's weight-gradient kernels: %ld, held under 10x\n",
+    print_message("FP32 1x1 convolutions on cuDNN's weight-gradient kernels: %ld, held under 10x\n",
                   engine_convs);
     print_message("cudnnFind's FP32 3x3 Winograd weight gradients past 3.6x: %ld, at most %.2fx (held under 5x)\n",
                   wino_over, wino_max);
-    print_message("PyTorch's FP32 convolutions outside 0.65-3.6x: %ld, %.2f-%.2fx (held within 0.4-4.5x)\n", xmma_out,
+    print_message("FP32 convolutions outside 0.65-3.6x (PyTorch's) or 1-3.6x (cudnnFind's; 1x1: up to 10x): %ld, "
+                  "%.2f-%.2fx (held within 0.4-4.5x)\n", xmma_out,
                   xmma_out ? xmma_min : 0, xmma_max);
     long all = convs[0] + convs[1], above = convs_above_3[0] + convs_above_3[1];
     assert_true(all > 1000 && above * 200 < all);
-    assert_true(xmma_out * 200 < convs[1]);
+    assert_true(xmma_out * 200 < convs[0] + convs[1] + engine_convs);
 }
 
 static void check_batch(const cp_network *n, const cp_device *d, cp_precision prec)
