@@ -901,9 +901,14 @@ layerbench() {
         done
     done <"$dir/run"
     bundle
-    # LAYERBENCH_NCU=1: the same networks' fp32 passes under Nsight Compute too (which kernels, grids, L2 bytes)
+    # LAYERBENCH_NCU=1: the same networks' passes under Nsight Compute too (which kernels, grids, L2 bytes), in
+    # the precisions of LAYERBENCH_NCU_PRECS (default fp32)
     if [ "${LAYERBENCH_NCU:-0}" = 1 ]; then
-        NCU_CONFIGS=$(awk -v d="$dir" '{print d "/" $1 ".json", $2, "fp32"}' "$dir/run") ncu_profile
+        local p list=""
+        for p in ${LAYERBENCH_NCU_PRECS:-fp32}; do
+            list+=$(awk -v d="$dir" -v p="$p" '{print d "/" $1 ".json", $2, p}' "$dir/run")$'\n'
+        done
+        NCU_CONFIGS=$list ncu_profile
     fi
 }
 
