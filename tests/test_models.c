@@ -447,7 +447,8 @@ static void test_wgrad_fp32_kernels(void **state)
     };
     for (size_t i = 0; i < sizeof bench / sizeof bench[0]; i++) {
         const char *name;
-        double us = wgrad_kernel_us(CP_WGRAD_TILES_FIND, bench[i].cin, bench[i].cout, bench[i].hw, bench[i].images, &name);
+        double us =
+            wgrad_kernel_us(CP_WGRAD_TILES_FIND, bench[i].cin, bench[i].cout, bench[i].hw, bench[i].images, &name);
         print_message("wgrad %d -> %d at %dx%d, b%d: %s %.0f us (measured %s %.0f)\n", bench[i].cin, bench[i].cout,
                       bench[i].hw, bench[i].hw, bench[i].images, name, us, bench[i].kernel, bench[i].us);
         assert_string_equal(name, bench[i].kernel);
