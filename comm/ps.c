@@ -250,16 +250,17 @@ static double one_way(const cp_cluster *c, const ps_setup *s, worst_term *w)
 
 /* --- aggregation ---------------------------------------------------------- */
 
-/* Per server: read W gradient shards and the parameters, write the
- * parameters (the sum stays in registers: one fused pass); W-1 adds and
- * the SGD multiply-add per fp32 parameter. Servers sharing a host share its
+/* Per server: read W gradient shards, the parameters and their momentum,
+ * write both back (the sum stays in registers: one fused pass, as
+ * measure/ps.c's aggregate does); W-1 adds and the momentum SGD's two
+ * multiply-adds per fp32 parameter. Servers sharing a host share its
  * memory and cores. A roofline: the slower of memory and arithmetic. */
 static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
 {
     char b[32];
     int per_host = s->where == SAME_NODE ? s->k : s->where == OWN_NODES ? 1 : s->s_max;
     double shard = s->bytes / s->k, params = shard * s->pull_ratio;
-    double bytes = s->w * shard + 2.0 * params, flops = (s->w + 1.0) * params / 4;
+    double bytes = s->w * shard + 4.0 * params, flops = (s->w + 2.0) * params / 4;
     if (s->on_gpu) {
         double mem = consider(w, ms_of(bytes, s->dram_bw), "server GPU memory",
                               "PS server GPU memory: summing %d gradient copies of %s at %.3g GB/s", s->w,

@@ -214,9 +214,10 @@ static void one_gpu_is_free(void **state)
  * (host link 10 us, NIC 5 us), host memory 100 GB/s, 100 GFLOP/s; 100 MB:
  *   push = copy to host 10 ms + 10 us, then W x 100 MB into the server's
  *          NIC: 10 W ms + W x 5 us          = 10.01 + 10.005 W
- *   aggregate = (W + 2) x 100 MB / 100 GB/s = W + 2  (CPU: 0.25 (W+1) ms)
+ *   aggregate = (W + 4) x 100 MB / 100 GB/s = W + 4 (W gradients read; the
+ *               parameters and their momentum read and written; CPU: 0.25 (W+2) ms)
  *   pull = push
- *   total = 22.02 + 21.01 W: 43.03, 64.04, 106.06, 190.1 ms for W = 1, 2, 4, 8 */
+ *   total = 24.02 + 21.01 W: 45.03, 66.04, 108.06, 192.1 ms for W = 1, 2, 4, 8 */
 static void ps_incast_linear(void **state)
 {
     (void)state;
@@ -226,8 +227,8 @@ static void ps_incast_linear(void **state)
         cp_ps_est e = ps(&c, w[i], MB100, 1, 0, 0);
         NEAR(e.push_ms, 10.01 + 10.005 * w[i]);
         NEAR(e.pull_ms, e.push_ms);
-        NEAR(e.aggregate_ms, w[i] + 2.0);
-        NEAR(e.time_ms, 22.02 + 21.01 * w[i]);
+        NEAR(e.aggregate_ms, w[i] + 4.0);
+        NEAR(e.time_ms, 24.02 + 21.01 * w[i]);
     }
     cp_ps_est e = ps(&c, 8, MB100, 1, 0, 0);
     assert_string_equal(e.bottleneck, "server link");
@@ -241,7 +242,7 @@ static void ps_incast_linear(void **state)
 /* The same with 16-bit gradients of fp32 parameters (pull_ratio 2): the
  * push stays 10.01 + 10.005 W, the pull carries 200 MB: 20.01 + 20.005 W;
  * the servers read W x 100 MB of gradients and read and write 200 MB of
- * parameters at 100 GB/s: W + 4 ms. */
+ * parameters and 200 MB of momentum at 100 GB/s: W + 8 ms. */
 static void ps_pull_ratio(void **state)
 {
     (void)state;
@@ -253,7 +254,7 @@ static void ps_pull_ratio(void **state)
         assert_int_equal(cp_ps_exchange(&c, w, MB100, &cfg, &e, &err), 0);
         NEAR(e.push_ms, 10.01 + 10.005 * w);
         NEAR(e.pull_ms, 20.01 + 20.005 * w);
-        NEAR(e.aggregate_ms, w + 4.0);
+        NEAR(e.aggregate_ms, w + 8.0);
     }
     cp_ps_est e;
     cfg.pull_ratio = -1;
@@ -263,15 +264,16 @@ static void ps_pull_ratio(void **state)
 
 /* One node, 4 GPUs, server on one of them (P2P, 100 GB/s, 2 us): the other
  * 3 send 100 MB each into it: 3 ms + 3 x 2 us = 3.006 ms; it reads 4
- * gradients + the weights and writes the weights at 1000 GB/s: 0.6 ms. */
+ * gradients, the weights and their momentum and writes both back at
+ * 1000 GB/s: 0.8 ms. */
 static void ps_gpu_server(void **state)
 {
     (void)state;
     cp_cluster c = synth(1, 4, 100, 2, 1, 0, 0, 0);
     cp_ps_est e = ps(&c, 4, MB100, 1, 1, 1);
     NEAR(e.push_ms, 3.006);
-    NEAR(e.aggregate_ms, 0.6);
-    NEAR(e.time_ms, 6.612);
+    NEAR(e.aggregate_ms, 0.8);
+    NEAR(e.time_ms, 6.812);
     assert_string_equal(e.bottleneck, "intra-node");
     c.ipc.bandwidth_gbs = 10; /* a GPU server is reached by NVLink, not a host process */
     e = ps(&c, 4, MB100, 1, 1, 1);
@@ -310,7 +312,9 @@ static void ps_server_process(void **state)
  * on the host, 102.2 MB (ResNet-50 fp32 gradients):
  *   push = 102.2e6 / 6.3e9 = 16.222 ms + 0.01 (host memory 2 x 102.2 MB /
  *          40 GB/s = 5.11 ms is not the limit)
- *   aggregate = 4 x 102.2 MB / 40 GB/s = 10.22 ms (CPU: 3 x 25.55 M / 920 GFLOP/s = 0.08 ms) */
+ *   aggregate = 6 x 102.2 MB / 40 GB/s = 15.33 ms (2 gradients read, the
+ *               parameters and their momentum read and written; CPU: 4 x
+ *               25.55 M / 920 GFLOP/s = 0.11 ms) */
 static void ps_dissertation_box(void **state)
 {
     (void)state;
@@ -319,8 +323,8 @@ static void ps_dissertation_box(void **state)
     assert_int_equal(cp_cluster_load("dissertation-1080-1080ti", &c, &err), 0);
     cp_ps_est e = ps(&c, 2, 102.2e6, 1, 0, 0);
     NEAR(e.push_ms, 102.2e6 / 6.3e9 * 1e3 + 0.01);
-    NEAR(e.aggregate_ms, 10.22);
-    NEAR(e.time_ms, 2 * e.push_ms + 10.22);
+    NEAR(e.aggregate_ms, 15.33);
+    NEAR(e.time_ms, 2 * e.push_ms + 15.33);
     assert_string_equal(e.bottleneck, "host link");
 }
 
