@@ -321,17 +321,12 @@ void cm_ps_round_end(cm_ps *ps)
     cm_mpi_waitall(ps->n_chunks, ps->push, "the gradients to reach the servers");
 }
 
-/* Sum of W copies in worker order, mean, SGD with momentum. */
-static void aggregate(cm_ps *ps, int k)
+/* Sum of W copies of n gradients of type t (`stride` bytes apart) in worker
+ * order, mean, SGD with momentum on the fp32 w and v, on nt threads. */
+static void sum_sgd(cm_ps_type t, const char *in, size_t stride, int W, long long n, float *w, float *v, float lr,
+                    float mu, int nt)
 {
-    int c = ps->mine[k], W = ps->workers;
-    long long n = chunk_len(ps, c);
-    cm_ps_type t = ps->lay.type[ps->chunk[c].part];
-    size_t stride = (size_t)n * cm_ps_type_size(t);
-    const char *in = ps->in[k];
-    float *w = ps->w[k], *v = ps->v[k];
-    const float inv = 1.0f / (float)W, lr = ps->lr, mu = ps->momentum;
-    int nt = n >= 65536 ? ps->threads : 1;
+    const float inv = 1.0f / (float)W;
     (void)nt;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -352,6 +347,34 @@ static void aggregate(cm_ps *ps, int k)
         v[i] = vi;
         w[i] = w[i] - lr * vi;
     }
+}
+
+static void aggregate(cm_ps *ps, int k)
+{
+    int c = ps->mine[k];
+    long long n = chunk_len(ps, c);
+    cm_ps_type t = ps->lay.type[ps->chunk[c].part];
+    sum_sgd(t, ps->in[k], (size_t)n * cm_ps_type_size(t), ps->workers, n, ps->w[k], ps->v[k], ps->lr, ps->momentum,
+            n >= 65536 ? ps->threads : 1);
+}
+
+double cm_ps_sum_sgd_ns(cm_ps_type t, int workers, long long n, int threads, int reps)
+{
+    size_t stride = (size_t)n * cm_ps_type_size(t);
+    char *in = xcalloc((size_t)workers, stride);
+    float *w = xcalloc((size_t)n, sizeof *w), *v = xcalloc((size_t)n, sizeof *v);
+    double best = 0;
+    for (int r = -1; r < reps; r++) { /* one untimed pass touches the pages */
+        double t0 = cm_mpi_now();
+        sum_sgd(t, in, stride, workers, n, w, v, 0.01f, 0.9f, threads);
+        double ns = (cm_mpi_now() - t0) * 1e9 / (double)n;
+        if (r >= 0 && (best == 0 || ns < best))
+            best = ns;
+    }
+    free(in);
+    free(w);
+    free(v);
+    return best;
 }
 
 double cm_ps_serve_round(cm_ps *ps)

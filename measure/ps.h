@@ -116,6 +116,11 @@ double cm_ps_serve_round(cm_ps *ps);
 const float *cm_ps_server_params(const cm_ps *ps, int c);
 
 void cm_ps_free(cm_ps *ps);
+
+/* The server's sum and SGD over n parameters of `workers` gradient copies
+ * of type t on `threads` threads, on zeroed buffers: the fastest of `reps`
+ * passes (after one untimed), in ns per parameter (cnnperf-psbench). */
+double cm_ps_sum_sgd_ns(cm_ps_type t, int workers, long long n, int threads, int reps);
 #endif
 
 #endif

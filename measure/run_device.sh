@@ -599,12 +599,27 @@ resnet34 128 fp16 nccl
 resnet152 32 fp32 ps1
 vgg19 32 fp32 ps1
 resnet50 128 fp16 ps1"
+# MODE=psbench (session 19): parameter-server runs at batches no campaign had
+# used, with the host's MPI link and its servers' sum-and-SGD rate
+# (cnnperf-psbench) measured first.
+PSBENCH_CONFIGS="
+resnet50 96 fp16 ps1
+alexnet 192 fp32 ps1
+vgg16 48 fp16 ps1
+resnet101 48 fp16 ps1
+googlenet 96 fp32 ps1
+resnet34 96 fp32 ps2"
 psholdout() { # [CONFIGS]: default PSHOLDOUT_CONFIGS
     [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=psholdout needs 2 GPUs"; return; }
     mpi_setup
     say "calibrate: MPI ping-pong, 2 ranks (the host link the predictions use)"
     timeout 120 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
         --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | tail -20 || fail "calibrate mpi"
+    if [ -x "$BUILD/measure/cnnperf-psbench" ]; then # the servers' sum and SGD alone, on this host's CPUs
+        say "psbench: the parameter server's sum and SGD"
+        timeout 120 "$BUILD/measure/cnnperf-psbench" -o "$RES/psbench.json" </dev/null ||
+            fail "psbench"
+    fi
     multi_runs "${1:-$PSHOLDOUT_CONFIGS}"
 }
 
@@ -989,6 +1004,7 @@ run_mode() {
     multi2) multi2 ;;
     psholdout) psholdout ;;
     multiholdout) psholdout "$MULTIHOLDOUT_CONFIGS" ;;
+    psbench) psholdout "$PSBENCH_CONFIGS" ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
     calibset) # the calibration-set networks on this GPU (a device's own fit), then evaluation runs

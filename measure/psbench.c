@@ -1,0 +1,111 @@
+/* cnnperf-psbench: the parameter server's sum and SGD (measure/ps.c, the
+ * loop cnnperf-measure's server ranks run) timed on this host's CPUs, for
+ * each gradient type, as a streaming rate the PS model takes
+ * (comm/ps.c: a cluster's host.ps_server_gbs).
+ *
+ *   cnnperf-psbench [--workers W] [--params N] [--threads T] [-o FILE]
+ *
+ * W gradient copies (default 2) of N parameters (default 2^26) on T threads
+ * (default: the cores this process may use less W, what a server rank beside
+ * W workers gets), the fastest of 5 passes after one untimed. The rate
+ * counts the bytes the pass moves per parameter: W gradients read, the fp32
+ * parameters and their momentum read and written. CPU only: no GPU, no MPI
+ * launch. Writes JSON (format cnnperf-psbench/1) to FILE atomically, or to
+ * stdout. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ps.h"
+
+static int usage(const char *why)
+{
+    fprintf(stderr, "cnnperf-psbench: %s\nusage: cnnperf-psbench [--workers W] [--params N] [--threads T] [-o FILE]\n",
+            why);
+    return 2;
+}
+
+static int arg_ll(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || !*s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long long workers = 2, params = 1LL << 26, threads = 0;
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return usage("the parameter server's sum and SGD, timed"), 0;
+        if (!v)
+            return usage("an option without its value");
+        if (strcmp(a, "--workers") == 0 ? arg_ll(v, 1, 64, &workers)
+            : strcmp(a, "--params") == 0 ? arg_ll(v, 1 << 16, 1LL << 30, &params)
+            : strcmp(a, "--threads") == 0 ? arg_ll(v, 1, 4096, &threads)
+            : strcmp(a, "-o") == 0 ? (out = v, 0)
+                                   : -1)
+            return usage("unknown option or value out of range");
+        i++;
+    }
+    int cores = 1;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cores = CPU_COUNT(&set);
+    if (threads == 0)
+        threads = cores > workers ? cores - workers : 1;
+
+    static const char *const names[CM_PS_TYPE_COUNT] = {"fp32", "fp16", "bf16"};
+    double ns[CM_PS_TYPE_COUNT], gbs[CM_PS_TYPE_COUNT];
+    for (int t = 0; t < CM_PS_TYPE_COUNT; t++) {
+        ns[t] = cm_ps_sum_sgd_ns((cm_ps_type)t, (int)workers, params, (int)threads, 5);
+        gbs[t] = ((double)workers * (double)cm_ps_type_size((cm_ps_type)t) + 16.0) / ns[t];
+        fprintf(stderr, "cnnperf-psbench: %s gradients: %.3f ns per parameter, %.1f GB/s (%lld workers, %lld threads)\n",
+                names[t], ns[t], gbs[t], workers, threads);
+    }
+
+    char host[256] = "?", date[32] = "?", cmd[1024] = "";
+    gethostname(host, sizeof host - 1);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (int i = 0; i < argc; i++)
+        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s", i ? " " : "", argv[i]);
+    const char *commit = getenv("CNNPERF_GIT_COMMIT");
+
+    char tmp[4096];
+    FILE *f = stdout;
+    if (out) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", out);
+        if (!(f = fopen(tmp, "w"))) {
+            fprintf(stderr, "cnnperf-psbench: %s: %s\n", tmp, strerror(errno));
+            return 1;
+        }
+    }
+    fprintf(f,
+            "{\n \"format\": \"cnnperf-psbench/1\",\n \"provenance\": {\"command\": \"%s\", \"hostname\": \"%s\", "
+            "\"date_utc\": \"%s\", \"git_commit\": \"%s\", \"affinity_cores\": %d},\n"
+            " \"workers\": %lld, \"params\": %lld, \"threads\": %lld,\n",
+            cmd, host, date, commit ? commit : "unknown", cores, workers, params, threads);
+    fprintf(f, " \"ns_per_param\": {\"fp32\": %.4f, \"fp16\": %.4f, \"bf16\": %.4f},\n", ns[0], ns[1], ns[2]);
+    fprintf(f, " \"server_gbs\": {\"fp32\": %.2f, \"fp16\": %.2f, \"bf16\": %.2f}\n}\n", gbs[0], gbs[1], gbs[2]);
+    if (out && (fclose(f) != 0 || rename(tmp, out) != 0)) {
+        fprintf(stderr, "cnnperf-psbench: %s: %s\n", out, strerror(errno));
+        remove(tmp);
+        return 1;
+    }
+    return 0;
+}
