@@ -119,10 +119,37 @@ static int parse_ipc(cp_jctx *c, const cJSON *host, cp_cluster *cl)
     return rc;
 }
 
+static const char *const ps_grad_keys[3] = {"fp32", "fp16", "bf16"};
+
+/* server_gbs (cnnperf-psbench) or host.ps_server_gbs: GB/s for each gradient type, all optional */
+static int ps_server_rates(cp_jctx *c, const cJSON *o, double gbs[3])
+{
+    static const char *const known[] = {"fp32", "fp16", "bf16", NULL};
+    if (!cJSON_IsObject(o))
+        return cp_jfail(c, NULL, "must be an object {\"fp32\": GB/s, \"fp16\": GB/s, \"bf16\": GB/s}");
+    if (cp_jonly(c, o, known))
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (cp_jget(o, ps_grad_keys[i]) && positive(c, o, ps_grad_keys[i], 1e6, &gbs[i]))
+            return -1;
+    return 0;
+}
+
+static int parse_ps_server(cp_jctx *c, const cJSON *host, cp_cluster *cl)
+{
+    const cJSON *o = cp_jget(host, "ps_server_gbs");
+    if (!o)
+        return 0;
+    size_t mark = cp_jpush_key(c, "ps_server_gbs");
+    int rc = ps_server_rates(c, o, cl->ps_server_gbs);
+    cp_jpop(c, mark);
+    return rc;
+}
+
 static int parse_host(cp_jctx *c, const cJSON *root, cp_cluster *cl)
 {
     static const char *const known[] = {"name", "cpu_cores", "cpu_gflops_per_core", "memory_bandwidth_gbs",
-                                        "ipc", NULL};
+                                        "ipc", "ps_server_gbs", NULL};
     int failed;
     const cJSON *o = object(c, root, "host", 1, &failed);
     if (failed)
@@ -134,7 +161,7 @@ static int parse_host(cp_jctx *c, const cJSON *root, cp_cluster *cl)
                      cp_jint(c, o, "cpu_cores", true, 0, 1, 1 << 16, &cores) ||
                      positive(c, o, "cpu_gflops_per_core", 1e6, &cl->cpu_gflops_per_core) ||
                      positive(c, o, "memory_bandwidth_gbs", 1e6, &cl->host_memory_bandwidth_gbs) ||
-                     parse_ipc(c, o, cl)
+                     parse_ipc(c, o, cl) || parse_ps_server(c, o, cl)
                  ? -1
                  : 0;
     cl->cpu_cores = (int)cores;
@@ -428,6 +455,26 @@ int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_e
     }
     free(bytes);
     free(us);
+    return rc;
+}
+
+int cp_cluster_ps_server_parse(const cJSON *root, const char *path, double gbs[3], cp_error *err)
+{
+    cp_jctx c = {path, "$", err};
+    if (!cJSON_IsObject(root))
+        return cp_jfail(&c, NULL, "not a JSON object");
+    const cJSON *f = cp_jget(root, "format");
+    if (!cJSON_IsString(f) || strcmp(f->valuestring, "cnnperf-psbench/1") != 0)
+        return cp_jfail(&c, "format", "expected \"cnnperf-psbench/1\" (cnnperf-psbench -o FILE writes one)");
+    const cJSON *o = cp_jget(root, "server_gbs");
+    if (!o)
+        return cp_jfail(&c, "server_gbs", "missing");
+    double r[3] = {0, 0, 0};
+    size_t mark = cp_jpush_key(&c, "server_gbs");
+    int rc = ps_server_rates(&c, o, r);
+    cp_jpop(&c, mark);
+    if (!rc)
+        memcpy(gbs, r, sizeof r);
     return rc;
 }
 

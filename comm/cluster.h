@@ -42,6 +42,12 @@ typedef struct {
      * memory, gRPC): how a CPU parameter server's workers reach it.
      * bandwidth 0: not modelled (the server reads the copies in place). */
     cp_link ipc;
+    /* A CPU parameter server's own pass over its shard (sum of the workers'
+     * gradients, SGD with momentum) as measured (cnnperf-psbench, or the
+     * host's ps_server_gbs): GB/s of gradients read and FP32 parameters and
+     * momentum read and written, for FP32, FP16 and BF16 gradients (the
+     * cp_ps_grad order); 0: the host memory's bandwidth. */
+    double ps_server_gbs[3];
 } cp_cluster;
 
 /* spec: embedded name ("dgx-h100-x2") or a path to a JSON file. */
@@ -71,5 +77,10 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g);
 int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err);
 /* The same from a file already parsed (root; path names it in errors). */
 int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_error *err);
+
+/* The servers' pass as measured: a cnnperf-psbench file's $.server_gbs
+ * (format cnnperf-psbench/1) into gbs[3] (FP32, FP16, BF16), for
+ * cp_cluster.ps_server_gbs. Errors name the file and the JSON path. */
+int cp_cluster_ps_server_parse(const cJSON *root, const char *path, double gbs[3], cp_error *err);
 
 #endif

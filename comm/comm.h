@@ -54,6 +54,7 @@ typedef struct {
     /* Parameter bytes pulled per gradient byte pushed: 1 (0 means 1) when
      * both have one type; 2 for 16-bit gradients of fp32 parameters. */
     double pull_ratio;
+    int grad_type; /* the gradients' type, for a measured server pass: 0 FP32, 1 FP16, 2 BF16 */
 } cp_ps_config;
 
 typedef struct {

@@ -25,6 +25,7 @@ typedef struct {
     int s_max, s_min; /* servers on the busiest and on the least busy worker node */
     double bytes;      /* gradients pushed (in pull_ms: parameters pulled) */
     double pull_ratio; /* parameter bytes per gradient byte */
+    int grad_type;     /* 0 FP32, 1 FP16, 2 BF16 gradients */
     placement where;
     int on_gpu;
     /* the slowest of the GPUs taking part (MIMD: the last one to finish sets the time) */
@@ -125,6 +126,10 @@ static int setup(const cp_cluster *c, int gpus, double bytes, const cp_ps_config
     s->k = ps->servers;
     s->bytes = bytes;
     s->pull_ratio = ps->pull_ratio > 0 ? ps->pull_ratio : 1;
+    if (ps->grad_type < 0 || ps->grad_type > 2)
+        return cp_fail(err, NULL, NULL, "parameter server: gradient type %d is not 0 (FP32), 1 (FP16) or 2 (BF16)",
+                       ps->grad_type);
+    s->grad_type = ps->grad_type;
     s->on_gpu = ps->on_gpu != 0;
     s->n = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
     s->g = gpus < c->gpus_per_node ? gpus : c->gpus_per_node;
@@ -267,9 +272,14 @@ static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
                               mb(shard, b, sizeof b), s->dram_bw);
         return fmax(mem, flops / (s->gpu_flops * 1e9) * 1e3);
     }
-    double mem = consider(w, ms_of(per_host * bytes, c->host_memory_bandwidth_gbs), "server memory",
-                          "PS server memory bandwidth: summing %d gradient copies of %s at %.3g GB/s", s->w,
-                          mb(per_host * shard, b, sizeof b), c->host_memory_bandwidth_gbs);
+    double measured = c->ps_server_gbs[s->grad_type];
+    double mem = measured > 0
+                     ? consider(w, ms_of(per_host * bytes, measured), "server pass",
+                                "PS server's sum and SGD: %d gradient copies of %s at %.3g GB/s (measured)", s->w,
+                                mb(per_host * shard, b, sizeof b), measured)
+                     : consider(w, ms_of(per_host * bytes, c->host_memory_bandwidth_gbs), "server memory",
+                                "PS server memory bandwidth: summing %d gradient copies of %s at %.3g GB/s", s->w,
+                                mb(per_host * shard, b, sizeof b), c->host_memory_bandwidth_gbs);
     double rate = c->cpu_cores * c->cpu_gflops_per_core;
     double cpu = consider(w, per_host * flops / (rate * 1e9) * 1e3, "server CPU",
                           "PS server CPU: %.2g GFLOP of sums and SGD at %.0f GFLOP/s", per_host * flops / 1e9, rate);

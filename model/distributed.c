@@ -272,6 +272,7 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
         p->grad_bytes += grad_bytes_of(cfg, &net->layers[i]);
     if (p->grad_bytes > 0) /* the servers send fp32 parameters back */
         p->cfg.ps.pull_ratio = 4.0 * (double)net->params / p->grad_bytes;
+    p->cfg.ps.grad_type = cfg->prec == CP_PREC_FP16 ? 1 : cfg->prec == CP_PREC_BF16 ? 2 : 0;
     if (mode == CP_COMM_NCCL && cp_nccl_allreduce(cl, cfg->gpus, p->grad_bytes, cfg->algo, &p->ar, err))
         return -1;
     if (mode == CP_COMM_PS && cp_ps_exchange(cl, cfg->gpus, p->grad_bytes, &p->cfg.ps, &p->ps, err))

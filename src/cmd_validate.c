@@ -33,11 +33,13 @@ typedef struct {
 } val_opts;
 
 /* A folder's measured host MPI link (--host-mpi auto): found = 0 where the
- * folder holds no MPI ping-pong sweep. */
+ * folder holds no MPI ping-pong sweep; and its parameter servers' measured
+ * pass (cnnperf-psbench), ps_found = 0 where it holds none. */
 typedef struct {
     char dir[512];
-    int found;
+    int found, ps_found;
     cp_link ipc;
+    double ps_gbs[3];
 } host_ipc;
 
 /* Networks are loaded once per name: a campaign measures each many times. */
@@ -432,15 +434,18 @@ static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
     closedir(d);
     if (!rc)
         qsort(names, (size_t)n, sizeof *names, by_name);
-    for (int i = 0; !rc && !h->found && i < n; i++) {
+    for (int i = 0; !rc && !(h->found && h->ps_found) && i < n; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         cp_error ignored;
         cJSON *root = cp_json_read_file(path, &ignored);
         const char *format = str_at(root, "format");
-        if (format && strcmp(format, "cnnperf-calibration/1") == 0 && cp_jget(root, "mpi_pingpong")) {
+        if (!h->found && format && strcmp(format, "cnnperf-calibration/1") == 0 && cp_jget(root, "mpi_pingpong")) {
             rc = cp_cluster_ipc_parse(root, path, &h->ipc, err);
             h->found = !rc;
+        } else if (!h->ps_found && format && strcmp(format, "cnnperf-psbench/1") == 0) {
+            rc = cp_cluster_ps_server_parse(root, path, h->ps_gbs, err);
+            h->ps_found = !rc;
         }
         cJSON_Delete(root);
     }
@@ -451,10 +456,12 @@ static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
 }
 
 /* The host MPI link a multi-GPU run is predicted with: --host-mpi FILE,
- * else (auto) the run's own folder's measured one; NULL: the cluster's. */
-static int run_ipc(val_state *s, const char *file, const cp_link **ipc, cp_error *err)
+ * else (auto) the run's own folder's measured one; NULL: the cluster's. In
+ * auto, *ps_gbs: the folder's measured parameter-server pass, or NULL. */
+static int run_ipc(val_state *s, const char *file, const cp_link **ipc, const double **ps_gbs, cp_error *err)
 {
     *ipc = NULL;
+    *ps_gbs = NULL;
     if (s->have_ipc) {
         *ipc = &s->ipc;
         return 0;
@@ -467,6 +474,7 @@ static int run_ipc(val_state *s, const char *file, const cp_link **ipc, cp_error
     for (int i = 0; i < s->n_dirs; i++)
         if (strcmp(s->dirs[i].dir, dir) == 0) {
             *ipc = s->dirs[i].found ? &s->dirs[i].ipc : NULL;
+            *ps_gbs = s->dirs[i].ps_found ? s->dirs[i].ps_gbs : NULL;
             return 0;
         }
     int cap = s->n_dirs;
@@ -480,6 +488,7 @@ static int run_ipc(val_state *s, const char *file, const cp_link **ipc, cp_error
     if (scan_dir_ipc(dir, h, err))
         return -1;
     *ipc = h->found ? &h->ipc : NULL;
+    *ps_gbs = h->ps_found ? h->ps_gbs : NULL;
     return 0;
 }
 
@@ -517,14 +526,21 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     } else {
         cp_cluster cl;
         const cp_link *ipc;
+        const double *ps_gbs;
         if (run_cluster(s, &dev, r->gpus, rc->nodes, &cl, &e))
             return cp_jfail(c, "gpus", "%s", e.msg);
-        if (run_ipc(s, c->file, &ipc, c->err))
+        if (run_ipc(s, c->file, &ipc, &ps_gbs, c->err))
             return -1;
         if (ipc) {
             cl.ipc = *ipc;
             if (strcmp(r->comm, "ps") == 0)
                 snprintf(ipc_note, sizeof ipc_note, "host MPI %.3g GB/s, %.120s", ipc->bandwidth_gbs, ipc->name);
+        }
+        if (ps_gbs) {
+            memcpy(cl.ps_server_gbs, ps_gbs, sizeof cl.ps_server_gbs);
+            if (strcmp(r->comm, "ps") == 0)
+                snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note),
+                         "%sPS server pass measured (cnnperf-psbench)", *ipc_note ? "; " : "");
         }
         cp_dist_config cfg = {.gpus = r->gpus, .batch = r->batch, .prec = rc->prec, .algo = CP_AR_AUTO,
                               .ps = {r->ps_servers, 0, rc->colocated}, .overlap = r->overlap,

@@ -20,6 +20,7 @@
 
 #include "comm/comm.h"
 #include "util/jsonread.h"
+#include "util/jsonread.h"
 #include "util/fit.h"
 #include "util/resources.h"
 
@@ -666,6 +667,8 @@ static const bad_case bad[] = {
     {"cluster-host-memory-value-string.json", "$.host.memory_bandwidth_gbs.value", "must be a number"},
     {"cluster-ipc-bandwidth-zero.json", "$.host.ipc.bandwidth_gbs", "must be positive, got 0"},
     {"cluster-ipc-field-unknown.json", "$.host.ipc.streams", "unknown field"},
+    {"cluster-ps-server-zero.json", "$.host.ps_server_gbs.fp16", "must be positive, got 0"},
+    {"cluster-ps-server-type-unknown.json", "$.host.ps_server_gbs.int8", "unknown field"},
 };
 #define N_BAD (sizeof bad / sizeof bad[0])
 
@@ -785,6 +788,50 @@ static void host_mpi_bad_files(void **state)
     }
 }
 
+/* The servers' pass as cnnperf-psbench measured it (tests/data/psbench-sample.json:
+ * 150 GB/s with FP32 gradients, 50 with FP16) replaces the host memory's
+ * bandwidth in the server's roofline: with 2 FP32 workers of 100 MB,
+ * (2 + 4) x 100 MB / 150 GB/s = 4 ms; 16-bit gradients of FP32 parameters
+ * (pull ratio 2): (2 + 8) x 100 MB / 50 GB/s = 20 ms. */
+static void ps_server_measured(void **state)
+{
+    (void)state;
+    cp_error err = {{0}};
+    cJSON *root = cp_json_read_file(CNNPERF_SOURCE_DIR "/tests/data/psbench-sample.json", &err);
+    assert_non_null(root);
+    cp_cluster c = synth(8, 1, 100, 2, 1, 1, 10, 5);
+    if (cp_cluster_ps_server_parse(root, "psbench-sample.json", c.ps_server_gbs, &err))
+        fail_msg("%s", err.msg);
+    cJSON_Delete(root);
+    NEAR(c.ps_server_gbs[0], 150);
+    NEAR(c.ps_server_gbs[1], 50);
+    cp_ps_est e = ps(&c, 2, MB100, 1, 0, 0);
+    NEAR(e.aggregate_ms, 4.0);
+    cp_ps_config cfg = {.servers = 1, .pull_ratio = 2, .grad_type = 1};
+    assert_int_equal(cp_ps_exchange(&c, 2, MB100, &cfg, &e, &err), 0);
+    NEAR(e.aggregate_ms, 20.0);
+    cfg.grad_type = 7;
+    assert_int_equal(cp_ps_exchange(&c, 2, MB100, &cfg, &e, &err), -1);
+    assert_non_null(strstr(err.msg, "gradient type 7"));
+    static const struct {
+        const char *file, *path, *msg;
+    } bad_files[] = {
+        {"psbench-format-wrong.json", "$.format", "expected \"cnnperf-psbench/1\""},
+        {"psbench-rate-negative.json", "$.server_gbs.fp16", "must be positive, got -3"},
+    };
+    for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
+        char file[512];
+        snprintf(file, sizeof file, "%s/%s", BAD_DIR, bad_files[i].file);
+        double gbs[3] = {1, 2, 3};
+        cJSON *r = cp_json_read_file(file, &err);
+        assert_non_null(r);
+        expect_refused(bad_files[i].file, cp_cluster_ps_server_parse(r, file, gbs, &err), &err, bad_files[i].path,
+                       bad_files[i].msg);
+        cJSON_Delete(r);
+        assert_true(gbs[0] == 1 && gbs[1] == 2 && gbs[2] == 3); /* untouched on failure */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -797,6 +844,7 @@ int main(void)
         cmocka_unit_test(ps_incast_linear),
         cmocka_unit_test(ps_pull_ratio),
         cmocka_unit_test(ps_gpu_server),
+        cmocka_unit_test(ps_server_measured),
         cmocka_unit_test(ps_server_process),
         cmocka_unit_test(ps_dissertation_box),
         cmocka_unit_test(refusals),
