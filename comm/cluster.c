@@ -478,6 +478,16 @@ int cp_cluster_ps_server_parse(const cJSON *root, const char *path, double gbs[3
     return rc;
 }
 
+int cp_cluster_ps_server_measured(const char *path, double gbs[3], cp_error *err)
+{
+    cJSON *root = cp_json_read_file(path, err);
+    if (!root)
+        return -1;
+    int rc = cp_cluster_ps_server_parse(root, path, gbs, err);
+    cJSON_Delete(root);
+    return rc;
+}
+
 int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err)
 {
     cJSON *root = cp_json_read_file(path, err);

@@ -82,5 +82,7 @@ int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_e
  * (format cnnperf-psbench/1) into gbs[3] (FP32, FP16, BF16), for
  * cp_cluster.ps_server_gbs. Errors name the file and the JSON path. */
 int cp_cluster_ps_server_parse(const cJSON *root, const char *path, double gbs[3], cp_error *err);
+/* The same read from a file (--ps-bench FILE). */
+int cp_cluster_ps_server_measured(const char *path, double gbs[3], cp_error *err);
 
 #endif

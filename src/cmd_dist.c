@@ -114,6 +114,8 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
     }
     if (o->host_mpi && cp_cluster_ipc_measured(o->host_mpi, &s->cl.ipc, &err))
         return cp_bad("%s", err.msg);
+    if (o->ps_bench && cp_cluster_ps_server_measured(o->ps_bench, s->cl.ps_server_gbs, &err))
+        return cp_bad("%s", err.msg);
     if (cp_network_load(o->network ? o->network : "resnet50", &s->net, &err))
         return cp_bad("%s", err.msg);
     return 0;

@@ -38,6 +38,8 @@ const char cp_usage[] =
     "  --bucket-mb M           gradient bucket size (default 25, as PyTorch DDP)\n"
     "  --host-mpi FILE         the host's MPI link between a worker and a CPU parameter server, measured:\n"
     "                          a cnnperf-calibrate --only mpi --raw FILE (default: 8.5 GB/s, one 2 x H200 host)\n"
+    "  --ps-bench FILE         a CPU parameter server's own sum and SGD, measured: a cnnperf-psbench -o FILE\n"
+    "                          (default: the cluster's host.ps_server_gbs, else its memory bandwidth)\n"
     "  --mode M                harness (default: kernels and launch gaps, as cnnperf-measure runs them) or\n"
     "                          eager (as PyTorch runs them: per-operator host costs, autocast casts, foreach SGD)\n"
     "  --eager-profile FILE    host costs of eager operators: tools/torch_bench.py --eager-overhead JSON\n"
@@ -106,6 +108,7 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
         {"--nccl-algo", offsetof(cp_options, nccl_algo)}, {"--overlap", offsetof(cp_options, overlap)},
         {"--bucket-mb", offsetof(cp_options, bucket_mb)}, {"--ps-servers", offsetof(cp_options, ps_servers)},
         {"--ps-on", offsetof(cp_options, ps_on)},         {"--host-mpi", offsetof(cp_options, host_mpi)},
+        {"--ps-bench", offsetof(cp_options, ps_bench)},
         {"--mode", offsetof(cp_options, mode)},           {"--eager-profile", offsetof(cp_options, eager_profile)},
         {"--calibration", offsetof(cp_options, calibration)},
         {"--conv-api", offsetof(cp_options, conv_api)},

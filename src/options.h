@@ -14,6 +14,7 @@ typedef struct {
     const char *calibration;          /* --calibration auto|none|FILE */
     const char *conv_api;             /* --conv-api legacy|graph */
     const char *host_mpi;             /* --host-mpi FILE: cnnperf-calibrate's MPI ping-pong (comm/cluster.h) */
+    const char *ps_bench;             /* --ps-bench FILE: cnnperf-psbench's server pass (comm/cluster.h) */
     int explain;
 } cp_options;
 
