@@ -3,18 +3,23 @@
  * each gradient type, as a streaming rate the PS model takes
  * (comm/ps.c: a cluster's host.ps_server_gbs).
  *
- *   cnnperf-psbench [--workers W] [--params N] [--threads T] [-o FILE]
+ *   cnnperf-psbench [--workers W] [--params N] [--threads T] [--beside B] [-o FILE]
  *
  * W gradient copies (default 2) of N parameters (default 2^26) on T threads
  * (default: the cores this process may use less W, what a server rank beside
  * W workers gets), the fastest of 5 passes after one untimed. The rate
  * counts the bytes the pass moves per parameter: W gradients read, the fp32
- * parameters and their momentum read and written. CPU only: no GPU, no MPI
- * launch. Writes JSON (format cnnperf-psbench/1) to FILE atomically, or to
- * stdout. */
+ * parameters and their momentum read and written. --beside B runs B more
+ * threads meanwhile, each copying 64 MiB buffers over and over, as B worker
+ * processes copy their gradients into MPI's shared memory while a server
+ * sums (the pass shares the host's memory with them). CPU only: no GPU, no
+ * MPI launch. Writes JSON (format cnnperf-psbench/1) to FILE atomically, or
+ * to stdout. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +28,30 @@
 
 #include "ps.h"
 
+#define COPY_BYTES (64u << 20)
+
+static atomic_int copying = 1;
+
+/* A worker's copies into shared memory, until told to stop. */
+static void *copy_loop(void *arg)
+{
+    (void)arg;
+    char *a = malloc(COPY_BYTES), *b = malloc(COPY_BYTES);
+    if (a && b) {
+        memset(a, 1, COPY_BYTES);
+        while (atomic_load_explicit(&copying, memory_order_relaxed))
+            memcpy(b, a, COPY_BYTES);
+    }
+    free(a);
+    free(b);
+    return NULL;
+}
+
 static int usage(const char *why)
 {
-    fprintf(stderr, "cnnperf-psbench: %s\nusage: cnnperf-psbench [--workers W] [--params N] [--threads T] [-o FILE]\n",
+    fprintf(stderr,
+            "cnnperf-psbench: %s\nusage: cnnperf-psbench [--workers W] [--params N] [--threads T] [--beside B] "
+            "[-o FILE]\n",
             why);
     return 2;
 }
@@ -43,7 +69,7 @@ static int arg_ll(const char *s, long long lo, long long hi, long long *out)
 
 int main(int argc, char **argv)
 {
-    long long workers = 2, params = 1LL << 26, threads = 0;
+    long long workers = 2, params = 1LL << 26, threads = 0, beside = 0;
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -55,6 +81,7 @@ int main(int argc, char **argv)
         if (strcmp(a, "--workers") == 0 ? arg_ll(v, 1, 64, &workers)
             : strcmp(a, "--params") == 0 ? arg_ll(v, 1 << 16, 1LL << 30, &params)
             : strcmp(a, "--threads") == 0 ? arg_ll(v, 1, 4096, &threads)
+            : strcmp(a, "--beside") == 0  ? arg_ll(v, 0, 64, &beside)
             : strcmp(a, "-o") == 0 ? (out = v, 0)
                                    : -1)
             return usage("unknown option or value out of range");
@@ -67,14 +94,29 @@ int main(int argc, char **argv)
     if (threads == 0)
         threads = cores > workers ? cores - workers : 1;
 
+    pthread_t copiers[64];
+    int started = 0;
+    for (; started < beside; started++)
+        if (pthread_create(&copiers[started], NULL, copy_loop, NULL) != 0) {
+            fprintf(stderr, "cnnperf-psbench: cannot start copy thread %d: %s\n", started + 1, strerror(errno));
+            break;
+        }
     static const char *const names[CM_PS_TYPE_COUNT] = {"fp32", "fp16", "bf16"};
     double ns[CM_PS_TYPE_COUNT], gbs[CM_PS_TYPE_COUNT];
     for (int t = 0; t < CM_PS_TYPE_COUNT; t++) {
         ns[t] = cm_ps_sum_sgd_ns((cm_ps_type)t, (int)workers, params, (int)threads, 5);
         gbs[t] = ((double)workers * (double)cm_ps_type_size((cm_ps_type)t) + 16.0) / ns[t];
-        fprintf(stderr, "cnnperf-psbench: %s gradients: %.3f ns per parameter, %.1f GB/s (%lld workers, %lld threads)\n",
-                names[t], ns[t], gbs[t], workers, threads);
+        fprintf(stderr,
+                "cnnperf-psbench: %s gradients: %.3f ns per parameter, %.1f GB/s (%lld workers, %lld threads, "
+                "%lld copying beside)\n",
+                names[t], ns[t], gbs[t], workers, threads, beside);
     }
+
+    atomic_store(&copying, 0);
+    for (int i = 0; i < started; i++)
+        pthread_join(copiers[i], NULL);
+    if (started < beside)
+        return 1;
 
     char host[256] = "?", date[32] = "?", cmd[1024] = "";
     gethostname(host, sizeof host - 1);
@@ -98,8 +140,8 @@ int main(int argc, char **argv)
     fprintf(f,
             "{\n \"format\": \"cnnperf-psbench/1\",\n \"provenance\": {\"command\": \"%s\", \"hostname\": \"%s\", "
             "\"date_utc\": \"%s\", \"git_commit\": \"%s\", \"affinity_cores\": %d},\n"
-            " \"workers\": %lld, \"params\": %lld, \"threads\": %lld,\n",
-            cmd, host, date, commit ? commit : "unknown", cores, workers, params, threads);
+            " \"workers\": %lld, \"params\": %lld, \"threads\": %lld, \"beside\": %lld,\n",
+            cmd, host, date, commit ? commit : "unknown", cores, workers, params, threads, beside);
     fprintf(f, " \"ns_per_param\": {\"fp32\": %.4f, \"fp16\": %.4f, \"bf16\": %.4f},\n", ns[0], ns[1], ns[2]);
     fprintf(f, " \"server_gbs\": {\"fp32\": %.2f, \"fp16\": %.2f, \"bf16\": %.2f}\n}\n", gbs[0], gbs[1], gbs[2]);
     if (out && (fclose(f) != 0 || rename(tmp, out) != 0)) {

@@ -609,16 +609,24 @@ vgg16 48 fp16 ps1
 resnet101 48 fp16 ps1
 googlenet 96 fp32 ps1
 resnet34 96 fp32 ps2"
+# MODE=psbench2: five more, the servers' pass measured beside two copying threads
+PSBENCH2_CONFIGS="
+resnet50 48 fp32 ps1
+vgg19 40 fp16 ps1
+alexnet 160 fp16 ps1
+resnet152 40 fp16 ps1
+googlenet 160 fp32 ps1"
 psholdout() { # [CONFIGS]: default PSHOLDOUT_CONFIGS
     [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=psholdout needs 2 GPUs"; return; }
     mpi_setup
     say "calibrate: MPI ping-pong, 2 ranks (the host link the predictions use)"
     timeout 120 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
         --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | tail -20 || fail "calibrate mpi"
-    if [ -x "$BUILD/measure/cnnperf-psbench" ]; then # the servers' sum and SGD alone, on this host's CPUs
-        say "psbench: the parameter server's sum and SGD"
-        timeout 120 "$BUILD/measure/cnnperf-psbench" -o "$RES/psbench.json" </dev/null ||
-            fail "psbench"
+    if [ -x "$BUILD/measure/cnnperf-psbench" ]; then # the servers' sum and SGD on this host's CPUs
+        say "psbench: the parameter server's sum and SGD, alone (log only), then beside two workers' copies"
+        timeout 120 "$BUILD/measure/cnnperf-psbench" </dev/null >/dev/null || fail "psbench alone"
+        timeout 120 "$BUILD/measure/cnnperf-psbench" --beside 2 -o "$RES/psbench.json" </dev/null ||
+            fail "psbench beside"
     fi
     multi_runs "${1:-$PSHOLDOUT_CONFIGS}"
 }
@@ -1005,6 +1013,7 @@ run_mode() {
     psholdout) psholdout ;;
     multiholdout) psholdout "$MULTIHOLDOUT_CONFIGS" ;;
     psbench) psholdout "$PSBENCH_CONFIGS" ;;
+    psbench2) psholdout "$PSBENCH2_CONFIGS" ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
     calibset) # the calibration-set networks on this GPU (a device's own fit), then evaluation runs
