@@ -407,6 +407,7 @@ multi_runs() {
     P="--device $DEV --gpus 2 --conv-api ${CONV_API:-legacy}"
     # this host's MPI link, where the mode measured it first (MODE=psholdout)
     [ -f "$RES/host-mpi-raw.json" ] && P="$P --host-mpi $RES/host-mpi-raw.json"
+    [ -f "$RES/psbench.json" ] && P="$P --ps-bench $RES/psbench.json" # the servers' pass, where measured
     while read -r net batch prec exch variant; do
         [ -n "$net" ] || continue
         np=2 extra="" comm=$exch overlap=on tag=multi-$net-b$batch-$prec-$exch
