@@ -864,6 +864,21 @@ bench_net() { # name channels height batch layers
         "$1" "$2" "$3" "$3" "$5" >"$dir/$1.json"
     echo "$1 $4" >>"$dir/list"
 }
+# bench_convs NAME KERNEL LIST (inside layerbench, whose $bn it uses): one
+# network per "in out plane batch" line of LIST, the batch norm in front of a
+# conv of that kernel (3: padded to keep the plane), named
+# NAME_<in>to<out>_<plane> (NAME ending in _b: _b<batch> too).
+bench_convs() {
+    local name=$1 k=$2 ci co h b tag pad=""
+    [ "$k" = 3 ] && pad=', "pad": 1'
+    while read -r ci co h b; do
+        [ -n "$ci" ] || continue
+        tag="${name%_b}_${ci}to${co}_${h}"
+        [ "$name" != "${name%_b}" ] && tag="${tag}_b${b}"
+        bench_net "$tag" "$ci" "$h" "$b" \
+            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": $k$pad, \"bias\": false}"
+    done <<<"$3"
+}
 layerbench() {
     local dir=$RES/layerbench-nets c h b k s p out name prec ci co
     local bn='{"name": "bn", "kind": "batchnorm"}'
@@ -883,26 +898,14 @@ layerbench() {
         bench_net "small_c${c}_k${k}s${s}p${p}_${out}x${h}" "$c" "$h" "$b" \
             "{\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $p}"
     done <<<"$LAYERBENCH_SMALLFIRST"
-    while read -r ci co h b; do
-        [ -n "$ci" ] || continue
-        bench_net "conv1x1_${ci}to${co}_${h}" "$ci" "$h" "$b" \
-            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 1, \"bias\": false}"
-    done <<<"$LAYERBENCH_CONV1X1"
+    bench_convs conv1x1 1 "$LAYERBENCH_CONV1X1"
     while read -r c out k s p h b; do
         [ -n "$c" ] || continue
         bench_net "xmma_c${c}_k${k}s${s}_${out}x${h}_b${b}" "$c" "$h" "$b" \
             "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $p, \"bias\": false}"
     done <<<"$LAYERBENCH_XMMA"
-    while read -r ci co h b; do
-        [ -n "$ci" ] || continue
-        bench_net "wgrad_1x1_${ci}to${co}_${h}_b${b}" "$ci" "$h" "$b" \
-            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 1, \"bias\": false}"
-    done <<<"$LAYERBENCH_WGRAD1X1"
-    while read -r ci co h b; do
-        [ -n "$ci" ] || continue
-        bench_net "conv3x3_${ci}to${co}_${h}" "$ci" "$h" "$b" \
-            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $co, \"kernel\": 3, \"pad\": 1, \"bias\": false}"
-    done <<<"$LAYERBENCH_CONV3X3"
+    bench_convs wgrad_1x1_b 1 "$LAYERBENCH_WGRAD1X1"
+    bench_convs conv3x3 3 "$LAYERBENCH_CONV3X3"
     # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, small_, conv1x1_, conv3x3_, xmma_, wgrad_); all by default.
     # LAYERBENCH_PRECS: the precisions (default fp32 fp16 tf32).
     # LAYERBENCH_LAYERS=stream: per-layer times as a network run takes them (events between the passes of
