@@ -272,14 +272,13 @@ static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
                               mb(shard, b, sizeof b), s->dram_bw);
         return fmax(mem, flops / (s->gpu_flops * 1e9) * 1e3);
     }
-    double measured = c->ps_server_gbs[s->grad_type];
-    double mem = measured > 0
-                     ? consider(w, ms_of(per_host * bytes, measured), "server pass",
-                                "PS server's sum and SGD: %d gradient copies of %s at %.3g GB/s (measured)", s->w,
-                                mb(per_host * shard, b, sizeof b), measured)
-                     : consider(w, ms_of(per_host * bytes, c->host_memory_bandwidth_gbs), "server memory",
-                                "PS server memory bandwidth: summing %d gradient copies of %s at %.3g GB/s", s->w,
-                                mb(per_host * shard, b, sizeof b), c->host_memory_bandwidth_gbs);
+    /* the pass as cnnperf-psbench measured it, else the host memory's bandwidth */
+    int measured = c->ps_server_gbs[s->grad_type] > 0;
+    double bw = measured ? c->ps_server_gbs[s->grad_type] : c->host_memory_bandwidth_gbs;
+    double mem = consider(w, ms_of(per_host * bytes, bw), measured ? "server pass" : "server memory",
+                          "%s%d gradient copies of %s at %.3g GB/s%s",
+                          measured ? "PS server's sum and SGD: " : "PS server memory bandwidth: summing ", s->w,
+                          mb(per_host * shard, b, sizeof b), bw, measured ? " (measured)" : "");
     double rate = c->cpu_cores * c->cpu_gflops_per_core;
     double cpu = consider(w, per_host * flops / (rate * 1e9) * 1e3, "server CPU",
                           "PS server CPU: %.2g GFLOP of sums and SGD at %.0f GFLOP/s", per_host * flops / 1e9, rate);
