@@ -1018,6 +1018,9 @@ run_mode() {
     multiholdout) psholdout "$MULTIHOLDOUT_CONFIGS" ;;
     psbench) psholdout "$PSBENCH_CONFIGS" ;;
     psbench2) psholdout "$PSBENCH2_CONFIGS" ;;
+    multiall) # MODE=multi2's and MODE=multi's runs again, this host's MPI link and PS servers' pass measured first
+        psholdout "$MULTI2_CONFIGS"
+        multi ;;
     campaign) campaign ;;
     campaign2) campaign2 ;;
     calibset) # the calibration-set networks on this GPU (a device's own fit), then evaluation runs
