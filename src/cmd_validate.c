@@ -387,8 +387,10 @@ static void fill_predicted(cp_val_run *r, const cp_prediction *p)
     for (int i = 0; i < r->n_layers; i++) {
         cp_val_layer *y = &r->layers[i];
         const cp_layer_pred *lp = &p->layers[(int)y->pred[0]];
+        double ms[CP_VAL_PASSES];
         for (int k = 0; k < CP_VAL_PASSES; k++)
-            y->pred[k] = lp->ms[passes[k]];
+            ms[k] = lp->ms[passes[k]];
+        cp_val_layer_set_predicted(y, ms);
     }
 }
 

@@ -292,6 +292,14 @@ static double layer_abs_error(const cp_val_layer *y)
     return fabs(p - m);
 }
 
+void cp_val_layer_set_predicted(cp_val_layer *y, const double pred[CP_VAL_PASSES])
+{
+    for (int k = 0; k < CP_VAL_PASSES; k++)
+        y->pred[k] = pred[k];
+    if (y->meas[1] > 0 && y->meas[2] == 0 && pred[1] > 0 && pred[2] > 0)
+        y->pred[1] += pred[2], y->pred[2] = 0;
+}
+
 int cp_val_worst_layers(const cp_val_run *r, int *idx, int k)
 {
     int got = 0;

@@ -154,6 +154,13 @@ int cp_val_groups(const cp_val_run *runs, int n, cp_val_dim d, int calibration, 
  * pass (CP_VAL_PASSES: all three) over the evaluation set. */
 cp_val_stat cp_val_layer_stat(const cp_val_run *runs, int n, const char *kind, int pass, int only_selected);
 
+/* Sets y's predicted passes (forward, backward-data, backward-weight, ms).
+ * Where one library call computes both gradients and is measured as
+ * backward-data (cuDNN's batch-norm backward: its weight gradient measured
+ * 0, both predicted), the model's two backward passes are compared as their
+ * sum on backward-data, as tools/fit_calibration.py fits them. */
+void cp_val_layer_set_predicted(cp_val_layer *y, const double pred[CP_VAL_PASSES]);
+
 /* Indices of the k layers of r with the largest |predicted - measured|
  * over the three passes; returns how many (at most k). */
 int cp_val_worst_layers(const cp_val_run *r, int *idx, int k);

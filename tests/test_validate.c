@@ -231,6 +231,24 @@ static void test_worst_layers(void **state)
 
 /* A baseline and today compare over the runs both know, with the
  * baseline's own numbers for them. */
+/* cuDNN's batch-norm backward is one call, measured as backward-data: the
+ * model's reduction (backward-weight) joins its dx there; a layer measured
+ * in both passes, or predicted in one, keeps its passes. */
+static void test_merged_backward(void **state)
+{
+    (void)state;
+    cp_val_layer bn = {.meas = {0.46, 1.16, 0}}, conv = {.meas = {0.22, 0.23, 0.53}}, relu = {.meas = {0.1, 0.2, 0}};
+    cp_val_layer_set_predicted(&bn, (const double[]){0.46, 0.70, 0.47});
+    assert_float_equal(bn.pred[1], 1.17, 1e-12);
+    assert_float_equal(bn.pred[2], 0, 0);
+    cp_val_layer_set_predicted(&conv, (const double[]){0.22, 0.23, 0.67});
+    assert_float_equal(conv.pred[1], 0.23, 0);
+    assert_float_equal(conv.pred[2], 0.67, 0);
+    cp_val_layer_set_predicted(&relu, (const double[]){0.1, 0.19, 0});
+    assert_float_equal(relu.pred[1], 0.19, 0);
+    assert_float_equal(relu.pred[2], 0, 0);
+}
+
 static void test_baseline_targets(void **state)
 {
     (void)state;
@@ -405,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_targets),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_worst_layers),
+        cmocka_unit_test(test_merged_backward),
         cmocka_unit_test(test_baseline_targets),
         cmocka_unit_test(test_regressed),
         cmocka_unit_test(test_glob_match),
