@@ -12,7 +12,9 @@
  *    outputs (measured 2x2: 6.2-7.4 ps per output, 3x3: 10.5-11.2, H100);
  *  - an FP32 stride-1 convolution with a filter larger than 3x3 may run as
  *    FFT tiling, whichever is faster, as cudnnFind picks: AlexNet's 5x5
- *    layer measured at 3.5x the FP32 peak counted in direct multiply-adds. */
+ *    layer measured at 3.5x the FP32 peak counted in direct multiply-adds;
+ *  - a concat is one copy per input, each with its own launch (GoogLeNet's
+ *    four-way joins measured at 1.3-1.9x one copy). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -367,6 +369,49 @@ static void test_pool_forward(void **state)
     assert_true(w3 > 1.3 * h);
 }
 
+/* A concat runs one strided copy per input (cnnperf-measure's
+ * cudaMemcpy2DAsync, as GoogLeNet's four-way joins measured at 1.3-1.9x one
+ * copy): as many kernels as inputs, moving the output's bytes between them,
+ * and each pays its own launch, so four inputs take longer than two of the
+ * same total size. */
+static double concat_ms(const char *layers, int *nk)
+{
+    cp_network n;
+    one_layer(&n, 64, 28, layers);
+    const cp_layer *l = &n.layers[n.n_layers - 1];
+    cp_kernel k[MAXK];
+    *nk = layer_kernels(l, CP_PASS_FWD, CP_PREC_FP32, 32, CP_ALGOS_FIND, k);
+    double bytes = 0;
+    for (int i = 0; i < *nk; i++)
+        bytes += k[i].dram_bytes;
+    assert_float_equal(bytes, 2 * 32.0 * cp_shape_elems(l->out) * 4, 1);
+    cp_kernel back[MAXK];
+    assert_int_equal(layer_kernels(l, CP_PASS_BWD_DATA, CP_PREC_FP32, 32, CP_ALGOS_FIND, back), *nk);
+    double t = pass_ms(l, CP_PASS_FWD, CP_PREC_FP32, 32, NULL, 0);
+    cp_network_free(&n);
+    return t;
+}
+
+static void test_concat_copies(void **state)
+{
+    (void)state;
+    int n4, n2;
+    double four = concat_ms("{\"name\": \"a\", \"kind\": \"relu\", \"inputs\": [\"@in\"]}, "
+                            "{\"name\": \"b\", \"kind\": \"relu\", \"inputs\": [\"@in\"]}, "
+                            "{\"name\": \"c\", \"kind\": \"relu\", \"inputs\": [\"@in\"]}, "
+                            "{\"name\": \"d\", \"kind\": \"relu\", \"inputs\": [\"@in\"]}, "
+                            "{\"name\": \"j\", \"kind\": \"concat\", \"inputs\": [\"a\", \"b\", \"c\", \"d\"]}",
+                            &n4);
+    double two = concat_ms("{\"name\": \"a\", \"kind\": \"conv\", \"out\": 128, \"kernel\": 1}, "
+                           "{\"name\": \"b\", \"kind\": \"conv\", \"out\": 128, \"kernel\": 1, \"inputs\": [\"@in\"]}, "
+                           "{\"name\": \"j\", \"kind\": \"concat\", \"inputs\": [\"a\", \"b\"]}",
+                           &n2);
+    print_message("concat of 256 x 28 x 28, batch 32: 4 inputs %.1f us, 2 inputs %.1f us\n", four * 1e3, two * 1e3);
+    assert_int_equal(n4, 4);
+    assert_int_equal(n2, 2);
+    assert_true(four > two);
+}
+
 /* PyTorch's path into cuDNN reaches no Winograd engine and tiles 3x3
  * filters by FFT too (torch.profiler, validation/h100/ncu/
  * kernels-torch-networks-h100.json); cudnnFind over the legacy API picks
@@ -503,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_xmma_forward),
         cmocka_unit_test(test_strided_legacy_gemm),
         cmocka_unit_test(test_pool_forward),
+        cmocka_unit_test(test_concat_copies),
         cmocka_unit_test(test_pool_backward),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
