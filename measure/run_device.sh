@@ -1018,6 +1018,19 @@ run_mode() {
     multiholdout) psholdout "$MULTIHOLDOUT_CONFIGS" ;;
     psbench) psholdout "$PSBENCH_CONFIGS" ;;
     psbench2) psholdout "$PSBENCH2_CONFIGS" ;;
+    psthreads) # why a server's in-run sum and SGD is slower than cnnperf-psbench's: the host's cores, then the
+        # pass alone on 30, 14 and 6 threads, then two PS jobs with each of those --ps-threads
+        lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA|CPU\(s\))' || true
+        for t in 30 14 6; do
+            timeout 60 "$BUILD/measure/cnnperf-psbench" --threads "$t" </dev/null || fail "psbench --threads $t"
+        done
+        mpi_setup
+        for t in 30 14 6; do
+            mpirun_measure "multi-googlenet-b64-fp32-ps1-t$t" 3 "--network googlenet --batch 64 --precision fp32 --device $DEV --gpus 2 --comm ps --conv-api ${CONV_API:-legacy}" -- \
+                --network googlenet --batch 64 --precision fp32 --comm ps --ps-servers 1 --ps-threads "$t"
+            mpirun_measure "multi-resnet50-b96-fp16-ps1-t$t" 3 "--network resnet50 --batch 96 --precision fp16 --device $DEV --gpus 2 --comm ps --conv-api ${CONV_API:-legacy}" -- \
+                --network resnet50 --batch 96 --precision fp16 --comm ps --ps-servers 1 --ps-threads "$t"
+        done ;;
     multiall) # MODE=multi2's and MODE=multi's runs again, this host's MPI link and PS servers' pass measured first
         psholdout "$MULTI2_CONFIGS"
         multi ;;
