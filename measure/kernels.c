@@ -70,6 +70,10 @@ static const char source[] =
     "extern \"C\" __global__ void bias_sum_##T(const float *part, S *db, int c, int slices) { \\\n"
     "    int ch = blockIdx.x * blockDim.x + threadIdx.x; if (ch >= c) return; float t = 0.0f; \\\n"
     "    for (int i = 0; i < slices; i++) t += part[(long long)ch * slices + i]; st_##T(db, ch, t); }\n"
+    /* keeps the GPU busy for ns nanoseconds (--host-profile-behind) */
+    "extern \"C\" __global__ void spin(long long ns) { unsigned long long t0, t; \\\n"
+    "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t0)); \\\n"
+    "    do { asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); } while ((long long)(t - t0) < ns); }\n"
     "BIAS(f32, float)\n"
     "BIAS(f16, u16)\n"
     "BIAS(bf16, u16)\n";
@@ -125,6 +129,7 @@ void cm_kernels_load(cm_kernels *k)
         snprintf(name, sizeof name, "bias_sum_%s", type_names[t]);
         cudaCheck(cudaLibraryGetKernel(&k->bias_sum[t], k->lib, name));
     }
+    cudaCheck(cudaLibraryGetKernel(&k->spin, k->lib, "spin"));
     /* Grid-stride loops: enough blocks to fill every SM several times over. */
     k->max_blocks = 16 * sms;
     k->sms = sms;
@@ -186,4 +191,12 @@ void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int
     void *args2[] = {&part, &db, &c, &slices};
     dim3 grid2 = {(unsigned)((c + BIAS_THREADS - 1) / BIAS_THREADS), 1, 1};
     cudaCheck(cudaLaunchKernel((const void *)k->bias_sum[t], grid2, block, args2, 0, s));
+}
+
+void cm_spin(const cm_kernels *k, double us, cudaStream_t s)
+{
+    long long ns = (long long)(us * 1e3);
+    void *args[] = {&ns};
+    dim3 one = {1, 1, 1};
+    cudaCheck(cudaLaunchKernel((const void *)k->spin, one, one, args, 0, s));
 }

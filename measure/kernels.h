@@ -25,6 +25,7 @@ typedef struct {
     cudaKernel_t sgd[CM_DTYPE_COUNT];  /* by gradient type */
     cudaKernel_t xent[CM_DTYPE_COUNT]; /* by activation type */
     cudaKernel_t bias_part[CM_DTYPE_COUNT], bias_rows[CM_DTYPE_COUNT], bias_sum[CM_DTYPE_COUNT];
+    cudaKernel_t spin;
     int max_blocks, sms;
 } cm_kernels;
 
@@ -51,5 +52,9 @@ void cm_xent_backward(const cm_kernels *k, cm_dtype t, const void *p, const int 
 void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int n, int c, long long hw,
                   float *part, cudaStream_t s);
 int cm_bias_slices(const cm_kernels *k, int n, int c, long long hw);
+
+/* One thread that keeps the GPU busy for us microseconds: work queued
+ * behind it waits, and so does a host call that synchronises. */
+void cm_spin(const cm_kernels *k, double us, cudaStream_t s);
 
 #endif

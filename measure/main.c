@@ -61,6 +61,9 @@ static const char usage[] =
     "                        layer pass, timing on the host what each pass's library calls and launches\n"
     "                        cost (layers[].host_us, host_issue_ms: medians; default 5, 0: none; one GPU,\n"
     "                        --launch stream, --comm none)\n"
+    "  --host-profile-behind US  in those iterations, queue a kernel spinning US microseconds ahead of every\n"
+    "                        pass: a pass whose library calls wait for the GPU then shows US or more of host\n"
+    "                        time (default 0: none)\n"
     "  --check-loss N        train N iterations on one fixed batch, print the loss of each to stderr;\n"
     "                        exit 0 only if the last loss is lower than the first\n"
     "  --comm MODE           gradient exchange between MPI ranks: nccl, ps or none (default: none for one\n"
@@ -82,6 +85,7 @@ static const char usage[] =
 typedef struct {
     const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s, *layers, *launch, *conv_api;
     int batch, warmup, iters, workspace_mb, check_loss, ps_servers, ps_threads, check_kernels, host_profile;
+    int host_behind_us;
 } options;
 
 static int bad(const char *fmt, const char *a)
@@ -142,6 +146,8 @@ static int parse_options(int argc, char **argv, options *o)
             num = &o->check_kernels, min = 10, max = 199, what = "a compute capability such as 90";
         else if (strcmp(a, "--host-profile") == 0)
             num = &o->host_profile, min = 0, max = 1000, what = "a non-negative integer";
+        else if (strcmp(a, "--host-profile-behind") == 0)
+            num = &o->host_behind_us, min = 0, max = 1000000, what = "microseconds, 0 to 1000000";
         else if (strcmp(a, "--check-loss") == 0)
             num = &o->check_loss, min = 2, what = "an integer of at least 2";
         else if (strcmp(a, "--ps-servers") == 0)
@@ -723,7 +729,7 @@ static void finish_worker(cm_exchange *ex, ranks *k, cp_network *net)
 int main(int argc, char **argv)
 {
     options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", "stream", "graph",
-                 64,         5,      20,   8192, 0,    1,    0,    0,  5};
+                 64,         5,      20,   8192, 0,    1,    0,    0,  5,   0};
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;
@@ -892,8 +898,10 @@ int main(int argc, char **argv)
     if (H > 0) {
         double *runs = cm_xcalloc((size_t)H * N * CP_PASS_COUNT, sizeof *runs);
         double *totals = cm_xcalloc((size_t)H, sizeof *totals);
+        n.host_behind_us = o.host_behind_us;
         for (int h = 0; h < H; h++)
             totals[h] = cm_host_profile(&n, &runs[(size_t)h * N * CP_PASS_COUNT]);
+        n.host_behind_us = 0;
         host_us = cm_xcalloc((size_t)N * CP_PASS_COUNT, sizeof *host_us);
         double *v = cm_xcalloc((size_t)H, sizeof *v);
         for (int j = 0; j < N * CP_PASS_COUNT; j++) {
@@ -963,12 +971,15 @@ int main(int argc, char **argv)
                                              : "iteration: CUDA events around each layer pass inside the timed "
                                                "training iterations");
         if (prov && host_us) {
-            char txt[400];
+            char txt[512];
             snprintf(txt, sizeof txt,
-                     "%d iterations after the timed ones with the stream synchronised before every layer pass; "
+                     "%d iterations after the timed ones with the stream synchronised before every layer pass%s; "
                      "host_us: wall-clock time from the end of that synchronisation to the next, per pass (its "
                      "library calls, launches and event record); host_issue_ms: the whole iteration's; medians",
-                     H);
+                     H, o.host_behind_us > 0 ? " and a kernel spinning --host-profile-behind microseconds queued "
+                                               "ahead of it (host_profile_behind_us)" : "");
+            if (o.host_behind_us > 0)
+                cJSON_AddNumberToObject(prov, "host_profile_behind_us", o.host_behind_us);
             cJSON_AddStringToObject(prov, "host_profile", txt);
         }
         const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "iteration_ms");

@@ -1031,6 +1031,18 @@ run_mode() {
             mpirun_measure "multi-resnet50-b96-fp16-ps1-t$t" 3 "--network resnet50 --batch 96 --precision fp16 --device $DEV --gpus 2 --comm ps --conv-api ${CONV_API:-legacy}" -- \
                 --network resnet50 --batch 96 --precision fp16 --comm ps --ps-servers 1 --ps-threads "$t"
         done ;;
+    hostbehind) # do cuDNN's legacy calls wait for the GPU? host profiles with a 3 ms kernel queued ahead of each pass
+        for c in "resnet50 32 fp16 legacy" "vgg16 32 fp16 legacy" "resnet50 32 fp32 legacy" "googlenet 32 fp16 legacy" \
+            "resnet50 32 fp16 graph"; do
+            read -r net batch prec api <<<"$c"
+            for behind in 0 3000; do
+                say "measure $net-b$batch-$prec-$api-behind$behind"
+                timeout 120 "$BUILD/measure/cnnperf-measure" --network "$net" --batch "$batch" --precision "$prec" \
+                    --conv-api "$api" --warmup 2 --iters 5 --host-profile 3 --host-profile-behind "$behind" \
+                    -o "$RES/measure-$net-b$batch-$prec-$api-behind$behind.json" </dev/null || fail "measure $net behind $behind"
+            done
+        done
+        bundle ;;
     multiall) # MODE=multi2's and MODE=multi's runs again, this host's MPI link and PS servers' pass measured first
         psholdout "$MULTI2_CONFIGS"
         multi ;;

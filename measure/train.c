@@ -210,6 +210,8 @@ static void mark(cm_net *n, int layer, int pass)
             *(t->owner[t->n - 1] >= 0 ? &n->host_us[t->owner[t->n - 1]] : &n->host_other_us) +=
                 (now - n->host_mark) * 1e6;
         cudaCheck(cudaStreamSynchronize(n->gpu->stream));
+        if (n->host_behind_us > 0)
+            cm_spin(&n->gpu->kern, n->host_behind_us, n->gpu->stream);
         n->host_mark = cm_mpi_now();
     } else if (n->sync_each_pass && !n->capturing) /* an error surfaces here, while cm_where still names its layer */
         cudaCheck(cudaStreamSynchronize(n->gpu->stream));

@@ -144,6 +144,10 @@ typedef struct {
      * that mark's owner (n x CP_PASS_COUNT entries, µs) */
     double *host_us;
     double host_mark, host_other_us; /* the last synchronisation's end; host time of no layer */
+    /* --host-profile-behind: after each synchronisation a kernel spinning this
+     * long (µs) is queued first, so a pass whose library calls wait for the
+     * GPU shows at least this much host time */
+    double host_behind_us;
     /* --launch graph: the first cm_iteration captures the iteration into a
      * CUDA graph, every one launches it (one GPU, no exchange) */
     bool graph, capturing;
