@@ -32,14 +32,17 @@ typedef struct {
     int check;
 } val_opts;
 
-/* A folder's measured host MPI link (--host-mpi auto): found = 0 where the
- * folder holds no MPI ping-pong sweep; and its parameter servers' measured
- * pass (cnnperf-psbench), ps_found = 0 where it holds none. */
+/* What a folder's device call measured of its host: the MPI link (--host-mpi
+ * auto; found = 0 where the folder holds no MPI ping-pong sweep), its
+ * parameter servers' pass (cnnperf-psbench; ps_found), and PyTorch's eager
+ * operator costs (torch_bench.py --eager-overhead, without --eager-profile;
+ * eager_found). */
 typedef struct {
     char dir[512];
-    int found, ps_found;
+    int found, ps_found, eager_found;
     cp_link ipc;
     double ps_gbs[3];
+    cp_eager_costs eager;
 } host_ipc;
 
 /* Networks are loaded once per name: a campaign measures each many times. */
@@ -411,8 +414,9 @@ static int by_name(const void *a, const void *b)
 }
 
 /* The first (by name) cnnperf-calibrate raw file of dir with an MPI
- * ping-pong sweep: run_device.sh keeps one device call's results in one
- * folder, so it measured the host the folder's runs ran on. */
+ * ping-pong sweep, cnnperf-psbench file and eager-overhead file:
+ * run_device.sh keeps one device call's results in one folder, so they
+ * measured the host the folder's runs ran on. */
 static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
 {
     DIR *d = opendir(dir);
@@ -436,7 +440,7 @@ static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
     closedir(d);
     if (!rc)
         qsort(names, (size_t)n, sizeof *names, by_name);
-    for (int i = 0; !rc && !(h->found && h->ps_found) && i < n; i++) {
+    for (int i = 0; !rc && !(h->found && h->ps_found && h->eager_found) && i < n; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         cp_error ignored;
@@ -448,6 +452,10 @@ static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
         } else if (!h->ps_found && format && strcmp(format, "cnnperf-psbench/1") == 0) {
             rc = cp_cluster_ps_server_parse(root, path, h->ps_gbs, err);
             h->ps_found = !rc;
+        } else if (!h->eager_found && (format = str_at(root, "schema")) &&
+                   strcmp(format, "cnnperf-eager-overhead/1") == 0) {
+            rc = cp_eager_costs_load(path, &h->eager, err);
+            h->eager_found = !rc;
         }
         cJSON_Delete(root);
     }
@@ -455,6 +463,34 @@ static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
         free(names[i]);
     free(names);
     return rc;
+}
+
+/* What the folder of a run's file measured of its host (scan_dir_ipc),
+ * looked up once per folder; *out NULL on error. */
+static int run_folder(val_state *s, const char *file, const host_ipc **out, cp_error *err)
+{
+    *out = NULL;
+    char dir[512];
+    const char *slash = strrchr(file, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+    for (int i = 0; i < s->n_dirs; i++)
+        if (strcmp(s->dirs[i].dir, dir) == 0) {
+            *out = &s->dirs[i];
+            return 0;
+        }
+    int cap = s->n_dirs;
+    host_ipc *d = grow(s->dirs, &cap, s->n_dirs + 1, sizeof *d);
+    if (!d)
+        return cp_fail(err, file, NULL, "out of memory");
+    s->dirs = d;
+    host_ipc *h = &d[s->n_dirs];
+    memset(h, 0, sizeof *h);
+    snprintf(h->dir, sizeof h->dir, "%s", dir);
+    if (scan_dir_ipc(dir, h, err))
+        return -1;
+    s->n_dirs++;
+    *out = h;
+    return 0;
 }
 
 /* The host MPI link a multi-GPU run is predicted with: --host-mpi FILE,
@@ -470,27 +506,28 @@ static int run_ipc(val_state *s, const char *file, const cp_link **ipc, const do
     }
     if (s->have_cluster) /* a described cluster brings its own host.ipc */
         return 0;
-    char dir[512];
-    const char *slash = strrchr(file, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
-    for (int i = 0; i < s->n_dirs; i++)
-        if (strcmp(s->dirs[i].dir, dir) == 0) {
-            *ipc = s->dirs[i].found ? &s->dirs[i].ipc : NULL;
-            *ps_gbs = s->dirs[i].ps_found ? s->dirs[i].ps_gbs : NULL;
-            return 0;
-        }
-    int cap = s->n_dirs;
-    host_ipc *d = grow(s->dirs, &cap, s->n_dirs + 1, sizeof *d);
-    if (!d)
-        return cp_fail(err, file, NULL, "out of memory");
-    s->dirs = d;
-    host_ipc *h = &d[s->n_dirs++];
-    memset(h, 0, sizeof *h);
-    snprintf(h->dir, sizeof h->dir, "%s", dir);
-    if (scan_dir_ipc(dir, h, err))
+    const host_ipc *h;
+    if (run_folder(s, file, &h, err))
         return -1;
     *ipc = h->found ? &h->ipc : NULL;
     *ps_gbs = h->ps_found ? h->ps_gbs : NULL;
+    return 0;
+}
+
+/* PyTorch's operator costs a run is predicted with: --eager-profile FILE,
+ * else the run's own folder's torch_bench.py --eager-overhead file, else
+ * the device profile's (NULL). */
+static int run_eager_costs(val_state *s, const char *file, const cp_eager_costs **costs, cp_error *err)
+{
+    *costs = NULL;
+    if (s->have_costs) {
+        *costs = &s->costs;
+        return 0;
+    }
+    const host_ipc *h;
+    if (run_folder(s, file, &h, err))
+        return -1;
+    *costs = h->eager_found ? &h->eager : NULL;
     return 0;
 }
 
@@ -508,7 +545,9 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     char ipc_note[192] = "";
     cp_algos algos = eager || rc->graph_api ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
     note_calibration(&s->v, cp_device_calibration(&dev, algos));
-    const cp_eager_costs *costs = s->have_costs ? &s->costs : NULL;
+    const cp_eager_costs *costs = NULL;
+    if (eager && run_eager_costs(s, c->file, &costs, c->err))
+        return -1;
     if (r->gpus == 1) {
         cp_prediction p = {0};
         cp_eager x = {0};
@@ -567,7 +606,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     }
     snprintf(r->harness, sizeof r->harness, "%s", eager ? "PyTorch" : rc->graph_api ? "graph API" : "legacy API");
     if (!rc_ && eager)
-        snprintf(r->note, sizeof r->note, "eager mode%s",
+        snprintf(r->note, sizeof r->note, "eager mode%s%s",
+                 costs && !s->have_costs ? ", host costs measured in the run's folder" : "",
                  builtin ? ", host costs partly built-in (no --eager-profile)" : "");
     else if (!rc_ && rc->graph_api)
         snprintf(r->note, sizeof r->note, "graph API");

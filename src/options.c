@@ -59,7 +59,8 @@ const char cp_usage[] =
     "validate --measured FILE|GLOB... ['dir/**/*.json': any depth] [--format table|json|csv|markdown] [-o FILE]\n"
     "         [--plot PREFIX] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
     "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE] [--calibration auto|none|FILE]\n"
-    "         [--host-mpi FILE|auto] (auto, the default: a measured file's own folder's MPI ping-pong, if any)\n"
+    "         [--host-mpi FILE|auto] (auto, the default: a measured file's own folder's MPI ping-pong, if any;\n"
+    "         PyTorch runs without --eager-profile take their folder's torch_bench.py --eager-overhead file)\n"
     "         (README.md, \"cnnperf validate\")\n";
 
 int cp_bad(const char *fmt, ...)
