@@ -390,3 +390,21 @@ void cp_prediction_free(cp_prediction *p)
     p->layers = NULL;
     p->layers_cap = 0;
 }
+
+cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p)
+{
+    cp_legacy_host h = {0};
+    if (p->algos != CP_ALGOS_FIND)
+        return h;
+    for (int i = 0; i < p->net->n_layers; i++) {
+        if (strcmp(p->net->layers[i].kind->name, "conv") != 0)
+            continue;
+        for (int k = CP_PASS_FWD; k <= CP_PASS_BWD_WEIGHT; k++)
+            h.calls += p->layers[i].node[k] >= 0;
+    }
+    h.p10_ms = h.calls * CP_LEGACY_CONV_HOST_US_P10 * 1e-3;
+    h.median_ms = h.calls * CP_LEGACY_CONV_HOST_US_MEDIAN * 1e-3;
+    h.p90_ms = h.calls * CP_LEGACY_CONV_HOST_US_P90 * 1e-3;
+    h.host_may_pace = h.calls > 0 && h.median_ms >= 0.8 * p->iteration_ms;
+    return h;
+}

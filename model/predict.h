@@ -62,6 +62,24 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
                     cp_prediction *p, cp_error *err);
 void cp_prediction_free(cp_prediction *p);
 
+/* What the model leaves out of cudnnFind's path (CP_ALGOS_FIND, cuDNN's
+ * legacy API): the host's cost of each convolution call, which is not one
+ * number per layer class (docs/CALIBRATION.md). The calibration set's
+ * 2,599 legacy convolution calls profiled on an H100 host
+ * (validation/h100/host-profile/, --host-profile) took 64 us at the 10th
+ * percentile, 137 at the median and 253 at the 90th, so these calls alone
+ * take the host calls x those. host_may_pace: the median estimate reaches
+ * 80% of the predicted iteration. Zeroes for other algorithm sets. */
+#define CP_LEGACY_CONV_HOST_US_P10 64.0
+#define CP_LEGACY_CONV_HOST_US_MEDIAN 137.0
+#define CP_LEGACY_CONV_HOST_US_P90 253.0
+typedef struct {
+    int calls;                  /* convolution passes of one iteration */
+    double p10_ms, median_ms, p90_ms;
+    int host_may_pace;
+} cp_legacy_host;
+cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p);
+
 /* The calibration a prediction with algorithm set `algos` applies: the
  * device's graph-API one for PyTorch's algorithms where it has one. */
 const cp_calibration *cp_device_calibration(const cp_device *d, cp_algos algos);

@@ -327,6 +327,15 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
                                    p->backward_ms, p->update_ms);
         cJSON_AddNumberToObject(o, "gpus", 1);
         cJSON_AddStringToObject(o, "mode", e ? "eager" : "harness");
+        cp_legacy_host lh = cp_legacy_host_estimate(p);
+        if (lh.calls > 0 && !e && p->timeline < 0) {
+            cJSON *h = cJSON_AddObjectToObject(o, "legacy_host_not_modelled");
+            cJSON_AddNumberToObject(h, "conv_calls", lh.calls);
+            cJSON_AddNumberToObject(h, "median_ms", lh.median_ms);
+            cJSON_AddNumberToObject(h, "p10_ms", lh.p10_ms);
+            cJSON_AddNumberToObject(h, "p90_ms", lh.p90_ms);
+            cJSON_AddBoolToObject(h, "host_may_pace", lh.host_may_pace);
+        }
         if (e)
             eager_json(o, e);
         else if (p->timeline >= 0) { /* the calibration's host costs: measurements name it host_issue_ms */
@@ -358,6 +367,14 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
                    "costs: %s)\n",
                 p->host_ms, p->kernels_ms, p->host_bound ? "the GPU waits for the host" : "the GPU sets the pace",
                 cal->host_source);
+    cp_legacy_host lh = cp_legacy_host_estimate(p);
+    if (lh.calls > 0 && p->timeline < 0)
+        fprintf(f, "  not modelled: the host's cuDNN legacy calls; these %d convolution calls alone take the host "
+                   "%.1f ms (%.1f-%.1f, as profiled on an H100 host)%s\n",
+                lh.calls, lh.median_ms, lh.p10_ms, lh.p90_ms,
+                lh.host_may_pace ? ": about the GPU's time, so the host may set the pace (a graph-API call, "
+                                   "--conv-api graph, costs it about a sixth as much)"
+                                 : "");
     if (cal->loaded)
         fprintf(f, "  layer passes calibrated by %s (%s; --calibration none: the analytic model alone)\n",
                 cal->file, cal->source);

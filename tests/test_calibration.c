@@ -188,6 +188,35 @@ static void test_host_costs_make_a_pipeline(void **state)
     before_after_free(&f);
 }
 
+/* cudnnFind's path leaves the host's legacy calls out of the model and says
+ * so: ResNet-18's 3 x 20 - 1 convolution passes (the first computes no data
+ * gradient) at the calibration set's per-call costs; at batch 32 in fp16
+ * those reach the GPU's time, at 256 in fp32 they do not; PyTorch's
+ * algorithms (graph API) have no such estimate. */
+static void test_legacy_host_estimate(void **state)
+{
+    (void)state;
+    cp_device dev;
+    cp_network net;
+    cp_error err;
+    cp_calibration_set_default("auto");
+    assert_int_equal(cp_device_load("h100", &dev, &err), 0);
+    assert_int_equal(cp_network_load("resnet18", &net, &err), 0);
+    cp_prediction p = {0};
+    assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP16, &p, &err), 0);
+    cp_legacy_host h = cp_legacy_host_estimate(&p);
+    assert_int_equal(h.calls, 3 * 20 - 1);
+    assert_true(fabs(h.median_ms - h.calls * CP_LEGACY_CONV_HOST_US_MEDIAN * 1e-3) < 1e-12);
+    assert_true(h.p10_ms < h.median_ms && h.median_ms < h.p90_ms);
+    assert_true(h.host_may_pace);
+    assert_int_equal(cp_predict(&net, &dev, 256, CP_PREC_FP32, &p, &err), 0);
+    assert_false(cp_legacy_host_estimate(&p).host_may_pace);
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &p, &err), 0);
+    assert_int_equal(cp_legacy_host_estimate(&p).calls, 0);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+}
+
 /* A device's graph-API calibration applies to predictions with PyTorch's
  * algorithms only; without one they take the legacy API's. */
 static void test_graph_calibration_applies_to_pytorch_algorithms(void **state)
@@ -281,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_bad_files_name_the_field),
         cmocka_unit_test(test_scale_and_offset_apply_to_their_class),
         cmocka_unit_test(test_host_costs_make_a_pipeline),
+        cmocka_unit_test(test_legacy_host_estimate),
         cmocka_unit_test(test_graph_calibration_applies_to_pytorch_algorithms),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),
         cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),
