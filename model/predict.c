@@ -226,7 +226,12 @@ static int next_pass(const cp_network *net, int k, int *layer, cp_pass *pass)
 /* The host issues each pass (its library calls) before the GPU can run it
  * (Eq. 5-9 over a heterogeneous system: the host unit and the GPU in a
  * pipeline): a DAG with the host's issues on one resource, the passes'
- * GPU times (the tree's) on another, each pass after its issue. */
+ * GPU times (the tree's) on another, each pass after its issue. The DAG
+ * starts both at once, as a host that has just caught up would. A host
+ * whose whole issue takes less than the GPU's kernels has not: from one
+ * iteration to the next it runs ahead, the launch queue fills, and the GPU
+ * sets the pace (the passes keep their GPU times; the DAG stays in the tree
+ * for --explain). */
 static int host_timeline(cp_prediction *p, const cp_calibration *cal, cp_error *err)
 {
     const cp_network *net = p->net;
@@ -254,6 +259,10 @@ static int host_timeline(cp_prediction *p, const cp_calibration *cal, cp_error *
     }
     if (cp_tree_eval(tr, dag, &p->sys, err))
         return -1;
+    if (p->host_ms < p->kernels_ms) {
+        p->host_bound = 0;
+        return 0;
+    }
     /* each pass: from the end of the GPU's previous work to its own end */
     double phase[4] = {0}, prev = tr->t[load].end_ms;
     int c = tr->t[load].next;

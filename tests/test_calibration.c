@@ -188,6 +188,25 @@ static void test_host_costs_make_a_pipeline(void **state)
     before_after_free(&f);
 }
 
+/* A host whose whole issue is shorter than the GPU's kernels runs ahead
+ * from one iteration to the next: 1 us per 3x3 forward changes nothing but
+ * the host's total (the DAG is still built, for --explain). */
+static void test_host_ahead_leaves_gpu_times(void **state)
+{
+    (void)state;
+    before_after f;
+    predict_before_after(&f, HEAD "\"host_source\": \"test\", \"terms\": {\"fp32\": {\"conv_3x3\": "
+                                  "{\"forward\": {\"scale\": 1, \"host_us\": 1}}}}}");
+    assert_true(f.b.timeline >= 0);
+    assert_true(f.b.host_ms > 0 && f.b.host_ms < f.b.kernels_ms);
+    assert_false(f.b.host_bound);
+    assert_true(fabs(f.b.iteration_ms - f.a.iteration_ms) < 1e-12);
+    for (int i = 0; i < f.net.n_layers; i++)
+        for (int p = 0; p < CP_PASS_COUNT; p++)
+            assert_true(fabs(f.b.layers[i].ms[p] - f.a.layers[i].ms[p]) < 1e-12);
+    before_after_free(&f);
+}
+
 /* cudnnFind's path leaves the host's legacy calls out of the model and says
  * so: ResNet-18's 3 x 20 - 1 convolution passes (the first computes no data
  * gradient) at the calibration set's per-call costs; at batch 32 in fp16
@@ -310,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_bad_files_name_the_field),
         cmocka_unit_test(test_scale_and_offset_apply_to_their_class),
         cmocka_unit_test(test_host_costs_make_a_pipeline),
+        cmocka_unit_test(test_host_ahead_leaves_gpu_times),
         cmocka_unit_test(test_legacy_host_estimate),
         cmocka_unit_test(test_graph_calibration_applies_to_pytorch_algorithms),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),

@@ -142,6 +142,8 @@ def host_terms(args, train, terms, classes):
         m = json.load(open(f))
         if m.get("source") != "measurement" or m.get("gpus", 1) != 1 or m.get("network") not in train:
             continue
+        if m.get("provenance", {}).get("host_profile_behind_us", 0):
+            continue  # profiled behind a busy GPU: a diagnostic
         if m.get("provenance", {}).get("conv_api", "legacy") != args.conv_api:
             continue
         if not all("host_us" in l for l in m["layers"]):
@@ -150,7 +152,12 @@ def host_terms(args, train, terms, classes):
         for l in m["layers"]:
             for key, _ in PASSES:
                 v = l["host_us"].get(key, 0)
-                if v > 0:
+                if v <= 0:
+                    continue
+                if args.host_pool == "conv":
+                    if cls[l["name"]].startswith("conv") and key != "update":
+                        samples.setdefault(("*", "conv", "*"), []).append(v)
+                else:
                     samples.setdefault((group(m["precision"]), cls[l["name"]], key), []).append(v)
         used.append(os.path.relpath(f, REPO))
         gpu = m["provenance"].get("gpu_name", gpu)
@@ -158,10 +165,17 @@ def host_terms(args, train, terms, classes):
         v.sort()
         x = args.host_quantile * (len(v) - 1)  # linear interpolation between order statistics
         med = v[int(x)] + (x - int(x)) * (v[min(int(x) + 1, len(v) - 1)] - v[int(x)])
-        t = terms.setdefault(g, {}).setdefault(c, {}).setdefault(key, {"scale": 1.0, "offset_us": 0.0, "points": 0})
-        t["host_us"] = round(med, 2)
-        t["host_points"] = len(v)
-        print(f"fit_calibration: {g:5} {c:13} {key:16} host {med:7.1f} us  ({len(v)} layer passes)", file=sys.stderr)
+        targets = [(g, c, key)]
+        if g == "*":  # --host-pool conv: every convolution class and pass of every group
+            targets = [(tg, tc, tk) for tg in terms for tc in terms[tg] if tc.startswith("conv")
+                       for tk, _ in PASSES if tk != "update"]
+        for tg, tc, tk in targets:
+            t = terms.setdefault(tg, {}).setdefault(tc, {}).setdefault(tk, {"scale": 1.0, "offset_us": 0.0,
+                                                                            "points": 0})
+            t["host_us"] = round(med, 2)
+            t["host_points"] = len(v)
+        print(f"fit_calibration: {g:5} {c:13} {key:16} host {med:7.1f} us  ({len(v)} layer passes, "
+              f"{len(targets)} term{'s' if len(targets) != 1 else ''})", file=sys.stderr)
     return used, gpu
 
 
@@ -199,6 +213,10 @@ def main():
                          "put the host's issue ahead of the GPU")
     ap.add_argument("--host-quantile", type=float, default=0.5,
                     help="which quantile of a class's host times its host_us is (default 0.5, the median)")
+    ap.add_argument("--host-pool", choices=["class", "conv"], default="class",
+                    help="class (default): a host_us per precision group, class and pass; conv: one quantile "
+                         "over every convolution pass of every precision (cuDNN's legacy calls cost about the "
+                         "same whatever the class), given to each convolution term and no other")
     ap.add_argument("--microbench", action="append", default=[],
                     help="glob of layer microbenchmark runs (run_device.sh MODE=layerbench) to fit with the "
                          "calibration set: networks of our choosing, each read from nets/<network>.json beside "
@@ -327,9 +345,14 @@ def main():
             doc["host_source"] = (f"host profiles (cnnperf-measure --host-profile) of {len(host_used)} runs of the "
                                   f"calibration set on {host_gpu}'s host")
             doc["host_training_set"] = host_used
-            doc["host_method"] = ("host_us: per precision group, layer class and pass, the median over the "
-                                  "training runs' layer passes of the host's time to issue the pass (its library "
-                                  "calls, launches and event record) with the GPU idle")
+            doc["host_method"] = (("host_us: one quantile (%g) over the training runs' convolution passes, every "
+                                   "class and precision, of the host's time to issue the pass (its library calls, "
+                                   "launches and event record) with the GPU idle; on every convolution term, no "
+                                   "other" % args.host_quantile) if args.host_pool == "conv" else
+                                  ("host_us: per precision group, layer class and pass, the quantile (%g) over "
+                                   "the training runs' layer passes of the host's time to issue the pass (its "
+                                   "library calls, launches and event record) with the GPU idle"
+                                   % args.host_quantile))
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(doc, f, indent=1)
