@@ -169,12 +169,9 @@ int cp_eager_costs_parse(cp_jctx *c, const cJSON *obj, cp_eager_costs *out)
     return 0;
 }
 
-int cp_eager_costs_parse_text(const char *text, size_t len, const char *file, cp_eager_costs *out, cp_error *err)
+int cp_eager_costs_parse_root(const cJSON *root, const char *file, cp_eager_costs *out, cp_error *err)
 {
     memset(out, 0, sizeof *out);
-    cJSON *root = cp_json_parse(text, len, file, err);
-    if (!root)
-        return -1;
     cp_jctx c = {.file = file, .path = "$", .err = err};
     const char *schema = NULL;
     int rc = -1;
@@ -196,6 +193,16 @@ int cp_eager_costs_parse_text(const char *text, size_t len, const char *file, cp
         out->given = 1;
         rc = 0;
     }
+    return rc;
+}
+
+int cp_eager_costs_parse_text(const char *text, size_t len, const char *file, cp_eager_costs *out, cp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *root = cp_json_parse(text, len, file, err);
+    if (!root)
+        return -1;
+    int rc = cp_eager_costs_parse_root(root, file, out, err);
     cJSON_Delete(root);
     return rc;
 }

@@ -42,6 +42,8 @@ int cp_eager_costs_parse(cp_jctx *c, const cJSON *obj, cp_eager_costs *out);
  * (schema "cnnperf-eager-overhead/1"). */
 int cp_eager_costs_load(const char *path, cp_eager_costs *out, cp_error *err);
 int cp_eager_costs_parse_text(const char *text, size_t len, const char *file, cp_eager_costs *out, cp_error *err);
+/* The same from a file's parsed root (file names it in errors). */
+int cp_eager_costs_parse_root(const cJSON *root, const char *file, cp_eager_costs *out, cp_error *err);
 
 /* Host µs of one operator of layer kind `kind` (its JSON name) in table t:
  * the kind's own entry, else its group's ("pool"; "relu" for relu6), else

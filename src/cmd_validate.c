@@ -43,7 +43,7 @@ typedef struct {
     cp_link ipc;
     double ps_gbs[3];
     cp_eager_costs eager;
-} host_ipc;
+} folder_host;
 
 /* Networks are loaded once per name: a campaign measures each many times. */
 typedef struct {
@@ -63,7 +63,7 @@ typedef struct {
     cp_eager_costs costs;
     int have_ipc; /* --host-mpi FILE, loaded once */
     cp_link ipc;
-    host_ipc *dirs; /* --host-mpi auto: each folder's, looked up once */
+    folder_host *dirs; /* each measured file's folder, looked up once (run_folder) */
     int n_dirs;
 } val_state;
 
@@ -417,7 +417,7 @@ static int by_name(const void *a, const void *b)
  * ping-pong sweep, cnnperf-psbench file and eager-overhead file:
  * run_device.sh keeps one device call's results in one folder, so they
  * measured the host the folder's runs ran on. */
-static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
+static int scan_folder(const char *dir, folder_host *h, cp_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -445,16 +445,16 @@ static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         cp_error ignored;
         cJSON *root = cp_json_read_file(path, &ignored);
-        const char *format = str_at(root, "format");
+        const char *format = str_at(root, "format"), *schema;
         if (!h->found && format && strcmp(format, "cnnperf-calibration/1") == 0 && cp_jget(root, "mpi_pingpong")) {
             rc = cp_cluster_ipc_parse(root, path, &h->ipc, err);
             h->found = !rc;
         } else if (!h->ps_found && format && strcmp(format, "cnnperf-psbench/1") == 0) {
             rc = cp_cluster_ps_server_parse(root, path, h->ps_gbs, err);
             h->ps_found = !rc;
-        } else if (!h->eager_found && (format = str_at(root, "schema")) &&
-                   strcmp(format, "cnnperf-eager-overhead/1") == 0) {
-            rc = cp_eager_costs_load(path, &h->eager, err);
+        } else if (!h->eager_found && (schema = str_at(root, "schema")) &&
+                   strcmp(schema, "cnnperf-eager-overhead/1") == 0) {
+            rc = cp_eager_costs_parse_root(root, path, &h->eager, err);
             h->eager_found = !rc;
         }
         cJSON_Delete(root);
@@ -465,9 +465,9 @@ static int scan_dir_ipc(const char *dir, host_ipc *h, cp_error *err)
     return rc;
 }
 
-/* What the folder of a run's file measured of its host (scan_dir_ipc),
+/* What the folder of a run's file measured of its host (scan_folder),
  * looked up once per folder; *out NULL on error. */
-static int run_folder(val_state *s, const char *file, const host_ipc **out, cp_error *err)
+static int run_folder(val_state *s, const char *file, const folder_host **out, cp_error *err)
 {
     *out = NULL;
     char dir[512];
@@ -479,14 +479,14 @@ static int run_folder(val_state *s, const char *file, const host_ipc **out, cp_e
             return 0;
         }
     int cap = s->n_dirs;
-    host_ipc *d = grow(s->dirs, &cap, s->n_dirs + 1, sizeof *d);
+    folder_host *d = grow(s->dirs, &cap, s->n_dirs + 1, sizeof *d);
     if (!d)
         return cp_fail(err, file, NULL, "out of memory");
     s->dirs = d;
-    host_ipc *h = &d[s->n_dirs];
+    folder_host *h = &d[s->n_dirs];
     memset(h, 0, sizeof *h);
     snprintf(h->dir, sizeof h->dir, "%s", dir);
-    if (scan_dir_ipc(dir, h, err))
+    if (scan_folder(dir, h, err))
         return -1;
     s->n_dirs++;
     *out = h;
@@ -506,7 +506,7 @@ static int run_ipc(val_state *s, const char *file, const cp_link **ipc, const do
     }
     if (s->have_cluster) /* a described cluster brings its own host.ipc */
         return 0;
-    const host_ipc *h;
+    const folder_host *h;
     if (run_folder(s, file, &h, err))
         return -1;
     *ipc = h->found ? &h->ipc : NULL;
@@ -524,7 +524,7 @@ static int run_eager_costs(val_state *s, const char *file, const cp_eager_costs 
         *costs = &s->costs;
         return 0;
     }
-    const host_ipc *h;
+    const folder_host *h;
     if (run_folder(s, file, &h, err))
         return -1;
     *costs = h->eager_found ? &h->eager : NULL;
