@@ -1,6 +1,7 @@
 /* Cluster descriptions: loading, validation, and the assumed cluster of
  * `--device X --gpus N`. Format: clusters/FORMAT.md. */
 #include "cluster.h"
+#include "comm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -405,56 +406,142 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g)
 
 /* cnnperf-calibrate's MPI ping-pong (two ranks of one node, host memory):
  * $.mpi_pingpong.sweep.points[{bytes, time_us}], time one way. */
+/* The sizes from CP_IPC_FIT_MIN_BYTES up of a sweep's points
+ * [{bytes, time_us}] at root.k1.k2.points, fitted t = L + S / B. what:
+ * the error when root.k1 is missing. */
+static int fit_sweep(cp_jctx *c, const cJSON *root, const char *k1, const char *k2, const char *what,
+                     cp_lat_bw_fit *f)
+{
+    const cJSON *a = cp_jget(root, k1), *b = cJSON_IsObject(a) ? cp_jget(a, k2) : NULL;
+    const cJSON *pts = cJSON_IsObject(b) ? cp_jget(b, "points") : NULL;
+    char where[96];
+    int rc = 0, n = 0;
+    snprintf(where, sizeof where, "%s.%s", k1, k2);
+    if (!cJSON_IsObject(root))
+        return cp_jfail(c, NULL, "not a JSON object");
+    if (!cJSON_IsObject(a))
+        return cp_jfail(c, k1, "missing or not an object: %s", what);
+    if (!cJSON_IsObject(b))
+        return cp_jfail(c, where, "missing or not an object");
+    if (!cJSON_IsArray(pts))
+        return cp_jfail(c, strcat(where, ".points"), "missing or not an array");
+    int total = cJSON_GetArraySize(pts);
+    double *bytes = malloc(sizeof *bytes * (size_t)(total + 1)), *us = malloc(sizeof *us * (size_t)(total + 1));
+    if (!bytes || !us)
+        rc = cp_fail(c->err, c->file, NULL, "out of memory");
+    size_t mark = cp_jpush_key(c, k1);
+    cp_jpush_key(c, k2);
+    cp_jpush_key(c, "points");
+    for (int i = 0; !rc && i < total; i++) {
+        const cJSON *p = cJSON_GetArrayItem(pts, i);
+        size_t m = cp_jpush_index(c, i);
+        double s, t;
+        if (!cJSON_IsObject(p))
+            rc = cp_jfail(c, NULL, "must be an object {bytes, time_us}");
+        else if (cp_jnum(c, p, "bytes", true, 0, 1, 1e15, &s) || cp_jnum(c, p, "time_us", true, 0, 1e-9, 1e12, &t))
+            rc = -1;
+        else if (s >= CP_IPC_FIT_MIN_BYTES)
+            bytes[n] = s, us[n++] = t;
+        cp_jpop(c, m);
+    }
+    if (!rc) {
+        *f = cp_fit_lat_bw(bytes, us, n);
+        if (!f->ok)
+            rc = cp_jfail(c, NULL, "%d sizes of %.0f MiB or more: a bandwidth needs at least two that grow in time", n,
+                          CP_IPC_FIT_MIN_BYTES / (1 << 20));
+    }
+    cp_jpop(c, mark);
+    free(bytes);
+    free(us);
+    return rc;
+}
+
+static const char *file_part(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return base ? base + 1 : path;
+}
+
 int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_error *err)
 {
     cp_jctx c = {path, "$", err};
-    const cJSON *mpi = cp_jget(root, "mpi_pingpong"), *sweep = mpi ? cp_jget(mpi, "sweep") : NULL;
-    const cJSON *pts = cJSON_IsObject(sweep) ? cp_jget(sweep, "points") : NULL;
-    double *bytes = NULL, *us = NULL;
-    int rc = 0, n = 0;
-    if (!cJSON_IsObject(root))
-        rc = cp_jfail(&c, NULL, "not a JSON object");
-    else if (!cJSON_IsObject(mpi))
-        rc = cp_jfail(&c, "mpi_pingpong", "missing or not an object: no MPI ping-pong sweep here "
-                                          "(cnnperf-calibrate --only mpi --raw FILE writes one)");
-    else if (!cJSON_IsObject(sweep))
-        rc = cp_jfail(&c, "mpi_pingpong.sweep", "missing or not an object");
-    else if (!cJSON_IsArray(pts))
-        rc = cp_jfail(&c, "mpi_pingpong.sweep.points", "missing or not an array");
-    int total = rc ? 0 : cJSON_GetArraySize(pts);
-    if (!rc && (!(bytes = malloc(sizeof *bytes * (size_t)(total + 1))) || !(us = malloc(sizeof *us * (size_t)(total + 1)))))
-        rc = cp_fail(err, path, NULL, "out of memory");
-    size_t mark = cp_jpush_key(&c, "mpi_pingpong");
-    cp_jpush_key(&c, "sweep");
-    cp_jpush_key(&c, "points");
-    for (int i = 0; !rc && i < total; i++) {
-        const cJSON *p = cJSON_GetArrayItem(pts, i);
-        size_t m = cp_jpush_index(&c, i);
-        double b, t;
-        if (!cJSON_IsObject(p))
-            rc = cp_jfail(&c, NULL, "must be an object {bytes, time_us}");
-        else if (cp_jnum(&c, p, "bytes", true, 0, 1, 1e15, &b) || cp_jnum(&c, p, "time_us", true, 0, 1e-9, 1e12, &t))
-            rc = -1;
-        else if (b >= CP_IPC_FIT_MIN_BYTES)
-            bytes[n] = b, us[n++] = t;
-        cp_jpop(&c, m);
+    cp_lat_bw_fit f;
+    if (fit_sweep(&c, root, "mpi_pingpong", "sweep",
+                  "no MPI ping-pong sweep here (cnnperf-calibrate --only mpi --raw FILE writes one)", &f))
+        return -1;
+    snprintf(ipc->name, sizeof ipc->name, "MPI ping-pong of %.100s", file_part(path));
+    ipc->bandwidth_gbs = f.bandwidth_gbs;
+    ipc->latency_us = f.latency_us;
+    return 0;
+}
+
+/* One rank per node: NCCL told to use its network transport on one host
+ * (NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1), or every rank on its own
+ * host (provenance.hostnames). */
+static const char *str_in(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_IsObject(o) ? cp_jget(o, key) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int cp_cluster_net_emulated(const cJSON *root)
+{
+    const cJSON *env = cp_jget(cp_jget(root, "provenance"), "environment");
+    const char *p2p = str_in(env, "NCCL_P2P_DISABLE"), *shm = str_in(env, "NCCL_SHM_DISABLE");
+    return p2p && shm && strcmp(p2p, "1") == 0 && strcmp(shm, "1") == 0;
+}
+
+static int distinct_hosts(const char *list, int ranks)
+{
+    char buf[4096], *save = NULL, *seen[256];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", list ? list : "");
+    for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        for (int i = 0; i < n; i++)
+            if (strcmp(seen[i], t) == 0)
+                return 0;
+        if (n == 256)
+            return 0;
+        seen[n++] = t;
     }
-    cp_lat_bw_fit f = {0};
-    if (!rc) {
-        f = cp_fit_lat_bw(bytes, us, n);
-        if (!f.ok)
-            rc = cp_jfail(&c, NULL, "%d sizes of %.0f MiB or more: a bandwidth needs at least two that grow in time", n,
-                          CP_IPC_FIT_MIN_BYTES / (1 << 20));
-    }
+    return n == ranks;
+}
+
+int cp_cluster_net_parse(const cJSON *root, const char *path, cp_link *net, cp_error *err)
+{
+    cp_jctx c = {path, "$", err};
+    long long ranks = 0;
+    const cJSON *nc = cJSON_IsObject(root) ? cp_jget(root, "nccl_allreduce") : NULL;
+    if (!cJSON_IsObject(nc))
+        return cp_jfail(&c, "nccl_allreduce", "missing or not an object: no NCCL all-reduce sweep here "
+                                              "(cnnperf-calibrate --only nccl --raw FILE writes one)");
+    size_t mark = cp_jpush_key(&c, "nccl_allreduce");
+    int rc = cp_jint(&c, nc, "ranks", true, 0, 2, 1 << 20, &ranks);
     cp_jpop(&c, mark);
-    if (!rc) {
-        const char *base = strrchr(path, '/');
-        snprintf(ipc->name, sizeof ipc->name, "MPI ping-pong of %.100s", base ? base + 1 : path);
-        ipc->bandwidth_gbs = f.bandwidth_gbs;
-        ipc->latency_us = f.latency_us;
-    }
-    free(bytes);
-    free(us);
+    if (rc)
+        return -1;
+    int emulated = cp_cluster_net_emulated(root);
+    if (!emulated && !distinct_hosts(str_in(cp_jget(root, "provenance"), "hostnames"), (int)ranks))
+        return cp_jfail(&c, "provenance.hostnames",
+                        "the sweep's %lld ranks are not one per node: its all-reduce need not have crossed a "
+                        "network (run one rank per node, or on one host with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)",
+                        ranks);
+    cp_lat_bw_fit f;
+    if (fit_sweep(&c, root, "nccl_allreduce", "in_place", "no NCCL all-reduce sweep here", &f))
+        return -1;
+    cp_nccl_net_link((int)ranks, f.latency_us, f.bandwidth_gbs, net);
+    snprintf(net->name, sizeof net->name, "NCCL network sweep of %.80s%s", file_part(path),
+             emulated ? " (one host, emulated)" : "");
+    return 0;
+}
+
+int cp_cluster_net_measured(const char *path, cp_link *net, cp_error *err)
+{
+    cJSON *root = cp_json_read_file(path, err);
+    if (!root)
+        return -1;
+    int rc = cp_cluster_net_parse(root, path, net, err);
+    cJSON_Delete(root);
     return rc;
 }
 

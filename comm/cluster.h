@@ -78,6 +78,20 @@ int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err);
 /* The same from a file already parsed (root; path names it in errors). */
 int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_error *err);
 
+/* The network between nodes as measured: the NCCL all-reduce sweep of a
+ * cnnperf-calibrate raw file ($.nccl_allreduce.in_place.points) taken with
+ * one rank per node (every rank on its own host in provenance.hostnames),
+ * or on one host with NCCL's network transport forced (NCCL_P2P_DISABLE=1
+ * and NCCL_SHM_DISABLE=1 in provenance.environment: nodes emulated). Fitted
+ * t = L + S / B from CP_IPC_FIT_MIN_BYTES up, then turned into the link
+ * that makes comm/nccl.c's ring give that time (cp_nccl_net_link). The
+ * caller puts *net into cp_cluster.inter, one NIC per node's GPU. Errors
+ * name the file and the JSON path. */
+int cp_cluster_net_parse(const cJSON *root, const char *path, cp_link *net, cp_error *err);
+int cp_cluster_net_measured(const char *path, cp_link *net, cp_error *err);
+/* 1: the file's NCCL ran with its network transport forced on one host. */
+int cp_cluster_net_emulated(const cJSON *root);
+
 /* The servers' pass as measured: a cnnperf-psbench file's $.server_gbs
  * (format cnnperf-psbench/1) into gbs[3] (FP32, FP16, BF16), for
  * cp_cluster.ps_server_gbs. Errors name the file and the JSON path. */

@@ -37,6 +37,12 @@ typedef struct {
 int cp_nccl_allreduce(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, cp_ar_est *out,
                       cp_error *err);
 
+/* The network link (per direction, per NIC) with which this model's ring
+ * all-reduce of `ranks` GPUs, one per node, takes latency_us + S / algbw:
+ * a measured sweep's fit (cp_cluster_net_parse) turned back through the
+ * ring's form with the Simple protocol, which NCCL runs at such sizes. */
+void cp_nccl_net_link(int ranks, double latency_us, double algbw_gbs, cp_link *net);
+
 /* NCCL's own estimate of ring or tree with one protocol, as its tuner
  * computes it to choose: *latency_us (base + per-step hop latencies) and
  * *algbw_gbs (time = latency + bytes / algbw). NCCL 2.28's constants,

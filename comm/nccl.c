@@ -382,6 +382,15 @@ int cp_nccl_allreduce(const cp_cluster *c, int gpus, double bytes, cp_ar_algo al
     return 0;
 }
 
+/* Ring, one GPU per node: base + 2(p-1) (L + hop) + 2(p-1)/p S / B. */
+void cp_nccl_net_link(int ranks, double latency_us, double algbw_gbs, cp_link *net)
+{
+    const proto_info *pr = &protos[CP_PROTO_SIMPLE];
+    double steps = 2.0 * (ranks - 1);
+    net->bandwidth_gbs = algbw_gbs * steps / ranks;
+    net->latency_us = fmax(0.0, (latency_us - pr->base_us) / steps - pr->hop_us);
+}
+
 int cp_nccl_tuner_estimate(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, cp_proto proto,
                            double *latency_us, double *algbw_gbs, cp_error *err)
 {

@@ -375,7 +375,8 @@ fault() {
 # [VARIANT]: EXCHANGE nccl, ps1 (one CPU server rank) or ps2 (two sharded);
 # VARIANT nooverlap (exchange after backward), netemu (NCCL_P2P_DISABLE=1
 # NCCL_SHM_DISABLE=1: NCCL's network transport between the two GPUs, two
-# nodes emulated on one host; the prediction is for one node), or none.
+# nodes emulated on one host; the prediction is for one node), netemu-nooverlap
+# (both), or none.
 # MODE=multi's first list, then MODE=multi2's.
 MULTI_CONFIGS="
 resnet50 64 fp32 nccl overlap
@@ -400,6 +401,20 @@ resnet50 64 fp16 ps1
 vgg16 32 fp32 ps2
 resnet50 64 fp32 ps2"
 
+# MODE=netemu (session 21): ten NCCL configurations with two nodes emulated,
+# chosen before the call, predicted with the emulated network's sweep.
+NETEMU_CONFIGS="
+resnet50 64 fp32 nccl netemu
+resnet50 64 fp32 nccl netemu-nooverlap
+vgg16 32 fp32 nccl netemu
+alexnet 128 fp32 nccl netemu
+googlenet 64 fp32 nccl netemu
+resnet50 128 fp16 nccl netemu
+resnet101 32 fp32 nccl netemu
+vgg16 64 fp16 nccl netemu
+resnet34 64 fp32 nccl netemu
+vgg19 32 fp32 nccl netemu"
+
 # multi_runs CONFIGS: each 2-GPU configuration measured (mpirun_measure) and
 # predicted with the same convolution API; MPIRUN and DEV set by the caller.
 multi_runs() {
@@ -415,10 +430,10 @@ multi_runs() {
         ps1) np=3 extra="--ps-servers 1" comm=ps ;;
         ps2) np=4 extra="--ps-servers 2" comm=ps ;;
         esac
-        [ "$variant" = nooverlap ] && overlap=off
+        [[ "$variant" == *nooverlap ]] && overlap=off
         [ -n "$variant" ] && tag=$tag-$variant
         # shellcheck disable=SC2086
-        if [ "$variant" = netemu ]; then
+        if [[ "$variant" == netemu* ]]; then
             NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 mpirun_measure "$tag" "$np" \
                 "--network $net --batch $batch --precision $prec $P --comm $comm $extra --overlap $overlap" -- \
                 --network "$net" --batch "$batch" --precision "$prec" --comm "$comm" $extra --overlap "$overlap"
@@ -1042,6 +1057,35 @@ run_mode() {
                     -o "$RES/measure-$net-b$batch-$prec-$api-behind$behind.json" </dev/null || fail "measure $net behind $behind"
             done
         done
+        bundle ;;
+    netemu) # two nodes emulated on one host (NCCL's network transport forced): the emulated network's
+        # all-reduce sweep first (the runs' network link, cnnperf validate --net-link auto), then NETEMU_CONFIGS,
+        # predicted in the call by cnnperf validate with that link
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=netemu needs 2 GPUs"; return; }
+        mpi_setup
+        case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
+        *h200*) DEV=h200 ;;
+        *) DEV=h100 ;;
+        esac
+        say "calibrate --only nccl, NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 (two nodes emulated)"
+        NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 timeout 240 "${MPIRUN[@]}" -np 2 -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE \
+            "$BUILD/measure/cnnperf-calibrate" --only nccl --raw "$RES/calibrated-nccl-netemu-raw.json" </dev/null 2>&1 |
+            grep -v 'NCCL INFO' | grep -E '^ +[0-9]+ ' | tail -14 || fail "calibrate nccl (emulated)"
+        say "calibrate --only nccl, the GPUs' own link"
+        timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/measure/cnnperf-calibrate" --only nccl \
+            --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | grep -E '^ +[0-9]+ ' |
+            tail -6 || fail "calibrate nccl"
+        bundle
+        multi_runs "$NETEMU_CONFIGS"
+        "$PREDICT" validate --measured "$RES"/measure-multi-*.json "$RES"/calibrated-nccl-*.json --format json \
+            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
+        python3 - "$RES/predicted-in-call.json" <<'EOF' || true
+import json, sys
+for r in json.load(open(sys.argv[1]))["runs"]:
+    i = r["iteration"]
+    print("%-60s meas %8.2f pred %8.2f %+6.1f%%  %s" % (r["label"], i["measured_ms"], i["predicted_ms"],
+                                                       i["error_pct"], r["note"][:90]))
+EOF
         bundle ;;
     multiall) # MODE=multi2's and MODE=multi's runs again, this host's MPI link and PS servers' pass measured first
         psholdout "$MULTI2_CONFIGS"

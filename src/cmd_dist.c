@@ -116,6 +116,13 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
         return cp_bad("%s", err.msg);
     if (o->ps_bench && cp_cluster_ps_server_measured(o->ps_bench, s->cl.ps_server_gbs, &err))
         return cp_bad("%s", err.msg);
+    if (o->net_link) {
+        if (cp_cluster_net_measured(o->net_link, &s->cl.inter, &err))
+            return cp_bad("%s", err.msg);
+        char *ib = strstr(s->cl.name, ", IB NDR)"); /* the assumed cluster's name no longer holds */
+        if (ib)
+            snprintf(ib, sizeof s->cl.name - (size_t)(ib - s->cl.name), ", net measured)");
+    }
     if (cp_network_load(o->network ? o->network : "resnet50", &s->net, &err))
         return cp_bad("%s", err.msg);
     return 0;

@@ -29,18 +29,20 @@ typedef struct {
     const char *format, *output, *plot, *baseline, *write_baseline, *device, *cluster, *calib_set, *eager_profile;
     const char *calibration; /* --calibration auto|none|FILE, as cnnperf predict */
     const char *host_mpi;    /* --host-mpi FILE|auto (default auto) */
+    const char *net_link;    /* --net-link FILE|auto (default auto) */
     int check;
 } val_opts;
 
 /* What a folder's device call measured of its host: the MPI link (--host-mpi
  * auto; found = 0 where the folder holds no MPI ping-pong sweep), its
- * parameter servers' pass (cnnperf-psbench; ps_found), and PyTorch's eager
+ * parameter servers' pass (cnnperf-psbench; ps_found), PyTorch's eager
  * operator costs (torch_bench.py --eager-overhead, without --eager-profile;
- * eager_found). */
+ * eager_found), and the network between its nodes (--net-link auto: an NCCL
+ * sweep with one rank per node, emulated or not; net_found). */
 typedef struct {
     char dir[512];
-    int found, ps_found, eager_found;
-    cp_link ipc;
+    int found, ps_found, eager_found, net_found;
+    cp_link ipc, net;
     double ps_gbs[3];
     cp_eager_costs eager;
 } folder_host;
@@ -63,6 +65,8 @@ typedef struct {
     cp_eager_costs costs;
     int have_ipc; /* --host-mpi FILE, loaded once */
     cp_link ipc;
+    int have_net; /* --net-link FILE, loaded once */
+    cp_link net;
     folder_host *dirs; /* each measured file's folder, looked up once (run_folder) */
     int n_dirs;
 } val_state;
@@ -408,13 +412,38 @@ static void note_calibration(cp_validation *v, const cp_calibration *cal)
     snprintf(v->calibration + k, sizeof v->calibration - k, "%s%s", k ? ", " : "", f);
 }
 
+/* Ranks on the hosts of a comma-separated list (provenance.hostnames). */
+static int count_hosts_of(const char *hosts)
+{
+    const char *list[256];
+    char buf[4096];
+    int nh = 0;
+    snprintf(buf, sizeof buf, "%s", hosts ? hosts : "");
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t && nh < 256; t = strtok_r(NULL, ", ", &save))
+        list[nh++] = t;
+    return count_hosts(list, nh);
+}
+
+/* An NCCL sweep of two or more ranks, one per node (emulated or not): it
+ * measured the network, and is that network's link (--net-link auto), not
+ * an all-reduce to score. */
+static int net_sweep(const cJSON *root)
+{
+    const cJSON *nc = cp_jget(root, "nccl_allreduce"), *r = cJSON_IsObject(nc) ? cp_jget(nc, "ranks") : NULL;
+    if (!cJSON_IsNumber(r) || r->valuedouble < 2)
+        return 0;
+    int ranks = (int)r->valuedouble;
+    return cp_cluster_net_emulated(root) || count_hosts_of(str_at(cp_jget(root, "provenance"), "hostnames")) == ranks;
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The first (by name) cnnperf-calibrate raw file of dir with an MPI
- * ping-pong sweep, cnnperf-psbench file and eager-overhead file:
+ * ping-pong sweep, one with an NCCL sweep of one rank per node,
+ * cnnperf-psbench file and eager-overhead file:
  * run_device.sh keeps one device call's results in one folder, so they
  * measured the host the folder's runs ran on. */
 static int scan_folder(const char *dir, folder_host *h, cp_error *err)
@@ -440,13 +469,19 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
     closedir(d);
     if (!rc)
         qsort(names, (size_t)n, sizeof *names, by_name);
-    for (int i = 0; !rc && !(h->found && h->ps_found && h->eager_found) && i < n; i++) {
+    for (int i = 0; !rc && !(h->found && h->ps_found && h->eager_found && h->net_found) && i < n; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         cp_error ignored;
         cJSON *root = cp_json_read_file(path, &ignored);
         const char *format = str_at(root, "format"), *schema;
-        if (!h->found && format && strcmp(format, "cnnperf-calibration/1") == 0 && cp_jget(root, "mpi_pingpong")) {
+        int calib = format && strcmp(format, "cnnperf-calibration/1") == 0;
+        if (calib && !h->net_found && net_sweep(root)) {
+            rc = cp_cluster_net_parse(root, path, &h->net, err);
+            h->net_found = !rc;
+        }
+        if (rc) {
+        } else if (!h->found && calib && cp_jget(root, "mpi_pingpong")) {
             rc = cp_cluster_ipc_parse(root, path, &h->ipc, err);
             h->found = !rc;
         } else if (!h->ps_found && format && strcmp(format, "cnnperf-psbench/1") == 0) {
@@ -514,6 +549,24 @@ static int run_ipc(val_state *s, const char *file, const cp_link **ipc, const do
     return 0;
 }
 
+/* The network between nodes a multi-node run is predicted with: --net-link
+ * FILE, else (auto) its folder's measured one; NULL: the cluster's. */
+static int run_net(val_state *s, const char *file, const cp_link **net, cp_error *err)
+{
+    *net = NULL;
+    if (s->have_net) {
+        *net = &s->net;
+        return 0;
+    }
+    if (s->have_cluster)
+        return 0;
+    const folder_host *h;
+    if (run_folder(s, file, &h, err))
+        return -1;
+    *net = h->net_found ? &h->net : NULL;
+    return 0;
+}
+
 /* PyTorch's operator costs a run is predicted with: --eager-profile FILE,
  * else the run's own folder's torch_bench.py --eager-overhead file, else
  * the device profile's (NULL). */
@@ -542,7 +595,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     if (cp_device_load(s->o->device ? s->o->device : r->device, &dev, &e))
         return s->o->device ? cp_fail(c->err, NULL, NULL, "--device: %s", e.msg) : cp_jfail(c, "device", "%s", e.msg);
     int eager = r->source == CP_VAL_PYTORCH, rc_ = 0, builtin = 0;
-    char ipc_note[192] = "";
+    char ipc_note[320] = "";
     cp_algos algos = eager || rc->graph_api ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
     note_calibration(&s->v, cp_device_calibration(&dev, algos));
     const cp_eager_costs *costs = NULL;
@@ -566,16 +619,23 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         cp_prediction_free(&p);
     } else {
         cp_cluster cl;
-        const cp_link *ipc;
+        const cp_link *ipc, *link = NULL;
         const double *ps_gbs;
         if (run_cluster(s, &dev, r->gpus, rc->nodes, &cl, &e))
             return cp_jfail(c, "gpus", "%s", e.msg);
-        if (run_ipc(s, c->file, &ipc, &ps_gbs, c->err))
+        if (run_ipc(s, c->file, &ipc, &ps_gbs, c->err) || (cl.nodes > 1 && run_net(s, c->file, &link, c->err)))
             return -1;
+        if (link) {
+            cl.inter = *link;
+            snprintf(ipc_note, sizeof ipc_note, "network measured: %.120s", link->name);
+        } else if (cl.nodes > 1) {
+            snprintf(ipc_note, sizeof ipc_note, "network assumed: %.120s", cl.inter.name);
+        }
         if (ipc) {
             cl.ipc = *ipc;
             if (strcmp(r->comm, "ps") == 0)
-                snprintf(ipc_note, sizeof ipc_note, "host MPI %.3g GB/s, %.120s", ipc->bandwidth_gbs, ipc->name);
+                snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note), "%shost MPI %.3g GB/s, %.120s",
+                         *ipc_note ? "; " : "", ipc->bandwidth_gbs, ipc->name);
         }
         if (ps_gbs) {
             memcpy(cl.ps_server_gbs, ps_gbs, sizeof cl.ps_server_gbs);
@@ -709,6 +769,11 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
         return skip_file(s, c->file, "NCCL sweep of one rank: nothing exchanged")
                    ? cp_jfail(c, NULL, "out of memory")
                    : 0;
+    if (net_sweep(root))
+        return skip_file(s, c->file, "NCCL sweep of one rank per node: the network link of its folder's multi-node "
+                                     "runs (--net-link auto), fitted on it, so not scored")
+                   ? cp_jfail(c, NULL, "out of memory")
+                   : 0;
     char id[256];
     if (resolve_device(s, c, root, NULL, id, sizeof id))
         return -1;
@@ -722,16 +787,8 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
                  forced_algo ? forced_algo : "(any)", forced_proto ? forced_proto : "(any)");
         return skip_file(s, c->file, why) ? cp_jfail(c, NULL, "out of memory") : 0;
     }
-    const char *hosts = str_at(prov, "hostnames");
-    const char *p2p = str_at(env, "NCCL_P2P_DISABLE"), *shm = str_at(env, "NCCL_SHM_DISABLE");
-    int emulated = p2p && shm && strcmp(p2p, "1") == 0 && strcmp(shm, "1") == 0;
-    const char *list[256];
-    char buf[4096];
-    int nh = 0;
-    snprintf(buf, sizeof buf, "%s", hosts ? hosts : "");
-    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t && nh < 256; t = strtok_r(NULL, ", ", &save))
-        list[nh++] = t;
-    int nodes = emulated ? (int)ranks : count_hosts(list, nh);
+    int emulated = cp_cluster_net_emulated(root);
+    int nodes = emulated ? (int)ranks : count_hosts_of(str_at(prov, "hostnames"));
 
     cp_error e;
     cp_device dev;
@@ -1070,6 +1127,7 @@ static int parse_args(int argc, char **argv, val_opts *o)
         {"--eager-profile", offsetof(val_opts, eager_profile)},
         {"--calibration", offsetof(val_opts, calibration)},
         {"--host-mpi", offsetof(val_opts, host_mpi)},
+        {"--net-link", offsetof(val_opts, net_link)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1227,6 +1285,13 @@ int cp_cmd_validate(int argc, char **argv)
             goto done;
         }
         s.have_ipc = 1;
+    }
+    if (o.net_link && strcmp(o.net_link, "auto") != 0) {
+        if (cp_cluster_net_measured(o.net_link, &s.net, &err)) {
+            rc = cp_bad("%s", err.msg);
+            goto done;
+        }
+        s.have_net = 1;
     }
     command_text(argc, argv, s.v.command, sizeof s.v.command);
     for (int i = 0; i < o.n_measured; i++)

@@ -38,6 +38,8 @@ const char cp_usage[] =
     "  --bucket-mb M           gradient bucket size (default 25, as PyTorch DDP)\n"
     "  --host-mpi FILE         the host's MPI link between a worker and a CPU parameter server, measured:\n"
     "                          a cnnperf-calibrate --only mpi --raw FILE (default: 8.5 GB/s, one 2 x H200 host)\n"
+    "  --net-link FILE         the network between nodes, measured: a cnnperf-calibrate --only nccl --raw FILE\n"
+    "                          with one rank per node (default: 400 Gb/s InfiniBand NDR per GPU, assumed)\n"
     "  --ps-bench FILE         a CPU parameter server's own sum and SGD, measured: a cnnperf-psbench -o FILE\n"
     "                          (default: the cluster's host.ps_server_gbs, else its memory bandwidth)\n"
     "  --mode M                harness (default: kernels and launch gaps, as cnnperf-measure runs them) or\n"
@@ -59,7 +61,8 @@ const char cp_usage[] =
     "validate --measured FILE|GLOB... ['dir/**/*.json': any depth] [--format table|json|csv|markdown] [-o FILE]\n"
     "         [--plot PREFIX] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
     "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE] [--calibration auto|none|FILE]\n"
-    "         [--host-mpi FILE|auto] (auto, the default: a measured file's own folder's MPI ping-pong, if any;\n"
+    "         [--host-mpi FILE|auto] [--net-link FILE|auto] (auto, the default: a measured file's own folder's\n"
+    "         MPI ping-pong and NCCL sweep of one rank per node, if any;\n"
     "         PyTorch runs without --eager-profile take their folder's torch_bench.py --eager-overhead file)\n"
     "         (README.md, \"cnnperf validate\")\n";
 
@@ -109,7 +112,7 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
         {"--nccl-algo", offsetof(cp_options, nccl_algo)}, {"--overlap", offsetof(cp_options, overlap)},
         {"--bucket-mb", offsetof(cp_options, bucket_mb)}, {"--ps-servers", offsetof(cp_options, ps_servers)},
         {"--ps-on", offsetof(cp_options, ps_on)},         {"--host-mpi", offsetof(cp_options, host_mpi)},
-        {"--ps-bench", offsetof(cp_options, ps_bench)},
+        {"--ps-bench", offsetof(cp_options, ps_bench)},   {"--net-link", offsetof(cp_options, net_link)},
         {"--mode", offsetof(cp_options, mode)},           {"--eager-profile", offsetof(cp_options, eager_profile)},
         {"--calibration", offsetof(cp_options, calibration)},
         {"--conv-api", offsetof(cp_options, conv_api)},

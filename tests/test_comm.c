@@ -764,6 +764,33 @@ static void host_mpi_measured(void **state)
     NEAR(e.push_ms, 10.01 + 2 * (20.0 + 0.002)); /* PCIe as in ps_server_process, then 2 x 100 MB at 5 GB/s */
 }
 
+/* tests/data/net-emulated-4gbs.json: 2 ranks on one host with NCCL's
+ * network transport forced, t = 40 us + S / 4 GB/s. The link fitted from
+ * it makes the model's all-reduce over two one-GPU nodes give the sweep's
+ * own times back: ring Simple, 2 steps of (L + 5 us) after 8.4 us, S / B. */
+static void net_link_measured(void **state)
+{
+    (void)state;
+    cp_link l;
+    cp_error err = {{0}};
+    if (cp_cluster_net_measured(CNNPERF_SOURCE_DIR "/tests/data/net-emulated-4gbs.json", &l, &err))
+        fail_msg("%s", err.msg);
+    NEAR(l.bandwidth_gbs, 4.0);
+    NEAR(l.latency_us, (40.0 - 8.4) / 2 - 5.0);
+    assert_non_null(strstr(l.name, "emulated"));
+    cp_cluster c = synth(2, 1, 100, 2, 1, 1, l.bandwidth_gbs, l.latency_us);
+    for (double s = 32e6; s <= 1e9; s *= 4) {
+        cp_ar_est e = allreduce(&c, 2, s, CP_AR_AUTO);
+        NEAR(e.time_ms * 1e3, 40.0 + s / 4e9 * 1e6);
+    }
+    cp_link shared;
+    expect_refused("netlink-shared-host.json",
+                   cp_cluster_net_measured(BAD_DIR "/netlink-shared-host.json", &shared, &err), &err,
+                   "$.provenance.hostnames", "not one per node");
+    expect_refused("netlink-no-points.json", cp_cluster_net_measured(BAD_DIR "/netlink-no-points.json", &shared, &err),
+                   &err, "$.nccl_allreduce.in_place", "missing or not an object");
+}
+
 static const struct {
     const char *file, *path, *msg;
 } bad_mpi[] = {
@@ -862,6 +889,7 @@ int main(void)
         cmocka_unit_test(lat_bw_fit),
         cmocka_unit_test(host_mpi_measured),
         cmocka_unit_test(host_mpi_bad_files),
+        cmocka_unit_test(net_link_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
