@@ -970,6 +970,10 @@ int main(int argc, char **argv)
                                                "iteration_ms and phases are the training iterations'"
                                              : "iteration: CUDA events around each layer pass inside the timed "
                                                "training iterations");
+        if (prov && ex)
+            cJSON_AddStringToObject(prov, "exchange_wait",
+                                    "the compute stream's wait for the gradient exchange after the last backward "
+                                    "pass: an interval of its own in the backward phase, in no layer's pass");
         if (prov && host_us) {
             char txt[512];
             snprintf(txt, sizeof txt,

@@ -611,6 +611,7 @@ static void enqueue_iteration(cm_net *n)
             cm_exchange_layer_done(n->ex, i);
     }
     if (n->ex) { /* the rest of the exchange; the stream waits for it within the backward phase */
+        mark(n, -1, 0); /* the wait is no layer's (provenance.exchange_wait) */
         cm_exchange_backward_done(n->ex);
         cm_where = "end of backward";
     }

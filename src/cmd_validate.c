@@ -677,6 +677,27 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     return rc_;
 }
 
+/* cnnperf-measure before commit <this> let its compute stream wait for the
+ * gradient exchange inside the last backward pass it timed (the first
+ * layer's, in network order, as backward runs from the last layer); since,
+ * the wait is an interval of no layer's, and provenance.exchange_wait says
+ * so. Flags that pass of an older multi-GPU run as unscored; 1 if one was. */
+static int exchange_wait_in_last_pass(const cJSON *root, cp_val_run *r)
+{
+    if (r->source != CP_VAL_CNNPERF || r->gpus < 2 || strcmp(r->comm, "none") == 0 ||
+        cp_jget(cp_jget(root, "provenance"), "exchange_wait"))
+        return 0;
+    for (int l = 0; l < r->n_layers; l++) {
+        cp_val_layer *y = &r->layers[l];
+        int k = y->meas[2] > 0 ? 2 : y->meas[1] > 0 ? 1 : -1; /* backward-weight runs after backward-data */
+        if (k >= 0) {
+            y->unscored[k] = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source source)
 {
     run_config rc;
@@ -717,6 +738,9 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     if (unmatched)
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%s%d measured layers not in %s: left out", *r->note ? "; " : "", unmatched, net->name);
+    if (exchange_wait_in_last_pass(root, r))
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%slast backward pass holds the exchange's wait: not scored", *r->note ? "; " : "");
     if (r->emulated)
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%sNCCL network transport emulated on one host", *r->note ? "; " : "");

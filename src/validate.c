@@ -141,7 +141,7 @@ cp_val_stat cp_val_layer_stat(const cp_val_run *runs, int n, const char *kind, i
             if (kind ? strcmp(y->kind, kind) != 0 : !conv_or_fc(y->kind))
                 continue;
             for (int p = 0; p < CP_VAL_PASSES; p++)
-                if ((pass == CP_VAL_PASSES || pass == p) && cp_val_pass_counts(y->meas[p]))
+                if ((pass == CP_VAL_PASSES || pass == p) && cp_val_pass_counts(y->meas[p]) && !y->unscored[p])
                     cp_val_stat_add(&s, y->pred[p], y->meas[p]);
         }
     }
@@ -285,10 +285,11 @@ int cp_val_groups(const cp_val_run *runs, int n, cp_val_dim d, int calibration, 
 static double layer_abs_error(const cp_val_layer *y)
 {
     double m = 0, p = 0;
-    for (int k = 0; k < CP_VAL_PASSES; k++) {
-        m += y->meas[k];
-        p += y->pred[k];
-    }
+    for (int k = 0; k < CP_VAL_PASSES; k++)
+        if (!y->unscored[k]) {
+            m += y->meas[k];
+            p += y->pred[k];
+        }
     return fabs(p - m);
 }
 

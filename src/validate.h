@@ -22,6 +22,10 @@ typedef enum { CP_VAL_CNNPERF, CP_VAL_PYTORCH } cp_val_source;
 typedef struct {
     char name[128], kind[32];
     double meas[CP_VAL_PASSES], pred[CP_VAL_PASSES];
+    /* the measured pass also holds a wait that is no layer's (a multi-GPU run's
+     * wait for its gradient exchange, before the harness timed it apart):
+     * shown, left out of the layer metrics and the worst layers */
+    unsigned char unscored[CP_VAL_PASSES];
 } cp_val_layer;
 
 /* One measured iteration and its prediction. */

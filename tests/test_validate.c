@@ -125,10 +125,12 @@ static void test_one_gpu_scope(void **state)
 static void test_targets(void **state)
 {
     (void)state;
-    cp_val_layer conv = {"c", "conv", {1.0, 0.002, 2.0}, {1.1, 5.0, 1.0}}; /* +10%, (2 us: skipped), -50% */
-    cp_val_layer bn = {"b", "batchnorm", {1.0, 1.0, 0}, {3.0, 3.0, 0}};     /* not conv or fc: not counted */
-    cp_val_layer fc = {"f", "fc", {0.5, 0, 0.5}, {0.6, 0, 0.5}};            /* +20%, (0: skipped), 0% */
-    cp_val_layer layers[] = {conv, bn, fc};
+    cp_val_layer conv = {"c", "conv", {1.0, 0.002, 2.0}, {1.1, 5.0, 1.0}, {0}}; /* +10%, (2 us: skipped), -50% */
+    cp_val_layer bn = {"b", "batchnorm", {1.0, 1.0, 0}, {3.0, 3.0, 0}, {0}};     /* not conv or fc: not counted */
+    cp_val_layer fc = {"f", "fc", {0.5, 0, 0.5}, {0.6, 0, 0.5}, {0}};            /* +20%, (0: skipped), 0% */
+    /* a pass that held the exchange's wait: shown, not scored */
+    cp_val_layer waited = {"w", "conv", {0, 0, 50.0}, {0, 0, 1.0}, {0, 0, 1}};
+    cp_val_layer layers[] = {conv, bn, fc, waited};
     cp_val_run r[5] = {
         run("resnet50", "h100", "fp32", 64, 1, "none", 10, 11),    /* +10% */
         run("resnet50", "h200", "fp16", 32, 1, "none", 10, 7),     /* -30% */
@@ -137,7 +139,7 @@ static void test_targets(void **state)
         run("resnet50", "h100", "fp32", 64, 2, "nccl", 10, 10.4),  /* +4% */
     };
     r[0].layers = layers;
-    r[0].n_layers = 3;
+    r[0].n_layers = 4;
     r[3].calibration = 1;
     r[3].layers = layers; /* calibration runs' layers do not count either */
     r[3].n_layers = 3;
@@ -213,15 +215,16 @@ static void test_groups(void **state)
 static void test_worst_layers(void **state)
 {
     (void)state;
-    cp_val_layer l[4] = {
-        {"a", "conv", {1, 0, 0}, {1.1, 0, 0}},  /* 0.1 */
-        {"b", "conv", {1, 1, 1}, {0, 0, 0}},    /* 3 */
-        {"c", "fc", {2, 0, 0}, {2.5, 0, 0}},    /* 0.5 */
-        {"d", "relu", {1, 1, 0}, {2, 0, 0}},    /* passes cancel: 0 */
+    cp_val_layer l[5] = {
+        {"a", "conv", {1, 0, 0}, {1.1, 0, 0}, {0}},        /* 0.1 */
+        {"b", "conv", {1, 1, 1}, {0, 0, 0}, {0}},          /* 3 */
+        {"c", "fc", {2, 0, 0}, {2.5, 0, 0}, {0}},          /* 0.5 */
+        {"d", "relu", {1, 1, 0}, {2, 0, 0}, {0}},          /* passes cancel: 0 */
+        {"e", "conv", {0, 0, 100}, {0, 0, 1}, {0, 0, 1}},  /* an unscored pass: 0 */
     };
     cp_val_run r = run("x", "h100", "fp32", 1, 1, "none", 1, 1);
     r.layers = l;
-    r.n_layers = 4;
+    r.n_layers = 5;
     int idx[3];
     assert_int_equal(cp_val_worst_layers(&r, idx, 3), 3);
     assert_int_equal(idx[0], 1);
