@@ -415,6 +415,51 @@ vgg16 64 fp16 nccl netemu
 resnet34 64 fp32 nccl netemu
 vgg19 32 fp32 nccl netemu"
 
+# MODE=netemu2 (session 21): nine more, chosen before the call.
+NETEMU2_CONFIGS="
+resnet50 32 fp32 nccl netemu
+resnet152 32 fp16 nccl netemu
+googlenet 128 fp16 nccl netemu
+alexnet 256 fp16 nccl netemu
+vgg16 32 fp32 nccl netemu-nooverlap
+resnet101 64 fp16 nccl netemu
+resnet34 128 fp16 nccl netemu
+vgg19 64 fp16 nccl netemu
+lenet5 128 fp32 nccl netemu"
+
+# netemu CONFIGS: two nodes emulated on one host (NCCL's network transport
+# forced): the emulated network's all-reduce sweep first (the runs' network
+# link, cnnperf validate --net-link auto), then CONFIGS, predicted in the call
+# by cnnperf validate with that link.
+netemu() {
+    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=netemu needs 2 GPUs"; return; }
+    mpi_setup
+    case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
+    *h200*) DEV=h200 ;;
+    *) DEV=h100 ;;
+    esac
+    say "calibrate --only nccl, NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 (two nodes emulated)"
+    NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 timeout 240 "${MPIRUN[@]}" -np 2 -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE \
+        "$BUILD/measure/cnnperf-calibrate" --only nccl --raw "$RES/calibrated-nccl-netemu-raw.json" </dev/null 2>&1 |
+        grep -v 'NCCL INFO' | grep -E '^ +[0-9]+ ' | tail -14 || fail "calibrate nccl (emulated)"
+    say "calibrate --only nccl, the GPUs' own link"
+    timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/measure/cnnperf-calibrate" --only nccl \
+        --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | grep -E '^ +[0-9]+ ' |
+        tail -6 || fail "calibrate nccl"
+    bundle
+    multi_runs "$1"
+    "$PREDICT" validate --measured "$RES"/measure-multi-*.json "$RES"/calibrated-nccl-*.json --format json \
+        -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
+    python3 - "$RES/predicted-in-call.json" <<'EOF' || true
+import json, sys
+for r in json.load(open(sys.argv[1]))["runs"]:
+    i = r["iteration"]
+    print("%-60s meas %8.2f pred %8.2f %+6.1f%%  %s" % (r["label"], i["measured_ms"], i["predicted_ms"],
+                                                   i["error_pct"], r["note"][:90]))
+EOF
+    bundle
+}
+
 # multi_runs CONFIGS: each 2-GPU configuration measured (mpirun_measure) and
 # predicted with the same convolution API; MPIRUN and DEV set by the caller.
 multi_runs() {
@@ -1058,35 +1103,8 @@ run_mode() {
             done
         done
         bundle ;;
-    netemu) # two nodes emulated on one host (NCCL's network transport forced): the emulated network's
-        # all-reduce sweep first (the runs' network link, cnnperf validate --net-link auto), then NETEMU_CONFIGS,
-        # predicted in the call by cnnperf validate with that link
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=netemu needs 2 GPUs"; return; }
-        mpi_setup
-        case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
-        *h200*) DEV=h200 ;;
-        *) DEV=h100 ;;
-        esac
-        say "calibrate --only nccl, NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 (two nodes emulated)"
-        NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 timeout 240 "${MPIRUN[@]}" -np 2 -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE \
-            "$BUILD/measure/cnnperf-calibrate" --only nccl --raw "$RES/calibrated-nccl-netemu-raw.json" </dev/null 2>&1 |
-            grep -v 'NCCL INFO' | grep -E '^ +[0-9]+ ' | tail -14 || fail "calibrate nccl (emulated)"
-        say "calibrate --only nccl, the GPUs' own link"
-        timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/measure/cnnperf-calibrate" --only nccl \
-            --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | grep -E '^ +[0-9]+ ' |
-            tail -6 || fail "calibrate nccl"
-        bundle
-        multi_runs "$NETEMU_CONFIGS"
-        "$PREDICT" validate --measured "$RES"/measure-multi-*.json "$RES"/calibrated-nccl-*.json --format json \
-            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-        python3 - "$RES/predicted-in-call.json" <<'EOF' || true
-import json, sys
-for r in json.load(open(sys.argv[1]))["runs"]:
-    i = r["iteration"]
-    print("%-60s meas %8.2f pred %8.2f %+6.1f%%  %s" % (r["label"], i["measured_ms"], i["predicted_ms"],
-                                                       i["error_pct"], r["note"][:90]))
-EOF
-        bundle ;;
+    netemu) netemu "$NETEMU_CONFIGS" ;;
+    netemu2) netemu "$NETEMU2_CONFIGS" ;;
     multiall) # MODE=multi2's and MODE=multi's runs again, this host's MPI link and PS servers' pass measured first
         psholdout "$MULTI2_CONFIGS"
         multi ;;
