@@ -27,23 +27,13 @@ static void enqueue(nccl_op op, ncclComm_t comm, const float *send, float *dst, 
     ncclCheck(ncclGroupEnd());
 }
 
-/* Enqueues `ops` operations of count floats and waits for them like
- * cudaStreamSynchronize, but with NCCL's asynchronous error polled and an
- * event recorded after every quarter of the batch: when none of them
- * completes for timeout_s, the communicator is aborted and the job ends
- * (cal_die) instead of every rank hanging. Four events among the operations
- * cost next to nothing, so the batch can be timed as a whole. */
-static void run_ops(cal_gpu *g, nccl_op op, ncclComm_t comm, const float *send, float *dst, size_t count, int ops,
-                    cudaEvent_t ev[MARKS + 1], double timeout_s)
+/* Waits for events ev[0..n-1] in turn like cudaEventSynchronize, polling
+ * NCCL's asynchronous error; when none completes for timeout_s, the job
+ * ends (cal_die aborts the communicator) instead of every rank hanging. */
+static void wait_events(ncclComm_t comm, cudaEvent_t *ev, int n, const char *what, size_t count, double timeout_s)
 {
-    int every = (ops + MARKS - 1) / MARKS, marks = 0;
-    for (int i = 0; i < ops; i++) {
-        enqueue(op, comm, send, dst, count, g->stream);
-        if ((i + 1) % every == 0 || i == ops - 1)
-            cudaCheck(cudaEventRecord(ev[marks++], g->stream));
-    }
     double last = cal_now_s();
-    for (int done = 0; done < marks;) {
+    for (int done = 0; done < n;) {
         cudaError_t e = cudaEventQuery(ev[done]);
         if (e == cudaSuccess) {
             done++;
@@ -59,8 +49,26 @@ static void run_ops(cal_gpu *g, nccl_op op, ncclComm_t comm, const float *send, 
         if (cal_now_s() - last > timeout_s)
             cal_die("at '%s': no NCCL %s of %zu floats finished for %.0f s (a rank died or hangs?); "
                     "aborting the communicator and the job",
-                    cal_where, op == OP_ALLREDUCE ? "all-reduce" : "send/receive", count, timeout_s);
+                    cal_where, what, count, timeout_s);
     }
+}
+
+/* Enqueues `ops` operations of count floats and waits for them like
+ * cudaStreamSynchronize, but with NCCL's asynchronous error polled and an
+ * event recorded after every quarter of the batch: when none of them
+ * completes for timeout_s, the communicator is aborted and the job ends
+ * (cal_die) instead of every rank hanging. Four events among the operations
+ * cost next to nothing, so the batch can be timed as a whole. */
+static void run_ops(cal_gpu *g, nccl_op op, ncclComm_t comm, const float *send, float *dst, size_t count, int ops,
+                    cudaEvent_t ev[MARKS + 1], double timeout_s)
+{
+    int every = (ops + MARKS - 1) / MARKS, marks = 0;
+    for (int i = 0; i < ops; i++) {
+        enqueue(op, comm, send, dst, count, g->stream);
+        if ((i + 1) % every == 0 || i == ops - 1)
+            cudaCheck(cudaEventRecord(ev[marks++], g->stream));
+    }
+    wait_events(comm, ev, marks, op == OP_ALLREDUCE ? "all-reduce" : "send/receive", count, timeout_s);
 }
 
 /* One sweep point: warm-up, a barrier, `iters` operations back to back
@@ -76,6 +84,35 @@ static double time_ops(cal_gpu *g, nccl_op op, ncclComm_t comm, const float *sen
     double us = (cal_now_s() - t0) * 1e6 / iters, sum = 0;
     mpiCheck(MPI_Allreduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     return sum / cal_ranks;
+}
+
+/* A communicator over all ranks (cal_nccl_comm, aborted on a fatal error);
+ * version: NCCL's, as text. */
+static ncclComm_t open_comm(char *version, size_t n)
+{
+    cal_where = "NCCL set-up";
+    int v = 0;
+    ncclCheck(ncclGetVersion(&v));
+    if (v >= 20900)
+        snprintf(version, n, "%d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
+    else
+        snprintf(version, n, "%d.%d.%d", v / 1000, v % 1000 / 100, v % 100);
+    ncclUniqueId id;
+    if (cal_rank == 0)
+        ncclCheck(ncclGetUniqueId(&id));
+    mpiCheck(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
+    ncclComm_t comm;
+    ncclCheck(ncclCommInitRank(&comm, cal_ranks, id, cal_rank));
+    cal_nccl_comm = comm;
+    return comm;
+}
+
+static void close_comm(ncclComm_t comm)
+{
+    cal_where = "NCCL tear-down";
+    cal_nccl_comm = NULL;
+    ncclCheck(ncclCommFinalize(comm));
+    ncclCheck(ncclCommDestroy(comm));
 }
 
 /* Every rank contributes rank+1: every element must come back n(n+1)/2. */
@@ -100,20 +137,7 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
                   cal_nccl *r)
 {
     memset(r, 0, sizeof *r);
-    cal_where = "NCCL set-up";
-    int v = 0;
-    ncclCheck(ncclGetVersion(&v));
-    if (v >= 20900)
-        snprintf(r->version, sizeof r->version, "%d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
-    else
-        snprintf(r->version, sizeof r->version, "%d.%d.%d", v / 1000, v % 1000 / 100, v % 100);
-    ncclUniqueId id;
-    if (cal_rank == 0)
-        ncclCheck(ncclGetUniqueId(&id));
-    mpiCheck(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
-    ncclComm_t comm;
-    ncclCheck(ncclCommInitRank(&comm, cal_ranks, id, cal_rank));
-    cal_nccl_comm = comm;
+    ncclComm_t comm = open_comm(r->version, sizeof r->version);
 
     float *send, *recv;
     cudaCheck(cudaMalloc((void **)&send, (size_t)max_bytes));
@@ -177,10 +201,7 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
     r->warmup = warmup;
     r->done = 1;
 
-    cal_where = "NCCL tear-down";
-    cal_nccl_comm = NULL;
-    ncclCheck(ncclCommFinalize(comm));
-    ncclCheck(ncclCommDestroy(comm));
+    close_comm(comm);
     for (int i = 0; i <= MARKS; i++)
         cudaCheck(cudaEventDestroy(ev[i]));
     cudaCheck(cudaFree(send));
@@ -193,12 +214,173 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
                     i < r->sendrecv.n ? r->sendrecv.p[i].busbw_gbs : 0.0);
 }
 
+/* --- co-execution: all-reduces beside compute ------------------------------------------- */
+
+typedef struct {
+    cal_gpu *g;
+    int kind;              /* CAL_OVERLAP_GEMM or _COPY */
+    float *a, *b, *c;      /* the work's buffers */
+    int gemm;              /* GEMM size */
+    long long copy;        /* copy length, floats */
+    cudaStream_t work;     /* the work's stream; the all-reduces run on g->stream */
+    ncclComm_t comm;
+    float *buf;            /* all-reduced in place */
+    size_t count;
+    cudaEvent_t ev[4];
+    double timeout_s;
+} co_bench;
+
+static void work_round(co_bench *b)
+{
+    if (b->kind == CAL_OVERLAP_GEMM)
+        cal_enqueue_gemm_fp32(b->g, b->work, b->a, b->b, b->c, b->gemm);
+    else
+        cal_enqueue_copy(b->g, b->work, b->a, b->b, b->copy);
+}
+
+/* `rounds` of work timed on the work stream; with ars > 0, that many
+ * all-reduces are enqueued first and the work starts after the first one
+ * is done, so they run beside all of it. Returns ms per round. */
+static double time_work(co_bench *b, int rounds, int ars)
+{
+    mpiCheck(MPI_Barrier(MPI_COMM_WORLD));
+    if (ars > 0) {
+        ncclCheck(ncclAllReduce(b->buf, b->buf, b->count, ncclFloat, ncclSum, b->comm, b->g->stream));
+        cudaCheck(cudaEventRecord(b->ev[2], b->g->stream));
+        for (int i = 1; i < ars; i++)
+            ncclCheck(ncclAllReduce(b->buf, b->buf, b->count, ncclFloat, ncclSum, b->comm, b->g->stream));
+        cudaCheck(cudaEventRecord(b->ev[3], b->g->stream));
+        cudaCheck(cudaStreamWaitEvent(b->work, b->ev[2], 0));
+    }
+    cudaCheck(cudaEventRecord(b->ev[0], b->work));
+    for (int i = 0; i < rounds; i++)
+        work_round(b);
+    cudaCheck(cudaEventRecord(b->ev[1], b->work));
+    wait_events(b->comm, b->ev, 2, "all-reduce", b->count, b->timeout_s);
+    if (ars > 0)
+        wait_events(b->comm, b->ev + 3, 1, "all-reduce", b->count, b->timeout_s);
+    float ms = 0;
+    cudaCheck(cudaEventElapsedTime(&ms, b->ev[0], b->ev[1]));
+    return ms / rounds;
+}
+
+/* `ars` all-reduces timed on their stream; with rounds > 0, that much work
+ * is enqueued first and the all-reduces start after its first round.
+ * Returns us per all-reduce. */
+static double time_allreduces(co_bench *b, int ars, int rounds)
+{
+    mpiCheck(MPI_Barrier(MPI_COMM_WORLD));
+    if (rounds > 0) {
+        work_round(b);
+        cudaCheck(cudaEventRecord(b->ev[2], b->work));
+        for (int i = 1; i < rounds; i++)
+            work_round(b);
+        cudaCheck(cudaEventRecord(b->ev[3], b->work));
+        cudaCheck(cudaStreamWaitEvent(b->g->stream, b->ev[2], 0));
+    }
+    cudaCheck(cudaEventRecord(b->ev[0], b->g->stream));
+    for (int i = 0; i < ars; i++)
+        ncclCheck(ncclAllReduce(b->buf, b->buf, b->count, ncclFloat, ncclSum, b->comm, b->g->stream));
+    cudaCheck(cudaEventRecord(b->ev[1], b->g->stream));
+    wait_events(b->comm, b->ev, 2, "all-reduce", b->count, b->timeout_s);
+    if (rounds > 0)
+        wait_events(b->comm, b->ev + 3, 1, "all-reduce", b->count, b->timeout_s);
+    float ms = 0;
+    cudaCheck(cudaEventElapsedTime(&ms, b->ev[0], b->ev[1]));
+    return ms * 1e3 / ars;
+}
+
+static double median3(double x, double y, double z)
+{
+    return fmax(fmin(x, y), fmin(fmax(x, y), z));
+}
+
+static double rank_mean(double v)
+{
+    double sum = 0;
+    mpiCheck(MPI_Allreduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    return sum / cal_ranks;
+}
+
+void cal_run_overlap(cal_gpu *g, double bytes, double timeout_s, cal_overlap *r)
+{
+    memset(r, 0, sizeof *r);
+    char version[32];
+    co_bench b = {.g = g, .gemm = 4096, .copy = 1LL << 27, .timeout_s = timeout_s};
+    b.comm = open_comm(version, sizeof version);
+    cal_where = "co-execution set-up";
+    b.count = (size_t)(bytes / 4);
+    size_t gemm_floats = (size_t)b.gemm * (size_t)b.gemm;
+    size_t work_floats = gemm_floats > (size_t)b.copy ? gemm_floats : (size_t)b.copy;
+    cudaCheck(cudaMalloc((void **)&b.buf, b.count * sizeof(float)));
+    cudaCheck(cudaMalloc((void **)&b.a, work_floats * sizeof(float)));
+    cudaCheck(cudaMalloc((void **)&b.b, work_floats * sizeof(float)));
+    cudaCheck(cudaMalloc((void **)&b.c, gemm_floats * sizeof(float)));
+    cal_fill_random(g, b.buf, (long long)b.count, 300u + (unsigned)cal_rank);
+    cal_fill_random(g, b.a, (long long)work_floats, 301u);
+    cal_fill_random(g, b.b, (long long)work_floats, 302u);
+    cudaCheck(cudaStreamSynchronize(g->stream));
+    cudaCheck(cudaStreamCreateWithFlags(&b.work, cudaStreamNonBlocking));
+    for (int i = 0; i < 4; i++)
+        cudaCheck(cudaEventCreate(&b.ev[i]));
+    static const char *const kinds[CAL_OVERLAP_WORKS] = {"gemm_fp32", "copy"};
+    for (int k = 0; k < CAL_OVERLAP_WORKS; k++) {
+        cal_overlap_work *w = &r->w[k];
+        b.kind = k;
+        w->kind = kinds[k];
+        cal_where = k == CAL_OVERLAP_GEMM ? "co-execution: GEMM" : "co-execution: copy";
+        time_work(&b, 2, 0); /* warm-up of both */
+        time_allreduces(&b, 5, 0);
+        double wa[3], aa[3], wb[3], ab[3];
+        for (int t = 0; t < 3; t++) {
+            wa[t] = time_work(&b, 10, 0);
+            aa[t] = time_allreduces(&b, 50, 0);
+        }
+        /* every rank must enqueue as many all-reduces: the counts come from the ranks' means */
+        double work_ms = rank_mean(median3(wa[0], wa[1], wa[2])), ar_us = rank_mean(median3(aa[0], aa[1], aa[2]));
+        /* the other side outlasts the timed one: 3 x its time alone, so also while both slow */
+        int rounds = 10, ars = 50;
+        int ars_long = 2 + (int)ceil(3.0 * rounds * work_ms * 1e3 / ar_us);
+        int rounds_long = 2 + (int)ceil(3.0 * ars * ar_us / (work_ms * 1e3));
+        for (int t = 0; t < 3; t++) {
+            wb[t] = time_work(&b, rounds, ars_long);
+            ab[t] = time_allreduces(&b, ars, rounds_long);
+        }
+        w->work_alone_ms = work_ms;
+        w->ar_alone_us = ar_us;
+        w->work_beside_ms = rank_mean(median3(wb[0], wb[1], wb[2]));
+        w->ar_beside_us = rank_mean(median3(ab[0], ab[1], ab[2]));
+        if (cal_rank == 0)
+            cal_say("co-execution, %s: work %.3f ms alone, %.3f beside all-reduces (x%.2f); all-reduce of %.0f MiB "
+                    "%.1f us alone, %.1f beside the work (x%.2f)",
+                    w->kind, w->work_alone_ms, w->work_beside_ms, w->work_beside_ms / w->work_alone_ms,
+                    bytes / 1048576, w->ar_alone_us, w->ar_beside_us, w->ar_beside_us / w->ar_alone_us);
+    }
+    r->bytes = (double)b.count * 4;
+    r->ranks = cal_ranks;
+    r->done = 1;
+    for (int i = 0; i < 4; i++)
+        cudaCheck(cudaEventDestroy(b.ev[i]));
+    cudaCheck(cudaStreamDestroy(b.work));
+    close_comm(b.comm);
+    cudaCheck(cudaFree(b.buf));
+    cudaCheck(cudaFree(b.a));
+    cudaCheck(cudaFree(b.b));
+    cudaCheck(cudaFree(b.c));
+}
+
 #else
 
 void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, int iters, int warmup, double timeout_s,
                   cal_nccl *r)
 {
     (void)g, (void)min_bytes, (void)max_bytes, (void)step, (void)iters, (void)warmup, (void)timeout_s;
+    memset(r, 0, sizeof *r);
+}
+
+void cal_run_overlap(cal_gpu *g, double bytes, double timeout_s, cal_overlap *r)
+{
+    (void)g, (void)bytes, (void)timeout_s;
     memset(r, 0, sizeof *r);
 }
 

@@ -17,7 +17,14 @@
  *    is validated against.
  *  - MPI ping-pong between ranks 0 and 1 (host memory, MPI_Send/MPI_Recv,
  *    osu_latency's method): one-way time = round trip / 2, measured on
- *    rank 0; algbw = busbw = S / time. */
+ *    rank 0; algbw = busbw = S / time.
+ *  - Co-execution (`overlap`): how an all-reduce and compute slow each other
+ *    when they run at once, as a training step's bucketed exchange runs
+ *    beside backward. Per kind of work (an FP32 GEMM, compute-bound; a
+ *    streaming copy, memory-bound), on every rank: the work alone, then
+ *    beside a stream of all-reduces that outlasts it (the work's slowdown);
+ *    all-reduces alone, then beside work that outlasts them (theirs). Each
+ *    the median of 3 rounds, averaged over the ranks. */
 #ifndef CAL_COMM_H
 #define CAL_COMM_H
 
@@ -39,10 +46,24 @@ typedef struct {
     cal_fit fit;
 } cal_mpi;
 
+enum { CAL_OVERLAP_GEMM, CAL_OVERLAP_COPY, CAL_OVERLAP_WORKS };
+typedef struct {
+    const char *kind;                /* "gemm_fp32", "copy" */
+    double work_alone_ms, work_beside_ms; /* one round of work; beside all-reduces */
+    double ar_alone_us, ar_beside_us;     /* one all-reduce; beside the work */
+} cal_overlap_work;
+
+typedef struct {
+    int done, ranks;
+    double bytes; /* per all-reduce */
+    cal_overlap_work w[CAL_OVERLAP_WORKS];
+} cal_overlap;
+
 /* Both need several ranks; collective over all ranks (each rank calls them
  * with the same arguments). */
 void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, int iters, int warmup, double timeout_s,
                   cal_nccl *r);
 void cal_run_mpi(double min_bytes, double max_bytes, double step, cal_mpi *r);
+void cal_run_overlap(cal_gpu *g, double bytes, double timeout_s, cal_overlap *r);
 
 #endif

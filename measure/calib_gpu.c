@@ -159,6 +159,22 @@ static void fill(cal_gpu *g, void *p, long long n, int kind, unsigned seed)
     }
 }
 
+void cal_enqueue_gemm_fp32(cal_gpu *g, cudaStream_t st, const float *a, const float *b, float *c, int size)
+{
+    static const float alpha = 1.0f, beta = 0.0f;
+    cublasCheck(cublasSetStream(g->blas, st));
+    cublasCheck(cublasSgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, size, size, size, &alpha, a, size, b, size, &beta, c,
+                            size));
+    cublasCheck(cublasSetStream(g->blas, g->stream));
+}
+
+void cal_enqueue_copy(cal_gpu *g, cudaStream_t st, const float *a, float *b, long long n)
+{
+    long long n4 = n / 4;
+    void *args[] = {&a, &b, &n4};
+    cudaCheck(cudaLaunchKernel((const void *)g->copy4, grid_of(n4), block256, args, 0, st));
+}
+
 void cal_fill_random(cal_gpu *g, float *p, long long n, unsigned seed)
 {
     fill(g, p, n, CAL_FP32, seed);

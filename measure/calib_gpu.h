@@ -97,6 +97,12 @@ void cal_run_hostlink(cal_gpu *g, double min_bytes, double max_bytes, double ste
  * directly; p->done stays 0 (with a message) otherwise. */
 void cal_run_p2p(cal_gpu *g, double min_bytes, double max_bytes, double step, cal_p2p *p);
 
+/* Work for the co-execution benchmark (calib_comm.h), enqueued on stream
+ * st: an FP32 GEMM C = A B of size x size matrices (cuBLAS, FMA lanes), or
+ * a streaming copy of n floats (n a multiple of 4) from a to b. */
+void cal_enqueue_gemm_fp32(cal_gpu *g, cudaStream_t st, const float *a, const float *b, float *c, int size);
+void cal_enqueue_copy(cal_gpu *g, cudaStream_t st, const float *a, float *b, long long n);
+
 /* n floats uniform in [-1, 1) on the GPU's stream (NCCL's send buffers). */
 void cal_fill_random(cal_gpu *g, float *p, long long n, unsigned seed);
 

@@ -45,7 +45,8 @@ static const char usage[] =
     "                      replaced by '-raw.json'; none when the profile goes to standard output)\n"
     "  --base ID|FILE      profile to start from (default: the built-in one named in the GPU's name:\n"
     "                      h100, h200, a100, v100, gtx1080, gtx1080ti)\n"
-    "  --only LIST         comma-separated subset of gemm,memory,launch,latency,hostlink,p2p,nccl,mpi (default all)\n"
+    "  --only LIST         comma-separated subset of gemm,memory,launch,latency,hostlink,p2p,nccl,mpi,overlap\n"
+    "                      (default all; overlap: all-reduces of 32 MiB beside a GEMM and a copy, both ways)\n"
     "  --gemm-size N       GEMM m = n = k (default 8192)\n"
     "  --trials N          timed trials of GEMM and memory bandwidth, the best counts (default 5)\n"
     "  --mem-mib N         buffer size of the memory bandwidth test in MiB (default 1024)\n"
@@ -63,9 +64,9 @@ static const char usage[] =
     "\n"
     "Exit status: 0 success, 1 GPU/library or output error, 2 bad usage, 77 no GPU (skipped).\n";
 
-enum { B_GEMM, B_MEMORY, B_LAUNCH, B_LATENCY, B_HOSTLINK, B_P2P, B_NCCL, B_MPI, B_COUNT };
-static const char *const bench_names[B_COUNT] = {"gemm", "memory", "launch", "latency", "hostlink", "p2p", "nccl",
-                                                 "mpi"};
+enum { B_GEMM, B_MEMORY, B_LAUNCH, B_LATENCY, B_HOSTLINK, B_P2P, B_NCCL, B_MPI, B_OVERLAP, B_COUNT };
+static const char *const bench_names[B_COUNT] = {"gemm", "memory", "launch", "latency", "hostlink",
+                                                 "p2p",  "nccl",   "mpi",    "overlap"};
 
 typedef struct {
     const char *output, *raw, *base;
@@ -384,7 +385,8 @@ static cJSON *sweep_with_fit(const cal_sweep *s, const cal_fit *f)
 }
 
 static cJSON *raw_json(const options *o, const provenance *pv, const cal_gpu *g, const char *base_file,
-                       const cal_device_results *r, const cal_nccl *nc, const cal_mpi *mp, cJSON *changes)
+                       const cal_device_results *r, const cal_nccl *nc, const cal_mpi *mp, const cal_overlap *ov,
+                       cJSON *changes)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "format", "cnnperf-calibration/1");
@@ -504,6 +506,29 @@ static cJSON *raw_json(const options *o, const provenance *pv, const cal_gpu *g,
     if (mp->done) {
         cJSON *m = cJSON_AddObjectToObject(root, "mpi_pingpong");
         cJSON_AddItemToObject(m, "sweep", sweep_with_fit(&mp->sweep, &mp->fit));
+    }
+    if (ov->done) {
+        cJSON *c = cJSON_AddObjectToObject(root, "nccl_overlap");
+        cJSON_AddNumberToObject(c, "ranks", ov->ranks);
+        cJSON_AddNumberToObject(c, "allreduce_bytes", ov->bytes);
+        cJSON_AddStringToObject(c, "timing",
+                                "per kind of work, every rank: 10 rounds of work timed (CUDA events) alone and beside a "
+                                "stream of in-place all-reduces (float sum) that outlasts them 3x, which starts first; "
+                                "50 all-reduces alone and beside work that outlasts them 3x; medians of 3, mean over "
+                                "the ranks; gemm_fp32: cublasSgemm 4096^3 (FMA lanes), copy: 512 MiB read and written");
+        cJSON *ws = cJSON_AddArrayToObject(c, "work");
+        for (int k = 0; k < CAL_OVERLAP_WORKS; k++) {
+            const cal_overlap_work *w = &ov->w[k];
+            cJSON *item = cJSON_CreateObject();
+            cJSON_AddStringToObject(item, "kind", w->kind);
+            cJSON_AddNumberToObject(item, "work_alone_ms", w->work_alone_ms);
+            cJSON_AddNumberToObject(item, "work_beside_allreduce_ms", w->work_beside_ms);
+            cJSON_AddNumberToObject(item, "allreduce_alone_us", w->ar_alone_us);
+            cJSON_AddNumberToObject(item, "allreduce_beside_work_us", w->ar_beside_us);
+            cJSON_AddNumberToObject(item, "work_rate", w->work_alone_ms / w->work_beside_ms);
+            cJSON_AddNumberToObject(item, "allreduce_rate", w->ar_alone_us / w->ar_beside_us);
+            cJSON_AddItemToArray(ws, item);
+        }
     }
     return root;
 }
@@ -670,6 +695,12 @@ int main(int argc, char **argv)
 #endif
     if (cal_ranks > 1 && o.only[B_MPI])
         cal_run_mpi(o.min_bytes, o.max_bytes, o.step, &mp);
+    cal_overlap ov;
+    memset(&ov, 0, sizeof ov);
+#ifdef CNNPERF_HAVE_NCCL
+    if (cal_ranks > 1 && o.only[B_OVERLAP])
+        cal_run_overlap(&g, 32.0 * 1048576, o.timeout_s, &ov);
+#endif
     if (cal_rank == 0 && cal_ranks == 1 && (o.only[B_NCCL] || o.only[B_MPI]))
         cal_say("one rank: no NCCL or MPI sweep (run one rank per GPU under mpirun for those)");
 
@@ -743,7 +774,7 @@ int main(int argc, char **argv)
             rc = write_text(o.output, profile_text, "profile");
         else
             cal_say("no device benchmark ran (--only): no profile written");
-        cJSON *raw = raw_json(&o, &pv, &g, base_file, &r, &nc, &mp, changes);
+        cJSON *raw = raw_json(&o, &pv, &g, base_file, &r, &nc, &mp, &ov, changes);
         if (raw_path && !rc)
             rc = write_json(raw_path, raw, "raw measurements");
         if (!rc && (profile_text || raw_path))

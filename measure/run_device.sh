@@ -415,6 +415,18 @@ vgg16 64 fp16 nccl netemu
 resnet34 64 fp32 nccl netemu
 vgg19 32 fp32 nccl netemu"
 
+# MODE=overlap (session 21): the calibration-set networks on 2 GPUs with NCCL.
+CALIBMULTI_CONFIGS="
+resnet18 64 fp32 nccl
+resnet18 128 fp16 nccl
+resnet18 64 fp32 nccl nooverlap
+vgg11 64 fp32 nccl
+vgg11 64 fp16 nccl
+densenet121 32 fp32 nccl
+inception_v3 32 fp32 nccl
+mobilenet_v2 64 fp32 nccl
+squeezenet1_1 64 fp16 nccl"
+
 # MODE=netemu2 (session 21): nine more, chosen before the call.
 NETEMU2_CONFIGS="
 resnet50 32 fp32 nccl netemu
@@ -1104,6 +1116,23 @@ run_mode() {
         done
         bundle ;;
     netemu) netemu "$NETEMU_CONFIGS" ;;
+    overlap) # how all-reduces and compute slow each other (cnnperf-calibrate --only overlap), the NCCL sweep,
+        # then the calibration-set networks on 2 GPUs with NCCL: the multi-GPU runs an exchange model may be fitted on
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=overlap needs 2 GPUs"; return; }
+        mpi_setup
+        case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
+        *h200*) DEV=h200 ;;
+        *) DEV=h100 ;;
+        esac
+        say "calibrate --only overlap,nccl,mpi"
+        timeout 300 "${MPIRUN[@]}" -np 2 "$BUILD/measure/cnnperf-calibrate" --only overlap,nccl,mpi \
+            --raw "$RES/calibrated-overlap-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' |
+            grep -E 'co-execution|busbw' || fail "calibrate overlap"
+        bundle
+        multi_runs "$CALIBMULTI_CONFIGS"
+        "$PREDICT" validate --measured "$RES"/measure-multi-*.json --format json \
+            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
+        bundle ;;
     netemu2) netemu "$NETEMU2_CONFIGS" ;;
     multiall) # MODE=multi2's and MODE=multi's runs again, this host's MPI link and PS servers' pass measured first
         psholdout "$MULTI2_CONFIGS"
