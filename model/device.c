@@ -88,6 +88,36 @@ static int get_text(cp_jctx *c, const cJSON *root, const char *key, int required
     return 0;
 }
 
+/* "nccl_overlap": {"compute_bound": {"work_rate", "allreduce_rate"},
+ * "memory_bound": {...}, "source"}: rates in (0, 1]. */
+static int parse_nccl_overlap(cp_jctx *c, const cJSON *o, cp_device *d)
+{
+    static const char *const kinds[2] = {"compute_bound", "memory_bound"};
+    size_t mark = cp_jpush_key(c, "nccl_overlap");
+    int rc = 0;
+    if (!cJSON_IsObject(o))
+        rc = cp_jfail(c, NULL, "must be an object {compute_bound, memory_bound, source}");
+    for (const cJSON *it = rc ? NULL : o->child; it && !rc; it = it->next)
+        if (strcmp(it->string, kinds[0]) != 0 && strcmp(it->string, kinds[1]) != 0 && strcmp(it->string, "source") != 0)
+            rc = cp_jfail(c, it->string, "unknown field (expected compute_bound, memory_bound, source)");
+    for (int k = 0; k < 2 && !rc; k++) {
+        const cJSON *w = cp_jget(o, kinds[k]);
+        size_t m = cp_jpush_key(c, kinds[k]);
+        if (!cJSON_IsObject(w))
+            rc = cp_jfail(c, NULL, "missing or not an object {work_rate, allreduce_rate}");
+        else
+            rc = cp_jnum(c, w, "work_rate", true, 1, 0.01, 1, &d->nccl_overlap.work_rate[k]) ||
+                 cp_jnum(c, w, "allreduce_rate", true, 1, 0.01, 1, &d->nccl_overlap.allreduce_rate[k]);
+        cp_jpop(c, m);
+    }
+    const cJSON *src = rc ? NULL : cp_jget(o, "source");
+    if (cJSON_IsString(src))
+        snprintf(d->nccl_overlap.source, sizeof d->nccl_overlap.source, "%s", src->valuestring);
+    cp_jpop(c, mark);
+    d->nccl_overlap.loaded = !rc;
+    return rc;
+}
+
 int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d, cp_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -114,7 +144,7 @@ int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d
         goto done;
     for (const cJSON *it = root->child; it; it = it->next) {
         static const char *const text_keys[] = {"format", "id", "name", "compute_capability", "host_link",
-                                                "description", "eager", NULL};
+                                                "description", "eager", "nccl_overlap", NULL};
         int known = 0;
         for (const char *const *k = text_keys; *k && !known; k++)
             known = strcmp(*k, it->string) == 0;
@@ -149,6 +179,9 @@ int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d
         if (bad)
             goto done;
     }
+    const cJSON *co = cp_jget(root, "nccl_overlap");
+    if (co && parse_nccl_overlap(&c, co, d))
+        goto done;
     /* Consistency the model relies on. */
     if (d->max_warps_per_sm * d->warp_size != d->max_threads_per_sm) {
         cp_jfail(&c, "max_warps_per_sm", "must equal max_threads_per_sm / warp_size (Eq. 3-4): %d x %d != %d",

@@ -69,6 +69,18 @@ typedef struct {
     /* the optional "eager" section: the framework host's costs (--mode eager) */
     cp_eager_costs eager;
 
+    /* the optional "nccl_overlap" section: how an all-reduce and backward's
+     * kernels slow each other while both run (cnnperf-calibrate --only
+     * overlap), for compute-bound [0] and memory-bound [1] work: the work's
+     * rate beside all-reduces and the all-reduce's beside the work, as
+     * fractions of their rates alone. loaded 0: 16 SMs' share is assumed
+     * lost to NCCL and the all-reduce is taken to run at full speed. */
+    struct {
+        int loaded;
+        double work_rate[2], allreduce_rate[2];
+        char source[256];
+    } nccl_overlap;
+
     /* attached by cp_device_load (cp_calibration_set_default); not loaded: analytic only */
     cp_calibration calib;
     /* "auto" only: calibration/<id>-graph, fitted on runs whose convolutions went

@@ -41,7 +41,7 @@ int cp_tree_reserve(cp_tree *tr, int nodes, int kernels)
 }
 
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
-_Static_assert(sizeof(cp_task) == 144, "cp_tree_node sets every field of cp_task: set the new one there");
+_Static_assert(sizeof(cp_task) == 160, "cp_tree_node sets every field of cp_task: set the new one there");
 #endif
 
 int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, int unit)
@@ -77,6 +77,7 @@ int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, i
     t->ndeps = 0;
     t->start_ms = t->end_ms = 0;
     t->interference = 0;
+    t->co_rate = t->co_other_rate = -1;
     if (parent >= 0) {
         cp_task *p = &tr->t[parent];
         if (p->last >= 0)
@@ -219,7 +220,8 @@ static int eval_node(cp_tree *tr, int root, const cp_system *s, cp_error *err);
 /* List scheduling of a DAG's children with the children's own times as
  * work: each resource runs its children in order, a child starts when the
  * resource is free and its dependencies are done, and work on resource 0
- * advances at (1 - interference) while resource 1 is busy. Time advances
+ * advances at (1 - interference) while resource 1 is busy (or at its own
+ * co_rate, slowing resource 1 to its co_other_rate). Time advances
  * from one completion to the next. */
 static int schedule_dag(cp_tree *tr, int dag, cp_error *err)
 {
@@ -266,8 +268,13 @@ static int schedule_dag(cp_tree *tr, int dag, cp_error *err)
         if (remaining == 0)
             break;
         double rate[CP_DAG_RESOURCES], step = -1;
+        const cp_task *w = run[0] >= 0 ? &tr->t[run[0]] : NULL;
         for (int r = 0; r < CP_DAG_RESOURCES; r++) {
-            rate[r] = r == 0 && run[1] >= 0 ? slow : 1.0;
+            rate[r] = 1.0;
+            if (r == 0 && w && run[1] >= 0)
+                rate[r] = w->co_rate >= 0 ? w->co_rate : slow;
+            else if (r == 1 && w && w->co_other_rate >= 0)
+                rate[r] = w->co_other_rate;
             if (run[r] >= 0 && (step < 0 || left[r] / rate[r] < step))
                 step = left[r] / rate[r];
         }

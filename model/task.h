@@ -48,6 +48,10 @@ typedef struct {
     int dep[CP_MAX_DEPS];    /* nodes that must finish first */
     int ndeps;
     double start_ms, end_ms; /* its place in the schedule, from the DAG's start */
+    /* on resource 0, where >= 0: its own rate while resource 1 runs (else
+     * the DAG's 1 - interference), and resource 1's rate while it runs
+     * (else full speed): co-execution measured per kind of work */
+    double co_rate, co_other_rate;
     /* as a DAG */
     double interference;     /* resource 0 runs at (1 - interference) while resource 1 is busy */
 } cp_task;

@@ -621,9 +621,18 @@ int cp_report_dist_explain(FILE *f, const cp_dist_prediction *d)
     fprintf(f, "iteration: %.4f ms  [sequential, sum, 4 subtasks]\n", d->iteration_ms);
     fprintf(f, "  loading: %.4f ms  [every GPU group; the slowest, Eq. 5-15]\n", d->loading_ms);
     fprintf(f, "  forward: %.4f ms  [every GPU group; the slowest, Eq. 5-15]\n", d->forward_ms);
-    fprintf(f, "  %s: %.4f ms  [DAG: each layer's backward on the compute stream, %d bucket%s exchanged beside it; "
-               "compute at %.0f%% while the exchange holds SMs]\n",
-            dag->name, d->backward_ms, d->buckets, d->buckets == 1 ? "" : "s", 100 * (1 - dag->interference));
+    const cp_device *slow = d->group_dev[d->slowest];
+    if (d->comm == CP_COMM_NCCL && slow->nccl_overlap.loaded && d->cluster->nodes == 1)
+        fprintf(f, "  %s: %.4f ms  [DAG: each layer's backward on the compute stream, %d bucket%s exchanged beside it; "
+                   "while both run, compute-bound layers at %.0f%% and the all-reduce at %.0f%%, memory-bound %.0f%% "
+                   "and %.0f%% (%s nccl_overlap)]\n",
+                dag->name, d->backward_ms, d->buckets, d->buckets == 1 ? "" : "s",
+                100 * slow->nccl_overlap.work_rate[0], 100 * slow->nccl_overlap.allreduce_rate[0],
+                100 * slow->nccl_overlap.work_rate[1], 100 * slow->nccl_overlap.allreduce_rate[1], slow->id);
+    else
+        fprintf(f, "  %s: %.4f ms  [DAG: each layer's backward on the compute stream, %d bucket%s exchanged beside it; "
+                   "compute at %.0f%% while the exchange holds SMs]\n",
+                dag->name, d->backward_ms, d->buckets, d->buckets == 1 ? "" : "s", 100 * (1 - dag->interference));
     fprintf(f, "    backward alone %.4f ms; exchange %.4f ms on its own, %.4f ms not hidden; times below from the "
                "start of backward\n",
             d->compute_backward_ms, d->exchange_ms, d->exposed_exchange_ms);

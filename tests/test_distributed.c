@@ -162,6 +162,39 @@ static void test_overlap_never_longer(void **state)
     }
 }
 
+/* The H200's measured co-execution (devices/h200.json, nccl_overlap):
+ * inside one node, all-reduces beside backward run slower than alone and
+ * slow it more than the 16 SMs assumed without a measurement, so the
+ * exposed exchange grows; across nodes the measurement does not apply. */
+static void test_co_execution_measured(void **state)
+{
+    (void)state;
+    cp_device h200;
+    cp_cluster one, two;
+    cp_error err;
+    if (cp_device_load("h200", &h200, &err) || cp_cluster_homogeneous(&one, &h200, 2, &err) ||
+        cp_cluster_homogeneous(&two, &h200, 16, &err))
+        fail_msg("%s", err.msg);
+    assert_true(h200.nccl_overlap.loaded && one.nodes == 1 && two.nodes == 2);
+    cp_cluster one_assumed = one, two_assumed = two;
+    one_assumed.groups[0].dev.nccl_overlap.loaded = 0;
+    two_assumed.groups[0].dev.nccl_overlap.loaded = 0;
+    cp_dist_config cfg = config(2, CP_COMM_NCCL, 1);
+    cp_dist_prediction m = {0}, a = {0};
+    cp_single_cache c1 = {0}, c2 = {0};
+    assert_int_equal(cp_predict_distributed(&vgg, &one, &cfg, &c1, &m, &err), 0);
+    assert_int_equal(cp_predict_distributed(&vgg, &one_assumed, &cfg, &c2, &a, &err), 0);
+    if (!(m.exposed_exchange_ms > a.exposed_exchange_ms && m.iteration_ms > a.iteration_ms))
+        fail_msg("measured co-execution: exposed %g ms, iteration %g; assumed: %g, %g", m.exposed_exchange_ms,
+                 m.iteration_ms, a.exposed_exchange_ms, a.iteration_ms);
+    cp_dist_prediction_free(&m);
+    cp_dist_prediction_free(&a);
+    cfg.gpus = 16;
+    assert_true(fabs(iteration(&vgg, &two, cfg) - iteration(&vgg, &two_assumed, cfg)) < 1e-12);
+    cp_single_cache_free(&c1);
+    cp_single_cache_free(&c2);
+}
+
 /* A CPU server process moves every message itself: each bucket's push, sum
  * and pull queue on it, so the exchange cannot finish sooner than their sum
  * after the forward pass; where the server is reached over a network (no
@@ -338,6 +371,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gradient_bytes),
         cmocka_unit_test(test_one_gpu),    cmocka_unit_test(test_overlap_never_longer),
+        cmocka_unit_test(test_co_execution_measured),
         cmocka_unit_test(test_server_process_queues),
         cmocka_unit_test(test_heterogeneous), cmocka_unit_test(test_auto),
         cmocka_unit_test(test_bandwidth_monotonic), cmocka_unit_test(test_large),

@@ -103,6 +103,8 @@ static const bad_case cases[] = {
     /* the optional eager section (--mode eager host costs) */
     {"dev-eager-kind-unknown.json", "$.eager.forward_op_us.convv", "unknown layer kind (expected one of default"},
     {"dev-eager-cost-negative.json", "$.eager.backward_op_us.relu", "got -3"},
+    {"dev-nccl-overlap-rate-zero.json", "$.nccl_overlap.compute_bound.work_rate", "in [0.01, 1], got 0"},
+    {"dev-nccl-overlap-field-unknown.json", "$.nccl_overlap.pcie", "unknown field"},
     {"dev-eager-table-not-object.json", "$.eager.forward_op_us", "must be an object"},
     {"dev-eager-optimizer-missing.json", "$.eager.optimizer.per_tensor_us", "missing required field"},
     {"dev-eager-field-unknown.json", "$.eager.forward_ops_us", "unknown field"},

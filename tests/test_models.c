@@ -296,6 +296,21 @@ static void test_dag_schedule(void **state)
     tr.t[root].interference = 0;
     assert_int_equal(cp_tree_eval(&tr, root, &s, &err), 0);
     assert_true(fabs(tr.t[root].time_ms - 5.0) < 1e-9);
+    /* Rates measured per task: A runs at 0.5 and holds C to 0.25 while both
+     * run. While C waits for A, A runs alone at full speed. */
+    tr.t[a].co_rate = 0.5;
+    tr.t[a].co_other_rate = 0.25;
+    assert_int_equal(cp_tree_eval(&tr, root, &s, &err), 0);
+    assert_true(fabs(tr.t[a].end_ms - 2.0) < 1e-9); /* C waits for A, so A runs alone */
+    tr.t[c].ndeps = 0;                               /* now C runs beside A from the start */
+    assert_int_equal(cp_tree_eval(&tr, root, &s, &err), 0);
+    /* C: 0.25 x 4 = 1 ms of its 3 done while A runs (0 .. 4), 2 left beside B at full speed: ends at 6;
+     * B: 4 .. 6 at full speed */
+    assert_true(fabs(tr.t[a].end_ms - 4.0) < 1e-9);
+    assert_true(fabs(tr.t[c].end_ms - 6.0) < 1e-9);
+    assert_true(fabs(tr.t[root].time_ms - 6.0) < 1e-9);
+    tr.t[a].co_rate = tr.t[a].co_other_rate = -1;
+    tr.t[c].ndeps = 1;
     /* A dependency on a task that can never run is reported, not looped on. */
     int d = cp_tree_fixed(&tr, root, "D", 1.0);
     int e = cp_tree_fixed(&tr, root, "E", 1.0);
