@@ -34,7 +34,7 @@ typedef struct {
 } val_opts;
 
 /* What a folder's device call measured of its host: the MPI link (--host-mpi
- * auto; found = 0 where the folder holds no MPI ping-pong sweep), its
+ * auto; found: how many MPI ping-pong sweeps the folder holds, 0 for none), its
  * parameter servers' pass (cnnperf-psbench; ps_found), PyTorch's eager
  * operator costs (torch_bench.py --eager-overhead, without --eager-profile;
  * eager_found), and the network between its nodes (--net-link auto: an NCCL
@@ -441,8 +441,10 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The first (by name) cnnperf-calibrate raw file of dir with an MPI
- * ping-pong sweep, one with an NCCL sweep of one rank per node,
+/* The MPI link of dir's cnnperf-calibrate raw files with a ping-pong
+ * sweep (each fitted, then the mean time per byte and the mean latency: two
+ * sweeps of one host minutes apart differed by up to 20%), and the first
+ * (by name) raw file with an NCCL sweep of one rank per node,
  * cnnperf-psbench file and eager-overhead file:
  * run_device.sh keeps one device call's results in one folder, so they
  * measured the host the folder's runs ran on. */
@@ -469,7 +471,9 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
     closedir(d);
     if (!rc)
         qsort(names, (size_t)n, sizeof *names, by_name);
-    for (int i = 0; !rc && !(h->found && h->ps_found && h->eager_found && h->net_found) && i < n; i++) {
+    double inv_bw = 0, lat = 0;
+    char first[64] = "";
+    for (int i = 0; !rc && i < n; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         cp_error ignored;
@@ -481,9 +485,13 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
             h->net_found = !rc;
         }
         if (rc) {
-        } else if (!h->found && calib && cp_jget(root, "mpi_pingpong")) {
-            rc = cp_cluster_ipc_parse(root, path, &h->ipc, err);
-            h->found = !rc;
+        } else if (calib && cp_jget(root, "mpi_pingpong")) {
+            cp_link one;
+            rc = cp_cluster_ipc_parse(root, path, &one, err);
+            if (!rc && h->found++ == 0)
+                snprintf(first, sizeof first, "%.60s", names[i]);
+            inv_bw += rc ? 0 : 1 / one.bandwidth_gbs;
+            lat += rc ? 0 : one.latency_us;
         } else if (!h->ps_found && format && strcmp(format, "cnnperf-psbench/1") == 0) {
             rc = cp_cluster_ps_server_parse(root, path, h->ps_gbs, err);
             h->ps_found = !rc;
@@ -493,6 +501,14 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
             h->eager_found = !rc;
         }
         cJSON_Delete(root);
+    }
+    if (!rc && h->found) {
+        h->ipc.bandwidth_gbs = h->found / inv_bw;
+        h->ipc.latency_us = lat / h->found;
+        if (h->found == 1)
+            snprintf(h->ipc.name, sizeof h->ipc.name, "MPI ping-pong of %s", first);
+        else
+            snprintf(h->ipc.name, sizeof h->ipc.name, "MPI ping-pong, mean of %d sweeps (%s, ...)", h->found, first);
     }
     for (int i = 0; i < n; i++)
         free(names[i]);
