@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spin_kernel.h"
 #include "stats.h"
 
 /* No header is included, so NVRTC needs no include path on the GPU
@@ -40,9 +41,7 @@ static const char source[] =
     "        r.x = x.x + s * y.x; r.y = x.y + s * y.y; r.z = x.z + s * y.z; r.w = x.w + s * y.w; a[i] = r; } }\n"
     "extern \"C\" __global__ void empty() {}\n"
     "extern \"C\" __global__ void tiny(int *p) { if (threadIdx.x == 0) p[blockIdx.x] += 1; }\n"
-    /* keeps the GPU busy for ns nanoseconds, so launches queue up behind it */
-    "extern \"C\" __global__ void spin(long long ns) {\n"
-    "    u64 t0 = gtimer(); while ((long long)(gtimer() - t0) < ns) {} }\n"
+    CM_SPIN_KERNEL_SRC /* launches queue up behind it */
     /* node i (stride bytes apart) holds the address of node next[i] */
     "extern \"C\" __global__ void chase_init(char *base, const u64 *next, long long m, int stride) {\n"
     "    GRID_STRIDE(i, m) *(u64 *)(base + i * (long long)stride) = (u64)(base + next[i] * (u64)stride); }\n"
@@ -53,7 +52,7 @@ static const char source[] =
     "    u64 c1 = clk(), g1 = gtimer();\n"
     "    out[0] = c1 - c0; out[1] = g1 - g0; out[2] = p; }\n";
 
-static char *compile(int major, int minor, size_t *size)
+char *cal_kernels_compile(int major, int minor, size_t *size)
 {
     nvrtcProgram prog;
     nvrtcCheck(nvrtcCreateProgram(&prog, source, "cnnperf_calibrate_kernels.cu", 0, NULL, NULL));
@@ -105,7 +104,7 @@ void cal_gpu_init(cal_gpu *g, int dev)
 
     cal_where = "NVRTC kernels";
     size_t size = 0;
-    char *cubin = compile(g->cc_major, g->cc_minor, &size);
+    char *cubin = cal_kernels_compile(g->cc_major, g->cc_minor, &size);
     cudaCheck(cudaLibraryLoadData(&g->lib, cubin, NULL, NULL, 0, NULL, NULL, 0));
     free(cubin);
     struct {

@@ -81,6 +81,10 @@ typedef struct {
     double both_ways_gbs;        /* largest size, both directions at once: bytes of one direction / time */
 } cal_p2p;
 
+/* The calibration kernels' cubin for sm_<major><minor>, by NVRTC (no GPU
+ * needed); *size its bytes. Ends the process with NVRTC's log on failure. */
+char *cal_kernels_compile(int major, int minor, size_t *size);
+
 /* Selects device dev, reads its properties, creates the stream and cuBLAS
  * handle and compiles the kernels. */
 void cal_gpu_init(cal_gpu *g, int dev);

@@ -60,6 +60,8 @@ static const char usage[] =
     "                      2 trials (the profile's sources say so)\n"
     "  --self-test         no GPU needed: checks the fit and the profile writer on synthetic numbers; with\n"
     "                      -o, writes a synthetic h100 profile there\n"
+    "  --check-kernels CC  only compile the NVRTC kernels for compute capability CC (e.g. 90) and exit:\n"
+    "                      no GPU needed\n"
     "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 success, 1 GPU/library or output error, 2 bad usage, 77 no GPU (skipped).\n";
@@ -71,7 +73,7 @@ static const char *const bench_names[B_COUNT] = {"gemm", "memory", "launch", "la
 typedef struct {
     const char *output, *raw, *base;
     int only[B_COUNT];
-    int gemm_size, trials, mem_mib, iters, warmup, quick, self_test;
+    int gemm_size, trials, mem_mib, iters, warmup, quick, self_test, check_kernels;
     double min_bytes, max_bytes, step, timeout_s;
 } options;
 
@@ -139,7 +141,7 @@ static int parse_options(int argc, char **argv, options *o)
                 return bad("%s needs a value", a);
             if (parse_only(argv[++i], o->only))
                 return bad("--only: expected a comma-separated subset of gemm,memory,launch,latency,hostlink,p2p,nccl,"
-                           "mpi, got '%s'",
+                           "mpi,overlap, got '%s'",
                            argv[i]);
             continue;
         } else if (strcmp(a, "--gemm-size") == 0)
@@ -160,6 +162,8 @@ static int parse_options(int argc, char **argv, options *o)
             num = &o->step, min = 1.1, max = 1024;
         else if (strcmp(a, "--timeout-s") == 0)
             num = &o->timeout_s, min = 1, max = 3600;
+        else if (strcmp(a, "--check-kernels") == 0)
+            inum = &o->check_kernels, min = 10, max = 199;
         else
             return bad("unknown option '%s' (see cnnperf-calibrate --help)", a);
         if (i + 1 >= argc)
@@ -608,6 +612,12 @@ int main(int argc, char **argv)
         return rc;
     if (o.self_test)
         return launched_by_mpi() ? mpi_self_test(&argc, &argv) : cal_self_test(o.output);
+    if (o.check_kernels) { /* NVRTC needs no GPU: a mistake in the kernels' source shows here */
+        size_t size = 0;
+        free(cal_kernels_compile(o.check_kernels / 10, o.check_kernels % 10, &size));
+        fprintf(stderr, "cnnperf-calibrate: NVRTC built the kernels for sm_%d (%zu bytes)\n", o.check_kernels, size);
+        return 0;
+    }
     if (o.quick) {
         o.gemm_size = o.gemm_size == 8192 ? 2048 : o.gemm_size;
         o.mem_mib = o.mem_mib == 1024 ? 64 : o.mem_mib;

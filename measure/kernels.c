@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "spin_kernel.h"
+
 /* Conversions are written in PTX and bit operations so that the source needs
  * no header (NVRTC then needs no include path on the GPU machine). */
 static const char source[] =
@@ -70,10 +72,7 @@ static const char source[] =
     "extern \"C\" __global__ void bias_sum_##T(const float *part, S *db, int c, int slices) { \\\n"
     "    int ch = blockIdx.x * blockDim.x + threadIdx.x; if (ch >= c) return; float t = 0.0f; \\\n"
     "    for (int i = 0; i < slices; i++) t += part[(long long)ch * slices + i]; st_##T(db, ch, t); }\n"
-    /* keeps the GPU busy for ns nanoseconds (--host-profile-behind) */
-    "extern \"C\" __global__ void spin(long long ns) { unsigned long long t0, t; \\\n"
-    "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t0)); \\\n"
-    "    do { asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); } while ((long long)(t - t0) < ns); }\n"
+    CM_SPIN_KERNEL_SRC /* --host-profile-behind */
     "BIAS(f32, float)\n"
     "BIAS(f16, u16)\n"
     "BIAS(bf16, u16)\n";

@@ -913,7 +913,9 @@ static int load_file(val_state *s, const char *path, cp_error *err)
     else if (schema && strcmp(schema, "cnnperf-result/1") == 0)
         snprintf(why, sizeof why, "not a measurement (source '%.64s')", source ? source : "none");
     else if (schema && strcmp(schema, "cnnperf-eager-overhead/1") == 0)
-        snprintf(why, sizeof why, "eager operator costs, not a measurement (give it as --eager-profile)");
+        snprintf(why, sizeof why,
+                 "eager operator costs, not a measurement: the host costs of its folder's PyTorch runs "
+                 "(or give it as --eager-profile)");
     else if (schema || format)
         snprintf(why, sizeof why, "not a measurement (%.64s)", schema ? schema : format);
     else
