@@ -427,6 +427,53 @@ inception_v3 32 fp32 nccl
 mobilenet_v2 64 fp32 nccl
 squeezenet1_1 64 fp16 nccl"
 
+# MODE=nccloverlap (session 21): ten NCCL jobs of evaluation networks no call
+# had measured on 2 GPUs, chosen before the call, after the co-execution model.
+NCCLHOLDOUT_CONFIGS="
+vgg19 64 fp16 nccl
+resnet152 32 fp32 nccl
+resnet101 64 fp16 nccl
+alexnet 256 fp32 nccl
+googlenet 128 fp32 nccl
+resnet34 128 fp32 nccl
+vgg16 64 fp32 nccl
+resnet50 256 fp16 nccl
+resnet152 64 fp16 nccl nooverlap
+vgg19 32 fp32 nccl nooverlap"
+
+# overlap CONFIGS: how all-reduces and compute slow each other (cnnperf-calibrate
+# --only overlap), the NCCL and MPI sweeps, then CONFIGS on 2 GPUs, predicted
+# in the call by cnnperf validate.
+overlap() {
+    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=overlap needs 2 GPUs"; return; }
+    mpi_setup
+    case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
+    *h200*) DEV=h200 ;;
+    *) DEV=h100 ;;
+    esac
+    say "calibrate --only overlap,nccl,mpi"
+    timeout 300 "${MPIRUN[@]}" -np 2 "$BUILD/measure/cnnperf-calibrate" --only overlap,nccl,mpi \
+        --raw "$RES/calibrated-overlap-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' |
+        grep -E 'co-execution|busbw' || fail "calibrate overlap"
+    bundle
+    multi_runs "$1"
+    "$PREDICT" validate --measured "$RES"/measure-multi-*.json --format json \
+        -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
+    print_in_call "$RES/predicted-in-call.json"
+    bundle
+}
+
+# print_in_call FILE: each run of a cnnperf validate JSON, measured and predicted
+print_in_call() {
+    python3 - "$1" <<'EOF' || true
+import json, sys
+for r in json.load(open(sys.argv[1]))["runs"]:
+    i = r["iteration"]
+    print("%-60s meas %8.2f pred %8.2f %+6.1f%%  %s" % (r["label"], i["measured_ms"], i["predicted_ms"],
+                                                   i["error_pct"], r["note"][:90]))
+EOF
+}
+
 # MODE=netemu2 (session 21): nine more, chosen before the call.
 NETEMU2_CONFIGS="
 resnet50 32 fp32 nccl netemu
@@ -462,13 +509,7 @@ netemu() {
     multi_runs "$1"
     "$PREDICT" validate --measured "$RES"/measure-multi-*.json "$RES"/calibrated-nccl-*.json --format json \
         -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-    python3 - "$RES/predicted-in-call.json" <<'EOF' || true
-import json, sys
-for r in json.load(open(sys.argv[1]))["runs"]:
-    i = r["iteration"]
-    print("%-60s meas %8.2f pred %8.2f %+6.1f%%  %s" % (r["label"], i["measured_ms"], i["predicted_ms"],
-                                                   i["error_pct"], r["note"][:90]))
-EOF
+    print_in_call "$RES/predicted-in-call.json"
     bundle
 }
 
@@ -1116,23 +1157,8 @@ run_mode() {
         done
         bundle ;;
     netemu) netemu "$NETEMU_CONFIGS" ;;
-    overlap) # how all-reduces and compute slow each other (cnnperf-calibrate --only overlap), the NCCL sweep,
-        # then the calibration-set networks on 2 GPUs with NCCL: the multi-GPU runs an exchange model may be fitted on
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=overlap needs 2 GPUs"; return; }
-        mpi_setup
-        case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
-        *h200*) DEV=h200 ;;
-        *) DEV=h100 ;;
-        esac
-        say "calibrate --only overlap,nccl,mpi"
-        timeout 300 "${MPIRUN[@]}" -np 2 "$BUILD/measure/cnnperf-calibrate" --only overlap,nccl,mpi \
-            --raw "$RES/calibrated-overlap-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' |
-            grep -E 'co-execution|busbw' || fail "calibrate overlap"
-        bundle
-        multi_runs "$CALIBMULTI_CONFIGS"
-        "$PREDICT" validate --measured "$RES"/measure-multi-*.json --format json \
-            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-        bundle ;;
+    overlap) overlap "$CALIBMULTI_CONFIGS" ;; # the calibration-set networks on 2 GPUs
+    nccloverlap) overlap "$NCCLHOLDOUT_CONFIGS" ;;
     netemu2) netemu "$NETEMU2_CONFIGS" ;;
     multiall) # MODE=multi2's and MODE=multi's runs again, this host's MPI link and PS servers' pass measured first
         psholdout "$MULTI2_CONFIGS"
