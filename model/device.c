@@ -98,7 +98,8 @@ static int parse_nccl_overlap(cp_jctx *c, const cJSON *o, cp_device *d)
     if (!cJSON_IsObject(o))
         rc = cp_jfail(c, NULL, "must be an object {compute_bound, memory_bound, source}");
     for (const cJSON *it = rc ? NULL : o->child; it && !rc; it = it->next)
-        if (strcmp(it->string, kinds[0]) != 0 && strcmp(it->string, kinds[1]) != 0 && strcmp(it->string, "source") != 0)
+        if (strcmp(it->string, kinds[0]) != 0 && strcmp(it->string, kinds[1]) != 0 &&
+            strcmp(it->string, "source") != 0)
             rc = cp_jfail(c, it->string, "unknown field (expected compute_bound, memory_bound, source)");
     for (int k = 0; k < 2 && !rc; k++) {
         const cJSON *w = cp_jget(o, kinds[k]);

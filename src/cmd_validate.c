@@ -650,8 +650,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         if (ipc) {
             cl.ipc = *ipc;
             if (strcmp(r->comm, "ps") == 0)
-                snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note), "%shost MPI %.3g GB/s, %.120s",
-                         *ipc_note ? "; " : "", ipc->bandwidth_gbs, ipc->name);
+                snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note),
+                         "%shost MPI %.3g GB/s, %.120s", *ipc_note ? "; " : "", ipc->bandwidth_gbs, ipc->name);
         }
         if (ps_gbs) {
             memcpy(cl.ps_server_gbs, ps_gbs, sizeof cl.ps_server_gbs);
