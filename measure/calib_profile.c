@@ -266,6 +266,49 @@ cJSON *cal_profile_build(const char *base_text, const char *base_file, const cal
     return out;
 }
 
+void cal_profile_set_overlap(cJSON *profile, const cal_overlap *ov, const cal_stamp *st, cJSON *changes)
+{
+    static const char *const kinds[CAL_OVERLAP_WORKS] = {[CAL_OVERLAP_GEMM] = "compute_bound",
+                                                         [CAL_OVERLAP_COPY] = "memory_bound"};
+    const cJSON *old = cJSON_GetObjectItemCaseSensitive(profile, "nccl_overlap");
+    cJSON *co = cJSON_CreateObject();
+    for (int k = 0; k < CAL_OVERLAP_WORKS; k++) {
+        const cal_overlap_work *w = &ov->w[k];
+        double rate[2] = {cal_round(fmin(1.0, w->work_alone_ms / w->work_beside_ms), 3),
+                          cal_round(fmin(1.0, w->ar_alone_us / w->ar_beside_us), 3)};
+        static const char *const names[2] = {"work_rate", "allreduce_rate"};
+        cJSON *o = cJSON_AddObjectToObject(co, kinds[k]);
+        for (int j = 0; j < 2; j++) {
+            cJSON_AddNumberToObject(o, names[j], rate[j]);
+            if (!changes)
+                continue;
+            char field[80];
+            snprintf(field, sizeof field, "nccl_overlap.%s.%s", kinds[k], names[j]);
+            const cJSON *o_old = cJSON_GetObjectItemCaseSensitive(old, kinds[k]);
+            const cJSON *was = cJSON_GetObjectItemCaseSensitive(o_old, names[j]);
+            cJSON *c = cJSON_CreateObject();
+            cJSON_AddStringToObject(c, "field", field);
+            if (cJSON_IsNumber(was))
+                cJSON_AddNumberToObject(c, "old", was->valuedouble);
+            else
+                cJSON_AddNullToObject(c, "old");
+            cJSON_AddNumberToObject(c, "new", rate[j]);
+            cJSON_AddStringToObject(c, "source", "--only overlap");
+            cJSON_AddItemToArray(changes, c);
+        }
+    }
+    char source[256];
+    snprintf(source, sizeof source, "%scnnperf-calibrate --only overlap, %d ranks, all-reduces of %.0f MiB beside "
+             "cublasSgemm 4096^3 and a 512 MiB copy, %s, %s, driver %s, CUDA %s",
+             st->synthetic ? "synthetic, not a measurement: " : "measured: ", ov->ranks, ov->bytes / 1048576,
+             st->date, st->gpu_name, st->driver, st->cuda);
+    cJSON_AddStringToObject(co, "source", source);
+    if (old)
+        cJSON_ReplaceItemInObjectCaseSensitive(profile, "nccl_overlap", co);
+    else
+        cJSON_AddItemToObject(profile, "nccl_overlap", co);
+}
+
 /* Appends to a growing buffer. */
 typedef struct {
     char *s;

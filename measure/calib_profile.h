@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "../util/cp_error.h"
+#include "calib_comm.h"
 #include "calib_gpu.h"
 
 typedef struct {
@@ -46,6 +47,11 @@ char *cal_base_load(const char *spec, char *file, size_t file_size, cp_error *er
  * one {"field", "kept", "why"} per measured quantity not written. */
 cJSON *cal_profile_build(const char *base_text, const char *base_file, const cal_device_results *r, const cal_stamp *st,
                          cJSON *changes, cp_error *err);
+
+/* Sets the profile's nccl_overlap section (devices/FORMAT.md) to what
+ * `--only overlap` measured (ov->done), replacing the base's: GEMM as
+ * compute-bound, copy as memory-bound work. One change per rate. */
+void cal_profile_set_overlap(cJSON *profile, const cal_overlap *ov, const cal_stamp *st, cJSON *changes);
 
 /* One field per line, as the shipped profiles are written. Caller frees. */
 char *cal_profile_text(const cJSON *profile);

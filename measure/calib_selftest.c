@@ -164,6 +164,11 @@ static void check_profiles(const char *out_path)
     cal_device_results r;
     synthetic_results(&r);
     cal_stamp st = {"2026-01-01T00:00:00Z", "Synthetic GPU", "000.00", "13.0", "self-test", 1, 0};
+    /* co-execution: GEMM 2.0 ms alone, 2.5 beside (0.8), its all-reduces 100 us and 400 (0.25);
+     * the copy 0.25 and 0.3125 ms (0.8), its all-reduces 100 and 200 us (0.5) */
+    cal_overlap ov = {.done = 1, .ranks = 2, .bytes = 33554432.0,
+                      .w = {[CAL_OVERLAP_GEMM] = {"gemm_fp32", 2.0, 2.5, 100, 400},
+                            [CAL_OVERLAP_COPY] = {"copy", 0.25, 0.3125, 100, 200}}};
     for (size_t i = 0; i < cp_resource_count; i++) {
         if (strcmp(cp_resources[i].dir, "devices") != 0)
             continue;
@@ -180,6 +185,8 @@ static void check_profiles(const char *out_path)
         cp_device_parse(base, strlen(base), file, &before, &err);
         cJSON *changes = cJSON_CreateArray();
         cJSON *prof = cal_profile_build(base, file, &r, &st, changes, &err);
+        if (prof)
+            cal_profile_set_overlap(prof, &ov, &st, changes);
         char *text = prof ? cal_profile_text(prof) : NULL;
         if (!text || cp_device_parse(text, strlen(text), "<self-test profile>", &after, &err)) {
             fprintf(stderr, "cnnperf-calibrate: self-test FAILED: calibrated %s does not load: %s\n", id, err.msg);
@@ -206,6 +213,11 @@ static void check_profiles(const char *out_path)
             expect(near(after.host_link_bandwidth_gbs, 54.0, 1e-3), what, after.host_link_bandwidth_gbs, 54.0);
             snprintf(what, sizeof what, "%s: host_link_latency_us", id);
             expect(near(after.host_link_latency_us, 7.5, 1e-3), what, after.host_link_latency_us, 7.5);
+            snprintf(what, sizeof what, "%s: nccl_overlap", id);
+            expect(after.nccl_overlap.loaded && after.nccl_overlap.work_rate[0] == 0.8 &&
+                       after.nccl_overlap.allreduce_rate[0] == 0.25 && after.nccl_overlap.work_rate[1] == 0.8 &&
+                       after.nccl_overlap.allreduce_rate[1] == 0.5,
+                   what, after.nccl_overlap.allreduce_rate[1], 0.5);
             snprintf(what, sizeof what, "%s: id kept", id);
             expect(strcmp(after.id, before.id) == 0, what, 0, 0);
             snprintf(what, sizeof what, "%s: sm_count kept", id);

@@ -723,12 +723,14 @@ int main(int argc, char **argv)
             device_measured |= r.gemm[k].done;
         char *profile_text = NULL;
         cJSON *changes = cJSON_CreateArray();
-        if (device_measured) {
+        if (device_measured || ov.done) {
             cal_stamp st = {pv.date, g.name, pv.driver, pv.cuda_runtime, cal_host, 0, o.quick};
             cp_error err;
             cJSON *prof = cal_profile_build(base_text, base_file, &r, &st, changes, &err);
             if (!prof)
                 cal_die("building the profile: %s", err.msg);
+            if (ov.done)
+                cal_profile_set_overlap(prof, &ov, &st, changes);
             profile_text = cal_profile_text(prof);
             cJSON_Delete(prof);
             if (cal_profile_check(profile_text, o.output ? o.output : "<profile>", &err))
