@@ -1159,6 +1159,17 @@ run_mode() {
     netemu) netemu "$NETEMU_CONFIGS" ;;
     overlap) overlap "$CALIBMULTI_CONFIGS" ;; # the calibration-set networks on 2 GPUs
     nccloverlap) overlap "$NCCLHOLDOUT_CONFIGS" ;;
+    overlapprofile) # a calibrated profile with the co-execution rates, used by predict
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
+        mpi_setup
+        say "calibrate --only overlap -o calibrated-overlap.json"
+        timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/measure/cnnperf-calibrate" --only overlap \
+            -o "$RES/calibrated-overlap.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | grep -E 'co-execution|nccl_overlap' ||
+            fail "calibrate overlap -o"
+        grep nccl_overlap -A3 "$RES/calibrated-overlap.json" || fail "no nccl_overlap in the profile"
+        "$PREDICT" predict --network resnet50 --device "$RES/calibrated-overlap.json" --gpus 2 --comm nccl --explain \
+            </dev/null | grep -E 'backward \+ exchange' || fail "predict with the calibrated profile"
+        bundle ;;
     netemu2) netemu "$NETEMU2_CONFIGS" ;;
     multiall) # MODE=multi2's and MODE=multi's runs again, this host's MPI link and PS servers' pass measured first
         psholdout "$MULTI2_CONFIGS"
