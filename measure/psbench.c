@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 {
     long long workers = 2, params = 1LL << 26, threads = 0, beside = 0;
     const char *out = NULL;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
@@ -85,7 +85,6 @@ int main(int argc, char **argv)
             : strcmp(a, "-o") == 0 ? (out = v, 0)
                                    : -1)
             return usage("unknown option or value out of range");
-        i++;
     }
     int cores = 1;
     cpu_set_t set;

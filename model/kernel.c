@@ -15,7 +15,6 @@
 
 /* fmax/fmin without the NaN rules (no NaN reaches here): they inline. */
 static inline double dmax(double a, double b) { return a > b ? a : b; }
-static inline double dmin(double a, double b) { return a < b ? a : b; }
 
 #include <math.h>
 #include <stdint.h>

@@ -41,7 +41,7 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
     memset(s, 0, sizeof *s);
     cp_error err;
     s->cfg = (cp_dist_config){.gpus = 1, .batch = 64, .prec = CP_PREC_FP32, .comm = CP_COMM_AUTO,
-                              .algo = CP_AR_AUTO, .ps = {1, 0, 0}, .overlap = 1, .bucket_mb = 25};
+                              .algo = CP_AR_AUTO, .ps = {.servers = 1}, .overlap = 1, .bucket_mb = 25};
     if (!lists) {
         long v;
         if (o->batch && (v = cp_parse_count(o->batch, 1 << 20)) < 0)

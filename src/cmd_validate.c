@@ -660,7 +660,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
                          "%sPS server pass measured (cnnperf-psbench)", *ipc_note ? "; " : "");
         }
         cp_dist_config cfg = {.gpus = r->gpus, .batch = r->batch, .prec = rc->prec, .algo = CP_AR_AUTO,
-                              .ps = {r->ps_servers, 0, rc->colocated}, .overlap = r->overlap,
+                              .ps = {.servers = r->ps_servers, .colocated = rc->colocated}, .overlap = r->overlap,
                               .bucket_mb = rc->bucket_mb, .mode = eager ? CP_MODE_EAGER : CP_MODE_HARNESS,
                               .algos = algos,
                               .eager_costs = costs};

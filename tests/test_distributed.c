@@ -40,7 +40,7 @@ static int teardown(void **state)
 static cp_dist_config config(int gpus, cp_comm_mode comm, int overlap)
 {
     return (cp_dist_config){.gpus = gpus, .batch = 32, .prec = CP_PREC_FP32, .comm = comm, .algo = CP_AR_AUTO,
-                            .ps = {1, 0, 0}, .overlap = overlap, .bucket_mb = 25};
+                            .ps = {.servers = 1}, .overlap = overlap, .bucket_mb = 25};
 }
 
 static double iteration(const cp_network *n, const cp_cluster *cl, cp_dist_config cfg)

@@ -388,7 +388,7 @@ static void test_distributed_eager(void **state)
     if (cp_cluster_homogeneous(&cl, &h100, 8, &err))
         fail_msg("%s", err.msg);
     cp_dist_config cfg = {.gpus = 1, .batch = 8, .prec = CP_PREC_FP32, .comm = CP_COMM_NONE, .algo = CP_AR_AUTO,
-                          .ps = {1, 0, 0}, .overlap = 1, .bucket_mb = 25, .mode = CP_MODE_EAGER};
+                          .ps = {.servers = 1}, .overlap = 1, .bucket_mb = 25, .mode = CP_MODE_EAGER};
     cp_single_cache cache = {0};
     cp_dist_prediction d = {0};
     if (cp_predict_distributed(&net, &cl, &cfg, &cache, &d, &err))

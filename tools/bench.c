@@ -110,7 +110,7 @@ int main(int argc, char **argv)
         cp_single_cache cache = {0};
         cp_dist_prediction dp = {0};
         cp_dist_config cfg = {.gpus = 1, .batch = 64, .prec = CP_PREC_FP32, .comm = CP_COMM_NCCL,
-                              .algo = CP_AR_AUTO, .ps = {1, 0, 0}, .overlap = 1, .bucket_mb = 25};
+                              .algo = CP_AR_AUTO, .ps = {.servers = 1}, .overlap = 1, .bucket_mb = 25};
         long configs = 0;
         double t0 = now_us();
         /* in the order `cnnperf sweep` visits a grid */
