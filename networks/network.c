@@ -86,10 +86,10 @@ static int substitute(loader *L, cJSON *v, const cJSON *args, const char *block)
             cJSON *num = cJSON_CreateNumber(a->valuedouble);
             if (!num)
                 return cp_jfail(L->c, NULL, "out of memory");
-            if (it->string)
-                cJSON_ReplaceItemInObjectCaseSensitive(v, it->string, num);
-            else
-                cJSON_ReplaceItemViaPointer(v, it, num);
+            /* this very item, not the first of its key: the number takes over its key */
+            num->string = it->string;
+            it->string = NULL;
+            cJSON_ReplaceItemViaPointer(v, it, num);
             it = num;
         } else if (cJSON_IsArray(it) || cJSON_IsObject(it)) {
             size_t mark = it->string ? cp_jpush_key(L->c, it->string) : cp_jpush_index(L->c, index);

@@ -27,6 +27,7 @@ typedef struct {
 static const bad_case cases[] = {
     /* malformed JSON and the top level */
     {"net-malformed-truncated.json", "$", "malformed JSON"},
+    {"net-duplicate-key.json", "$.layers[3].out", "duplicate key"},
     {"net-malformed-trailing-comma.json", "$", "malformed JSON near line 8"},
     {"net-malformed-trailing-garbage.json", "$", "malformed JSON near line 10"},
     {"net-not-object.json", "$", "must be a JSON object"},

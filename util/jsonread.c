@@ -7,14 +7,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The first key that appears twice in one object under v, its JSON path in
+ * path; 0 if none. cJSON keeps both and finds the first, so a second one
+ * would be silently ignored, or worse. */
+static int duplicate_key(const cJSON *v, char *path, size_t size)
+{
+    size_t at = strlen(path);
+    int index = 0;
+    for (const cJSON *it = v->child; it; it = it->next, index++) {
+        if (cJSON_IsObject(v))
+            for (const cJSON *o = v->child; o != it; o = o->next)
+                if (it->string && o->string && strcmp(o->string, it->string) == 0) {
+                    snprintf(path + at, size - at, ".%s", it->string);
+                    return 1;
+                }
+        if (cJSON_IsObject(it) || cJSON_IsArray(it)) {
+            if (cJSON_IsObject(v))
+                snprintf(path + at, size - at, ".%s", it->string ? it->string : "?");
+            else
+                snprintf(path + at, size - at, "[%d]", index);
+            if (duplicate_key(it, path, size))
+                return 1;
+            path[at] = 0;
+        }
+    }
+    return 0;
+}
+
 cJSON *cp_json_parse(const char *text, size_t len, const char *file, cp_error *err)
 {
     const char *end = NULL;
     /* text[len] is the terminating NUL: including it lets cJSON reject
      * anything but whitespace after the value. */
     cJSON *root = len ? cJSON_ParseWithLengthOpts(text, len + 1, &end, true) : NULL;
-    if (root)
-        return root;
+    if (root) {
+        char path[512] = "$";
+        if (!duplicate_key(root, path, sizeof path))
+            return root;
+        cJSON_Delete(root);
+        cp_fail(err, file, path, "duplicate key: a JSON object names each of its fields once");
+        return NULL;
+    }
     /* cJSON reports where it stopped; turn that into line:column. */
     size_t off = (end && end >= text && end <= text + len) ? (size_t)(end - text) : 0;
     /* cJSON may stop past the offending token: point at the last non-blank one. */
