@@ -21,6 +21,13 @@ default, --channels-last for NHWC.
   python3 tools/torch_bench.py --network resnet50,vgg16 --batch 32 --precision fp32,fp16 --out-dir DIR
   python3 tools/torch_bench.py --network resnet50 --batch 64 --precision tf32 -o resnet50.json
   torchrun --nproc-per-node 2 tools/torch_bench.py --allreduce -o allreduce.json
+  torchrun --nproc-per-node 2 tools/torch_bench.py --ddp --network resnet50 --batch 64 --out-dir DIR
+
+--ddp: data-parallel training under torchrun, one rank per GPU, the model in
+DistributedDataParallel (NCCL, its default 25 MB buckets exchanged during
+backward); --batch is per GPU. Each rank times its iterations as above; the
+result is rank 0's file with the slowest rank's median, p10 and p90, as
+cnnperf-measure reports several ranks.
 
 --allreduce: torch.distributed all-reduce (NCCL backend, float32 sum, in
 place) of every size from --min-bytes to --max-bytes (x --step), timed as
@@ -165,7 +172,8 @@ def set_precision(torch, precision):
     return {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
 
 
-def bench_network(torch, args, name, precision):
+def bench_network(torch, args, name, precision, ddp=None):
+    """ddp: (torch.distributed, rank, world size) under torchrun --ddp, else None."""
     dev = torch.device("cuda")
     amp = set_precision(torch, precision)
     if args.benchmark_limit is not None and hasattr(torch.backends.cudnn, "benchmark_limit"):
@@ -176,6 +184,8 @@ def bench_network(torch, args, name, precision):
     c, h, w, classes = network_shape(name)
     torch.manual_seed(1)
     model = build_model(torch, name, classes).to(dev, memory_format=fmt).train()
+    if ddp:
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[torch.cuda.current_device()])
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     scaler = None
@@ -208,7 +218,17 @@ def bench_network(torch, args, name, precision):
         end.synchronize()
         if i >= args.warmup:
             times.append(start.elapsed_time(end))
-    med = quantile(times, 0.5)
+    med, p10, p90 = quantile(times, 0.5), quantile(times, 0.1), quantile(times, 0.9)
+    ranks = None
+    if ddp:
+        dist, rank, world = ddp
+        mine = {"rank": rank, "hostname": socket.gethostname(), "gpu": torch.cuda.current_device(),
+                "gpu_name": torch.cuda.get_device_name(), "iteration_ms": med, "iteration_p10_ms": p10,
+                "iteration_p90_ms": p90}
+        ranks = [None] * world
+        dist.all_gather_object(ranks, mine)
+        slowest = max(ranks, key=lambda r: r["iteration_ms"])
+        med, p10, p90 = slowest["iteration_ms"], slowest["iteration_p10_ms"], slowest["iteration_p90_ms"]
     gpu = torch.cuda.get_device_name()
     result = {
         "schema": "cnnperf-result/1",
@@ -219,11 +239,11 @@ def bench_network(torch, args, name, precision):
         "batch": args.batch,
         "precision": precision,
         "memory_format": "channels_last" if args.channels_last else "nchw",
-        "gpus": 1,
+        "gpus": ddp[2] if ddp else 1,
         "iteration_ms": med,
-        "iteration_p10_ms": quantile(times, 0.1),
-        "iteration_p90_ms": quantile(times, 0.9),
-        "images_per_s": args.batch / (med * 1e-3),
+        "iteration_p10_ms": p10,
+        "iteration_p90_ms": p90,
+        "images_per_s": args.batch * (ddp[2] if ddp else 1) / (med * 1e-3),
         "iterations_ms": times,
         "provenance": provenance(torch, {
             "warmup_iterations": args.warmup,
@@ -236,9 +256,23 @@ def bench_network(torch, args, name, precision):
             "sgd_lr": 0.01, "sgd_momentum": 0.9,
             "input": [c, h, w], "classes": classes,
             "timing": "CUDA events around each iteration (pinned H2D copy, forward, cross-entropy, backward, "
-                      "SGD step), synchronised after each; median, p10, p90 over the timed iterations",
+                      "SGD step), synchronised after each; median, p10, p90 over the timed iterations" +
+                      ("; the slowest rank's" if ddp else ""),
         }),
     }
+    if ddp:
+        result["comm"] = "nccl"
+        result["overlap"] = True
+        result["ranks"] = [dict(r, role="worker") for r in ranks]
+        v = torch.cuda.nccl.version()
+        result["provenance"].update({
+            "hostnames": ",".join(r["hostname"] for r in ranks),
+            "nccl": ".".join(map(str, v)) if isinstance(v, tuple) else str(v),
+            "environment": {k: v for k, v in os.environ.items() if k.startswith("NCCL_")},
+            "exchange": {"bucket_mb": 25, "note": "torch.nn.parallel.DistributedDataParallel defaults: 25 MB "
+                         "buckets (bucket_cap_mb), the first 1 MB, all-reduced by NCCL during backward; "
+                         "gradients averaged"},
+        })
     del model, opt, x_host, y_host
     torch.cuda.empty_cache()
     return result
@@ -249,6 +283,16 @@ def run_networks(args):
     if not torch.cuda.is_available():
         print("torch_bench: skipped: no GPU visible to PyTorch", file=sys.stderr)
         return 77
+    ddp = None
+    if args.ddp:
+        import torch.distributed as dist
+        if "RANK" not in os.environ:
+            print("torch_bench: --ddp runs under torchrun, e.g. torchrun --nproc-per-node 2 tools/torch_bench.py "
+                  "--ddp --network resnet50 --out-dir DIR", file=sys.stderr)
+            return 2
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
+        dist.init_process_group("nccl")
+        ddp = (dist, dist.get_rank(), dist.get_world_size())
     nets, precs = args.network.split(","), args.precision.split(",")
     if len(nets) * len(precs) * len(str(args.batch).split(",")) > 1 and not args.out_dir and args.output:
         print("torch_bench: several configurations: use --out-dir, not -o", file=sys.stderr)
@@ -257,12 +301,18 @@ def run_networks(args):
         os.makedirs(args.out_dir, exist_ok=True)
     configs = [(n, p, int(b)) for n in nets for p in precs for b in str(args.batch).split(",")]
     for name, prec, args.batch in configs:
-        r = bench_network(torch, args, name, prec)
+        r = bench_network(torch, args, name, prec, ddp)
         tag = f"{name}-b{args.batch}-{prec}" + ("-cl" if args.channels_last else "")
+        if ddp:
+            tag = f"ddp{ddp[2]}-{tag}"
+            if ddp[1] != 0:
+                continue  # rank 0 writes
         print(f"torch_bench: {tag} on {r['device_name']}: {r['iteration_ms']:.3f} ms median "
               f"(p10 {r['iteration_p10_ms']:.3f}, p90 {r['iteration_p90_ms']:.3f}), "
               f"{r['images_per_s']:.1f} images/s", file=sys.stderr)
         write_json(os.path.join(args.out_dir, f"torch-{tag}.json") if args.out_dir else args.output, r)
+    if ddp:
+        ddp[0].destroy_process_group()
     return 0
 
 
@@ -457,6 +507,8 @@ def main():
     ap.add_argument("-o", "--output", help="result JSON (default standard output)")
     ap.add_argument("--out-dir", help="one torch-NET-bBATCH-PREC.json per configuration")
     ap.add_argument("--allreduce", action="store_true", help="torch.distributed all-reduce sweep (torchrun)")
+    ap.add_argument("--ddp", action="store_true",
+                    help="data-parallel training in DistributedDataParallel, one rank per GPU (torchrun)")
     ap.add_argument("--eager-overhead", action="store_true",
                     help="host cost per eager operator and optimizer step (cnnperf predict --mode eager)")
     ap.add_argument("--min-bytes", type=int, default=8)
