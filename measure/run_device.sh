@@ -475,14 +475,47 @@ EOF
 }
 
 # MODE=ddp (session 21): PyTorch DDP jobs on 2 GPUs, chosen before the call
-# (torch_bench.py arguments, one torchrun each).
-DDP_CONFIGS=(
-    "--network resnet50 --batch 64 --precision fp32,fp16"
-    "--network vgg16 --batch 32 --precision fp32,fp16"
-    "--network googlenet --batch 64 --precision fp32,fp16"
-    "--network alexnet --batch 128 --precision fp32"
-    "--network resnet101 --batch 32 --precision fp32"
-)
+# (torch_bench.py arguments, one torchrun each); MODE=ddpcalib: the
+# calibration-set networks, on which a DDP model may be judged.
+DDP_CONFIGS="
+--network resnet50 --batch 64 --precision fp32,fp16
+--network vgg16 --batch 32 --precision fp32,fp16
+--network googlenet --batch 64 --precision fp32,fp16
+--network alexnet --batch 128 --precision fp32
+--network resnet101 --batch 32 --precision fp32"
+DDP_CALIB_CONFIGS="
+--network resnet18 --batch 64 --precision fp32,fp16
+--network vgg11 --batch 64 --precision fp32,fp16
+--network densenet121 --batch 32 --precision fp32
+--network inception_v3 --batch 32 --precision fp32
+--network mobilenet_v2 --batch 64 --precision fp32"
+
+# ddp CONFIGS: PyTorch DistributedDataParallel on 2 GPUs (tools/torch_bench.py
+# --ddp), one torchrun per line of CONFIGS, the folder's eager costs measured
+# first, predicted in the call in eager mode by cnnperf validate.
+ddp() {
+    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
+    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    export NCCL_NVLS_ENABLE=0
+    mkdir -p "$RES/ddp"
+    say "torch_bench --eager-overhead"
+    timeout 120 python3 tools/torch_bench.py --eager-overhead -o "$RES/ddp/eager-overhead-$DEV.json" </dev/null ||
+        fail "eager overhead"
+    local c
+    while read -r c; do
+        [ -n "$c" ] || continue
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "ddp $c skipped: past the deadline"; continue; }
+        say "torchrun --nproc-per-node 2 torch_bench.py --ddp $c"
+        # shellcheck disable=SC2086
+        NCCL_DEBUG=WARN timeout 200 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --ddp $c \
+            --out-dir "$RES/ddp" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp $c"
+        bundle
+    done <<<"$1"
+    "$PREDICT" validate --measured "$RES"/ddp/torch-ddp*.json --format json -o "$RES/ddp/predicted-in-call.json" \
+        </dev/null || fail "validate in the call"
+    print_in_call "$RES/ddp/predicted-in-call.json"
+    bundle
+}
 
 # MODE=netemu2 (session 21): nine more, chosen before the call.
 NETEMU2_CONFIGS="
@@ -1169,28 +1202,8 @@ run_mode() {
     netemu) netemu "$NETEMU_CONFIGS" ;;
     overlap) overlap "$CALIBMULTI_CONFIGS" ;; # the calibration-set networks on 2 GPUs
     nccloverlap) overlap "$NCCLHOLDOUT_CONFIGS" ;;
-    ddp) # PyTorch DistributedDataParallel on 2 GPUs (tools/torch_bench.py --ddp), its folder's eager costs
-        # measured first, predicted in the call in eager mode by cnnperf validate
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
-        python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
-        export NCCL_NVLS_ENABLE=0
-        mkdir -p "$RES/ddp"
-        say "torch_bench --eager-overhead"
-        timeout 120 python3 tools/torch_bench.py --eager-overhead -o "$RES/ddp/eager-overhead-$DEV.json" </dev/null ||
-            fail "eager overhead"
-        local c
-        for c in "${DDP_CONFIGS[@]}"; do
-            [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "ddp $c skipped: past the deadline"; continue; }
-            say "torchrun --nproc-per-node 2 torch_bench.py --ddp $c"
-            # shellcheck disable=SC2086
-            NCCL_DEBUG=WARN timeout 200 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --ddp $c \
-                --out-dir "$RES/ddp" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp $c"
-            bundle
-        done
-        "$PREDICT" validate --measured "$RES"/ddp/torch-ddp*.json --format json -o "$RES/ddp/predicted-in-call.json" \
-            </dev/null || fail "validate in the call"
-        print_in_call "$RES/ddp/predicted-in-call.json"
-        bundle ;;
+    ddp) ddp "$DDP_CONFIGS" ;;
+    ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     overlapprofile) # a calibrated profile with the co-execution rates, used by predict
         [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
         mpi_setup
