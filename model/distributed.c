@@ -31,9 +31,10 @@ void cp_single_cache_free(cp_single_cache *c)
     c->n = c->next = 0;
 }
 
-/* The single-GPU prediction; in eager mode *eager gets its time line. */
+/* The single-GPU prediction; in eager mode *eager gets its time line, with
+ * DistributedDataParallel's own work over ddp GPUs when ddp > 1. */
 static const cp_prediction *single(cp_single_cache *c, const cp_network *net, const cp_device *d, int batch,
-                                   const cp_dist_config *cfg, const cp_eager **eager, cp_error *err)
+                                   const cp_dist_config *cfg, int ddp, const cp_eager **eager, cp_error *err)
 {
     cp_precision prec = cfg->prec;
     cp_algos algos = cfg->mode == CP_MODE_EAGER ? CP_ALGOS_PYTORCH : cfg->algos;
@@ -55,11 +56,13 @@ static const cp_prediction *single(cp_single_cache *c, const cp_network *net, co
     }
     *eager = NULL;
     if (cfg->mode == CP_MODE_EAGER) {
-        if (!c->e[i].eager_ok || c->e[i].eager_costs != cfg->eager_costs) {
+        if (!c->e[i].eager_ok || c->e[i].eager_costs != cfg->eager_costs || c->e[i].eager_ddp != ddp) {
             c->e[i].eager_ok = 0;
+            c->e[i].eager.ddp_workers = ddp;
             if (cp_eager_run(&c->e[i].p, cfg->eager_costs, &c->e[i].eager, err))
                 return NULL;
             c->e[i].eager_costs = cfg->eager_costs;
+            c->e[i].eager_ddp = ddp;
             c->e[i].eager_ok = 1;
         }
         *eager = &c->e[i].eager;
@@ -269,7 +272,9 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
         }
     }
     for (int k = 0; k < p->n_groups; k++) {
-        if (!(p->group[k] = single(cache, net, p->group_dev[k], cfg->batch, cfg, &p->group_eager[k], err)))
+        /* PyTorch exchanges through DistributedDataParallel, which has work of its own */
+        int ddp = p->comm == CP_COMM_NCCL && cfg->gpus > 1 ? cfg->gpus : 0;
+        if (!(p->group[k] = single(cache, net, p->group_dev[k], cfg->batch, cfg, ddp, &p->group_eager[k], err)))
             return -1;
         if (compute_of(p, k) > compute_of(p, p->slowest))
             p->slowest = k;

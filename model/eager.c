@@ -260,13 +260,14 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     /* keep the buffers, clear the rest */
     cp_eager_layer *layers = e->layers;
     cp_eager_event *events = e->events;
-    int layers_cap = e->layers_cap, events_cap = e->events_cap, rec = e->record;
+    int layers_cap = e->layers_cap, events_cap = e->events_cap, rec = e->record, ddp = e->ddp_workers;
     memset(e, 0, sizeof *e);
     e->layers = layers;
     e->layers_cap = layers_cap;
     e->events = events;
     e->events_cap = events_cap;
     e->record = rec;
+    e->ddp_workers = ddp;
     e->pred = p;
     e->harness_ms = p->iteration_ms;
     const cp_network *net = p->net;
@@ -353,10 +354,23 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
             loss_backward(&r, logits, autocast, l->name);
         pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_DATA], l->name);
         pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_WEIGHT], l->name);
+        int n = tensors_of(l, size);
         if (autocast && k->casts) /* ToCopyBackward: the weight gradients back to fp32 */
-            for (int j = 0, n = tensors_of(l, size); j < n; j++)
+            for (int j = 0; j < n; j++)
                 extra(&r, "autocast_grad_to_fp32", size[j], 2 * size[j], 4 * size[j], 0, l->name);
+        for (int j = 0; e->ddp_workers > 1 && j < n; j++) { /* DDP: the gradient into its bucket */
+            double g1 = r.c.gpu_ms;
+            extra(&r, "ddp_copy_grad_to_bucket", size[j], 4 * size[j], 4 * size[j], 0, l->name);
+            e->ddp_gpu_ms += r.c.gpu_ms - g1;
+        }
         e->layers[i].bwd_ms += r.c.gpu_ms - g0;
+    }
+    if (e->ddp_workers > 1 && !r.failed) { /* buckets / world size, then back into the gradients */
+        double g1 = r.c.gpu_ms, all = p->net->params;
+        extra(&r, "ddp_bucket_div_world_size", all, 4 * all, 4 * all, 1, "ddp");
+        extra(&r, "ddp_copy_bucket_to_grad", all, 4 * all, 4 * all, 0, "ddp");
+        e->ddp_gpu_ms += r.c.gpu_ms - g1;
+        e->layers[0].bwd_ms += r.c.gpu_ms - g1;
     }
     double bwd_end = r.c.gpu_ms;
 

@@ -71,6 +71,18 @@ typedef struct {
     cp_eager_layer *layers;
     int layers_cap;
     int record; /* set before cp_eager_run to keep events (trace) */
+    /* set before cp_eager_run: > 1 when the model runs in PyTorch's
+     * DistributedDataParallel over that many GPUs with NCCL. Backward then
+     * also runs DDP's own kernels: each gradient copied into its bucket as
+     * it is ready; after backward, the buckets divided by the world size and
+     * copied back into the gradients (three passes over the fp32 gradient
+     * bytes). The all-reduces themselves are the distributed prediction's
+     * (distributed.c). DDP's per-parameter hooks cost the host too, but the
+     * calibration-set DDP runs (validation/h200x2/ddp-calib/) could not tell
+     * such a cost: the host runs ahead of backward's kernels, so none is
+     * charged. */
+    int ddp_workers;
+    double ddp_gpu_ms; /* what DDP's own kernels added to the GPU's time line */
     cp_eager_event *events;
     int n_events, events_cap;
 } cp_eager;

@@ -471,6 +471,9 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
                    "of it for the host)\n  eager host costs: %s\n",
                 s->dev->name, e->iteration_ms, e->host_bound ? "host-bound" : "GPU-bound", 100 * e->host_share,
                 e->costs_source);
+    if (e && e->ddp_workers > 1)
+        fprintf(f, "  DistributedDataParallel's own kernels (gradients into buckets, / %d, back): %.3f ms of it\n",
+                e->ddp_workers, e->ddp_gpu_ms);
     return ferror(f) ? -1 : 0;
 }
 

@@ -401,6 +401,16 @@ static void test_distributed_eager(void **state)
         fail_msg("%s", err.msg);
     assert_true(d.iteration_ms >= e.iteration_ms - 1e-9);
     assert_non_null(d.group_eager[d.slowest]);
+    /* DistributedDataParallel's own kernels: three passes over the fp32
+     * gradients (into the buckets, / world size, back), each a read and a
+     * write: at least 24 bytes per parameter at the device's DRAM speed */
+    const cp_eager *ddp = d.group_eager[d.slowest];
+    assert_int_equal(ddp->ddp_workers, 8);
+    double floor_ms = 24.0 * (double)net.params / (h100.dram_bandwidth_gbs * 1e9) * 1e3;
+    if (!(ddp->ddp_gpu_ms >= floor_ms && ddp->ddp_gpu_ms < 3 * floor_ms + 1.0))
+        fail_msg("DDP's kernels %g ms, the bytes alone %g ms", ddp->ddp_gpu_ms, floor_ms);
+    assert_true(ddp->iteration_ms >= e.iteration_ms); /* never faster; at batch 8 the host sets the pace */
+    assert_true(e.ddp_workers == 0 && e.ddp_gpu_ms == 0);
 
     cp_dist_prediction_free(&d);
     cp_single_cache_free(&cache);
