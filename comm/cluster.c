@@ -475,9 +475,6 @@ int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_e
     return 0;
 }
 
-/* One rank per node: NCCL told to use its network transport on one host
- * (NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1), or every rank on its own
- * host (provenance.hostnames). */
 static const char *str_in(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_IsObject(o) ? cp_jget(o, key) : NULL;
@@ -507,6 +504,15 @@ static int distinct_hosts(const char *list, int ranks)
     return n == ranks;
 }
 
+int cp_cluster_net_one_per_node(const cJSON *root)
+{
+    const cJSON *nc = cp_jget(root, "nccl_allreduce"), *r = cJSON_IsObject(nc) ? cp_jget(nc, "ranks") : NULL;
+    if (!cJSON_IsNumber(r) || r->valuedouble < 2)
+        return 0;
+    return cp_cluster_net_emulated(root) ||
+           distinct_hosts(str_in(cp_jget(root, "provenance"), "hostnames"), (int)r->valuedouble);
+}
+
 int cp_cluster_net_parse(const cJSON *root, const char *path, cp_link *net, cp_error *err)
 {
     cp_jctx c = {path, "$", err};
@@ -521,7 +527,7 @@ int cp_cluster_net_parse(const cJSON *root, const char *path, cp_link *net, cp_e
     if (rc)
         return -1;
     int emulated = cp_cluster_net_emulated(root);
-    if (!emulated && !distinct_hosts(str_in(cp_jget(root, "provenance"), "hostnames"), (int)ranks))
+    if (!cp_cluster_net_one_per_node(root))
         return cp_jfail(&c, "provenance.hostnames",
                         "the sweep's %lld ranks are not one per node: its all-reduce need not have crossed a "
                         "network (run one rank per node, or on one host with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)",

@@ -91,6 +91,10 @@ int cp_cluster_net_parse(const cJSON *root, const char *path, cp_link *net, cp_e
 int cp_cluster_net_measured(const char *path, cp_link *net, cp_error *err);
 /* 1: the file's NCCL ran with its network transport forced on one host. */
 int cp_cluster_net_emulated(const cJSON *root);
+/* 1: an NCCL sweep of two or more ranks, one per node: emulated, or every
+ * rank on its own host (provenance.hostnames): what cp_cluster_net_parse
+ * takes. */
+int cp_cluster_net_one_per_node(const cJSON *root);
 
 /* The servers' pass as measured: a cnnperf-psbench file's $.server_gbs
  * (format cnnperf-psbench/1) into gbs[3] (FP32, FP16, BF16), for

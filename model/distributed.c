@@ -271,9 +271,9 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
             p->group_gpus[p->n_groups++] = n;
         }
     }
+    /* PyTorch exchanges through DistributedDataParallel, which has work of its own */
+    int ddp = p->comm == CP_COMM_NCCL && cfg->gpus > 1 ? cfg->gpus : 0;
     for (int k = 0; k < p->n_groups; k++) {
-        /* PyTorch exchanges through DistributedDataParallel, which has work of its own */
-        int ddp = p->comm == CP_COMM_NCCL && cfg->gpus > 1 ? cfg->gpus : 0;
         if (!(p->group[k] = single(cache, net, p->group_dev[k], cfg->batch, cfg, ddp, &p->group_eager[k], err)))
             return -1;
         if (compute_of(p, k) > compute_of(p, p->slowest))

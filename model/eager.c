@@ -365,7 +365,8 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         }
         e->layers[i].bwd_ms += r.c.gpu_ms - g0;
     }
-    if (e->ddp_workers > 1 && !r.failed) { /* buckets / world size, then back into the gradients */
+    /* the buckets / world size, then back into the gradients: counted with the first layer, whose backward runs last */
+    if (e->ddp_workers > 1 && !r.failed) {
         double g1 = r.c.gpu_ms, all = p->net->params;
         extra(&r, "ddp_bucket_div_world_size", all, 4 * all, 4 * all, 1, "ddp");
         extra(&r, "ddp_copy_bucket_to_grad", all, 4 * all, 4 * all, 0, "ddp");

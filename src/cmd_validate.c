@@ -424,18 +424,6 @@ static int count_hosts_of(const char *hosts)
     return count_hosts(list, nh);
 }
 
-/* An NCCL sweep of two or more ranks, one per node (emulated or not): it
- * measured the network, and is that network's link (--net-link auto), not
- * an all-reduce to score. */
-static int net_sweep(const cJSON *root)
-{
-    const cJSON *nc = cp_jget(root, "nccl_allreduce"), *r = cJSON_IsObject(nc) ? cp_jget(nc, "ranks") : NULL;
-    if (!cJSON_IsNumber(r) || r->valuedouble < 2)
-        return 0;
-    int ranks = (int)r->valuedouble;
-    return cp_cluster_net_emulated(root) || count_hosts_of(str_at(cp_jget(root, "provenance"), "hostnames")) == ranks;
-}
-
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -480,11 +468,12 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
         cJSON *root = cp_json_read_file(path, &ignored);
         const char *format = str_at(root, "format"), *schema;
         int calib = format && strcmp(format, "cnnperf-calibration/1") == 0;
-        if (calib && !h->net_found && net_sweep(root)) {
-            rc = cp_cluster_net_parse(root, path, &h->net, err);
-            h->net_found = !rc;
-        }
+        /* an NCCL sweep of one rank per node measured the network (--net-link auto); its file may
+         * hold an MPI sweep too */
+        if (calib && !h->net_found && cp_cluster_net_one_per_node(root))
+            h->net_found = !(rc = cp_cluster_net_parse(root, path, &h->net, err));
         if (rc) {
+            /* the file's error is the folder's */
         } else if (calib && cp_jget(root, "mpi_pingpong")) {
             cp_link one;
             rc = cp_cluster_ipc_parse(root, path, &one, err);
@@ -693,7 +682,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     return rc_;
 }
 
-/* cnnperf-measure before commit <this> let its compute stream wait for the
+/* cnnperf-measure before commit 3bd097b let its compute stream wait for the
  * gradient exchange inside the last backward pass it timed (the first
  * layer's, in network order, as backward runs from the last layer); since,
  * the wait is an interval of no layer's, and provenance.exchange_wait says
@@ -809,7 +798,7 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
         return skip_file(s, c->file, "NCCL sweep of one rank: nothing exchanged")
                    ? cp_jfail(c, NULL, "out of memory")
                    : 0;
-    if (net_sweep(root))
+    if (cp_cluster_net_one_per_node(root)) /* it measured the network: the link of its folder's runs */
         return skip_file(s, c->file, "NCCL sweep of one rank per node: the network link of its folder's multi-node "
                                      "runs (--net-link auto), fitted on it, so not scored")
                    ? cp_jfail(c, NULL, "out of memory")
