@@ -328,6 +328,14 @@ static void run_label(cp_val_run *r, const cJSON *root)
     snprintf(label, sizeof label, "%s b%d %s %dx%s%s%s%s", r->network, r->batch, r->precision, r->gpus, r->device, ex,
              r->source == CP_VAL_PYTORCH ? " pytorch" : "", mf && strcmp(mf, "channels_last") == 0 ? " channels-last" : "");
     snprintf(r->label, sizeof r->label, "%.*s", (int)sizeof r->label - 1, label);
+    /* the library the run's time depends on: cuDNN for cnnperf-measure (a string), PyTorch's own version */
+    const cJSON *prov = cp_jget(root, "provenance"), *lib = cp_jget(prov, r->source == CP_VAL_PYTORCH ? "torch" : "cudnn");
+    char ver[64] = "unknown";
+    if (cJSON_IsString(lib))
+        snprintf(ver, sizeof ver, "%.63s", lib->valuestring);
+    else if (cJSON_IsNumber(lib))
+        snprintf(ver, sizeof ver, "%.0f", lib->valuedouble);
+    snprintf(r->config, sizeof r->config, "%.190s | %s | %s", label, r->harness, ver);
 }
 
 /* Measured phases (required in cnnperf-measure results) and layers. */
@@ -1380,6 +1388,8 @@ int cp_cmd_validate(int argc, char **argv)
     }
     s.v.n_pairs = cp_val_pairs(s.v.runs, s.v.n_runs, s.v.pairs, s.v.n_runs);
     cp_val_targets(s.v.runs, s.v.n_runs, s.v.ar, s.v.n_ar, s.v.pairs, s.v.n_pairs, 0, s.v.targets);
+    for (int multi = 0; multi < 2; multi++)
+        cp_val_floor_of(s.v.runs, s.v.n_runs, multi, s.v.targets[CP_T_ONE_GPU_WORST].limit, &s.v.floor[multi]);
     if (o.baseline && check_baseline(&s, o.baseline, &err)) {
         rc = cp_bad("%s", err.msg);
         goto done;

@@ -238,6 +238,70 @@ int cp_val_regressed(double base, double now)
     return now > base + CP_VAL_TOLERANCE_PP;
 }
 
+/* --- repeatability --------------------------------------------------------------- */
+
+int cp_val_same_config(const cp_val_run *a, const cp_val_run *b)
+{
+    return a->config[0] && strcmp(a->config, b->config) == 0;
+}
+
+static int in_floor_scope(const cp_val_run *r, int multi)
+{
+    return cp_val_in_targets(r) && r->meas_ms > 0 && (multi ? r->gpus > 1 : cp_val_one_gpu_scope(r));
+}
+
+void cp_val_floor_of(const cp_val_run *runs, int n, int multi, double limit_pct, cp_val_floor *out)
+{
+    memset(out, 0, sizeof *out);
+    out->worst_run = -1;
+    out->limit_pct = limit_pct;
+    double sum_pct = 0;
+    for (int i = 0; i < n; i++) {
+        if (!in_floor_scope(&runs[i], multi))
+            continue;
+        out->runs++;
+        int first = 1; /* the configuration's first run in scope stands for it */
+        for (int j = 0; j < i && first; j++)
+            if (in_floor_scope(&runs[j], multi) && cp_val_same_config(&runs[i], &runs[j]))
+                first = 0;
+        if (!first)
+            continue;
+        out->configs++;
+        int count = 0;
+        double lo = runs[i].meas_ms, hi = lo, best = -1;
+        /* sum over the runs of |p - m| / m is convex and piecewise linear in p with its
+         * kinks at the measured times: its least value is at one of them */
+        for (int j = i; j < n; j++) {
+            const cp_val_run *c = &runs[j];
+            if (j > i && (!in_floor_scope(c, multi) || !cp_val_same_config(&runs[i], c)))
+                continue;
+            count++;
+            lo = c->meas_ms < lo ? c->meas_ms : lo;
+            hi = c->meas_ms > hi ? c->meas_ms : hi;
+            double s = 0;
+            for (int k = i; k < n; k++)
+                if (k == i || (in_floor_scope(&runs[k], multi) && cp_val_same_config(&runs[i], &runs[k])))
+                    s += fabs(c->meas_ms - runs[k].meas_ms) / runs[k].meas_ms;
+            best = best < 0 || s < best ? s : best;
+        }
+        sum_pct += 100 * best;
+        if (count < 2)
+            continue;
+        out->repeated_configs++;
+        out->repeated_runs += count;
+        double w = 100 * (hi - lo) / (hi + lo);
+        out->wide_configs += w > limit_pct;
+        if (w > out->worst_floor_pct || out->worst_run < 0) {
+            out->worst_floor_pct = w;
+            out->worst_run = i;
+            out->worst_min_ms = lo;
+            out->worst_max_ms = hi;
+            out->worst_n = count;
+        }
+    }
+    out->mape_floor_pct = out->runs ? sum_pct / out->runs : 0;
+}
+
 /* --- groups ------------------------------------------------------------------------- */
 
 const char *const cp_val_dim_names[CP_DIM_COUNT] = {"network", "device",  "precision", "comm",

@@ -35,6 +35,7 @@ typedef struct {
     cp_val_source source;
     char network[64], device[32], precision[8], comm[8]; /* device: the profile id; comm "none" on one GPU */
     char harness[16]; /* "legacy API", "graph API" (cnnperf-measure's convolution API) or "PyTorch" */
+    char config[320];  /* the configuration: label, harness and library versions ("": unknown, matches none) */
     int batch, gpus, overlap, ps_servers, emulated;
     int calibration;  /* network in the calibration set: kept out of the targets */
     int excluded;     /* kept out of the targets for another reason (note says why) */
@@ -179,6 +180,31 @@ void cp_val_baseline_targets(const cp_val_run *runs, int n, const cp_val_ar *ar,
 /* A lower-is-better metric regressed: now worse than base by more than
  * CP_VAL_TOLERANCE_PP. */
 int cp_val_regressed(double base, double now);
+
+/* --- repeatability ------------------------------------------------------------ */
+
+/* Runs of one configuration measured more than once bound what any model can
+ * reach: a prediction is one number per configuration (cp_val_run.config:
+ * network, device, batch, precision, GPUs, exchange, memory format, harness,
+ * cuDNN or PyTorch version), so it cannot be nearer to all of them than their
+ * spread allows. */
+typedef struct {
+    int runs, configs;                   /* runs in the scope, distinct configurations among them */
+    int repeated_configs, repeated_runs; /* configurations measured more than once, and their runs */
+    double mape_floor_pct;  /* the least MAPE any one prediction per configuration reaches over the runs */
+    double worst_floor_pct; /* the least worst |error|: (max - min) / (max + min) of the widest configuration */
+    int worst_run;          /* a run of that configuration (index into runs), -1 when none repeats */
+    double worst_min_ms, worst_max_ms;
+    int worst_n;
+    double limit_pct; /* a worst-case limit (the one-GPU target's), and */
+    int wide_configs; /* the configurations whose own spread (max - min) / (max + min) exceeds it */
+} cp_val_floor;
+/* Whether two runs are the same configuration (same non-empty config). */
+int cp_val_same_config(const cp_val_run *a, const cp_val_run *b);
+/* The floor over the target's runs: multi 0 the one-GPU scope, 1 the
+ * multi-GPU runs (evaluation set, cp_val_in_targets); limit_pct: the
+ * worst case to count wide configurations against. */
+void cp_val_floor_of(const cp_val_run *runs, int n, int multi, double limit_pct, cp_val_floor *out);
 
 /* --- paths ------------------------------------------------------------------- */
 

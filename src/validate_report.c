@@ -194,6 +194,28 @@ static int report_json(FILE *f, const cp_validation *v)
         cJSON_AddStringToObject(e, "status", x->n == 0 ? "no data" : x->met ? "met" : "not met");
         cJSON_AddItemToArray(ts, e);
     }
+    cJSON *rep = cJSON_AddArrayToObject(o, "repeatability");
+    for (int m = 0; m < 2; m++) {
+        const cp_val_floor *fl = &v->floor[m];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "scope", m ? "multi-GPU target's runs" : "one-GPU target's runs");
+        cJSON_AddNumberToObject(e, "runs", fl->runs);
+        cJSON_AddNumberToObject(e, "configurations", fl->configs);
+        cJSON_AddNumberToObject(e, "repeated_configurations", fl->repeated_configs);
+        cJSON_AddNumberToObject(e, "repeated_runs", fl->repeated_runs);
+        cJSON_AddNumberToObject(e, "mape_floor_pct", fl->mape_floor_pct);
+        cJSON_AddNumberToObject(e, "worst_floor_pct", fl->worst_floor_pct);
+        cJSON_AddNumberToObject(e, "limit_pct", fl->limit_pct);
+        cJSON_AddNumberToObject(e, "configurations_wider_than_limit", fl->wide_configs);
+        if (fl->worst_run >= 0) {
+            cJSON *w = cJSON_AddObjectToObject(e, "widest");
+            cJSON_AddStringToObject(w, "run", v->runs[fl->worst_run].label);
+            cJSON_AddNumberToObject(w, "runs", fl->worst_n);
+            cJSON_AddNumberToObject(w, "min_ms", fl->worst_min_ms);
+            cJSON_AddNumberToObject(w, "max_ms", fl->worst_max_ms);
+        }
+        cJSON_AddItemToArray(rep, e);
+    }
     cJSON *sum = cJSON_AddObjectToObject(o, "summary");
     cJSON_AddItemToObject(sum, "evaluation", groups_json(v, 0));
     cJSON_AddItemToObject(sum, "calibration", groups_json(v, 1));
@@ -423,6 +445,27 @@ static void targets_section(out *o, const cp_validation *v)
         snprintf(status, sizeof status, o->md && x->n ? "**%s**" : "%s", cp_val_status(x));
         const char *c[] = {x->what, status, val, n};
         row(o, w, 4, c);
+    }
+}
+
+/* What the measurements' own spread leaves to any model: the targets'
+ * configurations measured more than once (validate.h, cp_val_floor). */
+static void repeatability_section(out *o, const cp_validation *v)
+{
+    heading(o, o->md ? "Repeatability: the error no prediction can avoid (evaluation set)" : "repeatability");
+    const char *li = o->md ? "- " : "  ";
+    for (int m = 0; m < 2; m++) {
+        const cp_val_floor *fl = &v->floor[m];
+        fprintf(o->f, "%s%s: %d runs of %d configurations, %d measured more than once (%d runs). One prediction "
+                      "per configuration can reach at best %.2f%% MAPE",
+                li, m ? "multi-GPU target" : "one-GPU target", fl->runs, fl->configs, fl->repeated_configs,
+                fl->repeated_runs, fl->mape_floor_pct);
+        if (fl->worst_run >= 0)
+            fprintf(o->f, " and %.1f%% worst case (%s%s%s: %d runs, %.3f to %.3f ms)", fl->worst_floor_pct,
+                    o->md ? "`" : "", v->runs[fl->worst_run].label, o->md ? "`" : "", fl->worst_n, fl->worst_min_ms,
+                    fl->worst_max_ms);
+        fprintf(o->f, "; %d configuration%s spread wider than %.0f%% ((max - min) / (max + min)).\n", fl->wide_configs,
+                fl->wide_configs == 1 ? " is" : "s are", fl->limit_pct);
     }
 }
 
@@ -690,6 +733,7 @@ static int report_text(FILE *f, const cp_validation *v, int md)
         fprintf(f, "layer-pass calibration: %s\n", v->calibration[0] ? v->calibration : "-");
     }
     targets_section(&o, v);
+    repeatability_section(&o, v);
     sets_section(&o, v);
     runs_section(&o, v);
     groups_section(&o, v, 0);

@@ -36,6 +36,7 @@ typedef struct {
     char calib_networks[CP_VAL_MAX_CALIB][64];
     int n_calib_networks;
     cp_val_target targets[CP_T_COUNT];
+    cp_val_floor floor[2]; /* repeatability: [0] the one-GPU target's runs, [1] the multi-GPU target's */
 
     /* --baseline: its metrics and today's, both over the runs it knows
      * measured as it recorded them; which regressed, the decisions that

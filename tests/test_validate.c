@@ -212,6 +212,54 @@ static void test_groups(void **state)
     assert_string_equal(g[2].value, "unknown");
 }
 
+/* Three runs of one configuration measured 10, 20 and 40 ms: a prediction of
+ * 10 errs 0 + 50 + 75 = 125% in total, of 20 100 + 0 + 50, of 40 300 + 100 + 0,
+ * so 125% over the three runs at best; at worst one is (40 - 10) / (40 + 10) =
+ * 60% off whatever is predicted. A fourth configuration measured once adds a
+ * run and no error; a calibration-set run and a run without a configuration
+ * key count as nothing repeated. */
+static void test_floor(void **state)
+{
+    (void)state;
+    cp_val_run r[6] = {
+        run("resnet50", "h100", "fp32", 64, 1, "none", 10, 11),
+        run("resnet50", "h100", "fp32", 64, 1, "none", 20, 11),
+        run("vgg16", "h100", "fp32", 64, 1, "none", 30, 31),
+        run("resnet50", "h100", "fp32", 64, 1, "none", 40, 11),
+        run("resnet18", "h100", "fp32", 64, 1, "none", 5, 9),
+        run("resnet18", "h100", "fp32", 64, 1, "none", 50, 9),
+    };
+    for (int i = 0; i < 4; i++)
+        snprintf(r[i].config, sizeof r[i].config, "%s b64 fp32 1xh100 | graph API | 9.14.0", r[i].network);
+    snprintf(r[4].config, sizeof r[4].config, "resnet18 calibration");
+    snprintf(r[5].config, sizeof r[5].config, "resnet18 calibration");
+    r[4].calibration = r[5].calibration = 1;
+    cp_val_floor f;
+    cp_val_floor_of(r, 6, 0, 12, &f);
+    assert_int_equal(f.runs, 4);
+    assert_int_equal(f.configs, 2);
+    assert_int_equal(f.repeated_configs, 1);
+    assert_int_equal(f.repeated_runs, 3);
+    assert_float_equal(f.mape_floor_pct, 125.0 / 4, 1e-9);
+    assert_float_equal(f.worst_floor_pct, 60.0, 1e-9);
+    assert_int_equal(f.worst_run, 0);
+    assert_int_equal(f.worst_n, 3);
+    assert_float_equal(f.worst_min_ms, 10, 1e-12);
+    assert_float_equal(f.worst_max_ms, 40, 1e-12);
+    assert_int_equal(f.wide_configs, 1);
+    /* another harness is another configuration; an empty key matches nothing */
+    snprintf(r[1].config, sizeof r[1].config, "resnet50 b64 fp32 1xh100 | legacy API | 9.14.0");
+    r[3].config[0] = 0;
+    cp_val_floor_of(r, 6, 0, 12, &f);
+    assert_int_equal(f.configs, 4);
+    assert_int_equal(f.repeated_configs, 0);
+    assert_float_equal(f.mape_floor_pct, 0, 1e-12);
+    assert_int_equal(f.worst_run, -1);
+    cp_val_floor_of(r, 6, 1, 12, &f); /* no multi-GPU runs */
+    assert_int_equal(f.runs, 0);
+    assert_float_equal(f.mape_floor_pct, 0, 1e-12);
+}
+
 static void test_worst_layers(void **state)
 {
     (void)state;
@@ -425,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_one_gpu_scope),
         cmocka_unit_test(test_targets),
         cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_floor),
         cmocka_unit_test(test_worst_layers),
         cmocka_unit_test(test_merged_backward),
         cmocka_unit_test(test_baseline_targets),
