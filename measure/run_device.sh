@@ -517,6 +517,44 @@ ddp() {
     bundle
 }
 
+# MODE=torchacc (session 22): PyTorch on one GPU, the folder's eager costs
+# (with autograd's gradient sum) measured first; DenseNet-121 and the other
+# calibration-set networks that fork tensors, to judge the eager model's
+# gradient sums on, then evaluation configurations no call had run, chosen
+# before the call; predicted in the call by cnnperf validate.
+TORCHACC_CONFIGS="
+--network densenet121 --batch 32,64 --precision fp32,fp16
+--network inception_v3 --batch 32 --precision fp16
+--network squeezenet1_1 --batch 64 --precision fp16
+--network googlenet --batch 32,64 --precision fp32,fp16
+--network resnet152 --batch 32 --precision fp32,fp16
+--network resnet50 --batch 48 --precision fp16
+--network vgg19 --batch 64 --precision fp16"
+
+# torch_one CONFIGS DIR: tools/torch_bench.py on one GPU, one process per line
+# of CONFIGS, the folder's eager costs measured first, predicted in the call.
+torch_one() {
+    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    local dir="$RES/$2" c
+    mkdir -p "$dir"
+    say "torch_bench --eager-overhead"
+    timeout 150 python3 tools/torch_bench.py --eager-overhead -o "$dir/eager-overhead-$DEV.json" </dev/null ||
+        fail "eager overhead"
+    while read -r c; do
+        [ -n "$c" ] || continue
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "torch $c skipped: past the deadline"; continue; }
+        say "torch_bench.py $c"
+        # shellcheck disable=SC2086
+        timeout 200 python3 tools/torch_bench.py $c --out-dir "$dir" </dev/null 2>&1 | grep -E '^torch_bench' ||
+            fail "torch $c"
+        bundle
+    done <<<"$1"
+    "$PREDICT" validate --measured "$dir"/torch-*.json --format json -o "$dir/predicted-in-call.json" \
+        </dev/null || fail "validate in the call"
+    print_in_call "$dir/predicted-in-call.json"
+    bundle
+}
+
 # MODE=netemu2 (session 21): nine more, chosen before the call.
 NETEMU2_CONFIGS="
 resnet50 32 fp32 nccl netemu
@@ -1204,6 +1242,7 @@ run_mode() {
     nccloverlap) overlap "$NCCLHOLDOUT_CONFIGS" ;;
     ddp) ddp "$DDP_CONFIGS" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
+    torchacc) torch_one "$TORCHACC_CONFIGS" torchacc ;;
     overlapprofile) # a calibrated profile with the co-execution rates, used by predict
         [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
         mpi_setup

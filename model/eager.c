@@ -124,7 +124,9 @@ static void extra(run *r, const char *name, double items, double in, double out,
     r->e->extra_kernels++;
 }
 
-/* The prediction's kernels of one layer pass, with their predicted times. */
+/* The prediction's kernels of one layer pass, with their predicted times,
+ * but for the harness's gradient sums (predict.c's "grad_accumulate"): eager
+ * mode runs autograd's own (accumulate below). */
 static void pass_kernels(run *r, int node, const char *layer)
 {
     const cp_tree *tr = &r->p->tree;
@@ -133,8 +135,82 @@ static void pass_kernels(run *r, int node, const char *layer)
     /* the pass's calibration (calibration.h): its scale on every kernel, its
      * per-call offset on the first */
     double scale = tr->t[node].scale, offset = tr->t[node].offset_ms;
-    for (int c = tr->t[cp_tree_body(tr, node)].first; c >= 0; c = tr->t[c].next, offset = 0)
-        kernel(r, scale * tr->t[c].time_ms + offset, tr->k[tr->t[c].kernel].name, layer);
+    for (int c = tr->t[cp_tree_body(tr, node)].first; c >= 0; c = tr->t[c].next) {
+        const char *name = tr->k[tr->t[c].kernel].name;
+        if (strcmp(name, "grad_accumulate") == 0)
+            continue;
+        kernel(r, scale * tr->t[c].time_ms + offset, name, layer);
+        offset = 0;
+    }
+}
+
+/* --- autograd's gradient sums -------------------------------------------------- */
+
+static int is_concat(const cp_layer *l)
+{
+    return strcmp(l->kind->name, "concat") == 0;
+}
+
+/* Counts, per layer, the concatenations that hold its output (through
+ * concatenations of concatenations) and have a reader that is not one. */
+static void count_in_concats(const cp_network *net, int c, const int *real, int *held)
+{
+    const cp_layer *l = &net->layers[c];
+    for (int j = 0; j < l->n_inputs; j++) {
+        int in = l->inputs[j];
+        if (in < 0)
+            continue;
+        if (is_concat(&net->layers[in]))
+            count_in_concats(net, in, real, held);
+        else
+            held[in]++;
+    }
+}
+
+/* How many times autograd sums two gradients of each layer's output: one
+ * fewer than the gradients it receives. PyTorch writes a concatenation that
+ * takes a concatenation as one torch.cat of the inner one's inputs
+ * (torchvision's DenseNet: every dense layer concatenates all earlier
+ * features), so each of those inputs receives a gradient from every
+ * concatenation that holds it and is read by a layer other than a
+ * concatenation; the harness sums once per concatenation instead
+ * (predict.c). Elsewhere the two agree: one fewer than the readers. */
+static int accumulations(const cp_network *net, int *acc, cp_error *err)
+{
+    int n = net->n_layers;
+    int *real = calloc((size_t)n, sizeof *real), *held = calloc((size_t)n, sizeof *held);
+    if (!real || !held) {
+        free(real);
+        free(held);
+        return cp_fail(err, NULL, NULL, "out of memory");
+    }
+    for (int i = 0; i < n; i++) /* readers that are not concatenations */
+        real[i] = net->layers[i].consumers;
+    for (int i = 0; i < n; i++)
+        if (is_concat(&net->layers[i]))
+            for (int j = 0; j < net->layers[i].n_inputs; j++)
+                if (net->layers[i].inputs[j] >= 0)
+                    real[net->layers[i].inputs[j]]--;
+    for (int i = 0; i < n; i++)
+        if (is_concat(&net->layers[i]) && real[i] > 0)
+            count_in_concats(net, i, real, held);
+    for (int i = 0; i < n; i++) {
+        int got = is_concat(&net->layers[i]) ? real[i] : real[i] + held[i];
+        acc[i] = got > 1 ? got - 1 : 0;
+    }
+    free(real);
+    free(held);
+    return 0;
+}
+
+/* Autograd sums a gradient into another: an ATen add from the engine (its
+ * host cost) and its kernel over the activation's elements. */
+static void accumulate(run *r, const cp_layer *l, double us, int autocast)
+{
+    double e = r->p->batch * cp_shape_elems(l->out), b = autocast ? 2 : 4;
+    op(r, us, "grad_accumulate", l->name);
+    kernel(r, stream_ms(r, "grad_accumulate", e, 2 * b * e, b * e, 1), "grad_accumulate", l->name);
+    r->e->accumulations++;
 }
 
 /* Parameter tensors of a layer as torch holds them (weight and bias, or BN's
@@ -176,6 +252,11 @@ static const kind_info *info_of(kind_info *cache, int *n, const cp_layer_kind *k
     k->kind = kind;
     k->fwd_us = cp_eager_op_us(costs, kind->name, autocast ? CP_EAGER_AC_FWD : CP_EAGER_FWD, builtin);
     k->bwd_us = cp_eager_op_us(costs, kind->name, autocast ? CP_EAGER_AC_BWD : CP_EAGER_BWD, builtin);
+    /* torch_bench times an add as x + x, whose backward also sums x's two
+     * gradients: that sum is charged where it happens (accumulate) */
+    if (strcmp(kind->name, "add") == 0)
+        k->bwd_us = dmax(k->bwd_us - cp_eager_op_us(costs, "grad_accumulate",
+                                                    autocast ? CP_EAGER_AC_BWD : CP_EAGER_BWD, builtin), 0);
     k->casts = strcmp(kind->name, "conv") == 0 || strcmp(kind->name, "fc") == 0;
     k->bn = strcmp(kind->name, "batchnorm") == 0;
     k->loss = strcmp(kind->name, "softmax") == 0;
@@ -277,10 +358,18 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         return -1;
     memset(e->layers, 0, (size_t)net->n_layers * sizeof *e->layers);
 
+    int *acc = malloc((size_t)net->n_layers * sizeof *acc);
+    if (!acc)
+        return cp_fail(err, NULL, NULL, "out of memory");
+    if (accumulations(net, acc, err)) {
+        free(acc);
+        return -1;
+    }
     run r = {.e = e, .p = p, .dev = p->dev, .err = err};
     int autocast = p->prec == CP_PREC_FP16 || p->prec == CP_PREC_BF16;
     kind_info cache[KINDS];
     int n_kinds = 0, builtin = 0;
+    double acc_us = cp_eager_op_us(costs, "grad_accumulate", autocast ? CP_EAGER_AC_BWD : CP_EAGER_BWD, &builtin);
     /* the layer that is the loss; a network without one gets
      * CrossEntropyLoss on its output, as a training script adds it */
     const cp_layer_kind *softmax = cp_layer_kind_find("softmax");
@@ -352,6 +441,8 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         op(&r, k->bwd_us, l->name, "backward");
         if (k->loss && i == loss_layer)
             loss_backward(&r, logits, autocast, l->name);
+        for (int j = 0; j < acc[i] && !r.failed; j++)
+            accumulate(&r, l, acc_us, autocast);
         pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_DATA], l->name);
         pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_WEIGHT], l->name);
         int n = tensors_of(l, size);
@@ -394,6 +485,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         foreach_op(&r, sizes, n_tensors, 2, 8, 4, 2, "foreach_add_(params, momentum_buffers)");
     }
     free(sizes);
+    free(acc);
     if (r.failed)
         return -1;
 

@@ -66,6 +66,7 @@ typedef struct {
                            (PyTorch's algorithms, harness mode's default since 2026-11-25) */
     double optimizer_ms; /* GPU time of the optimizer's foreach kernels */
     int ops, kernels, extra_kernels, optimizer_kernels, param_tensors;
+    int accumulations; /* autograd's sums of a tensor's gradients (a tensor read by several layers) */
     int builtin_costs;  /* some host cost came from the built-in typical values */
     const char *costs_source;
     cp_eager_layer *layers;

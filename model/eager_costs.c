@@ -8,8 +8,9 @@
 static const char *const keys[CP_EAGER_KEYS] = {
     "default", "pool",    "conv",    "fc",      "batchnorm", "relu",   "relu6",  "maxpool",          "avgpool",
     "global_avgpool",    "adaptive_avgpool", "lrn",     "dropout", "softmax", "concat", "add",    "flatten",
+    "grad_accumulate",
 };
-enum { K_DEFAULT, K_POOL };
+enum { K_DEFAULT, K_POOL, K_ACCUMULATE = CP_EAGER_KEYS - 1 };
 
 static const char *const table_names[CP_EAGER_TABLES] = {"forward_op_us", "backward_op_us",
                                                          "autocast_forward_op_us", "autocast_backward_op_us"};
@@ -27,11 +28,11 @@ const char cp_eager_default_source[] =
  * loss's cast to fp32, and ~1 µs of autocast dispatch elsewhere. -1: take
  * the group's or the default. */
 static const double builtin[CP_EAGER_TABLES][CP_EAGER_KEYS] = {
-    /*         default pool conv fc  bn  relu relu6 max avg gavg aavg lrn drop soft cat add flat */
-    [CP_EAGER_FWD] = {10, 10, 20, 16, 25, 8, -1, -1, -1, -1, -1, 35, 12, 25, 10, 7, 4},
-    [CP_EAGER_BWD] = {8, 8, 15, 14, 12, 6, -1, -1, -1, -1, -1, 25, 6, 30, 6, 4, 3},
-    [CP_EAGER_AC_FWD] = {11, 11, 28, 24, 26, 9, -1, -1, -1, -1, -1, 36, 13, 31, 11, 8, 5},
-    [CP_EAGER_AC_BWD] = {8, 8, 20, 19, 12, 6, -1, -1, -1, -1, -1, 25, 6, 34, 6, 4, 3},
+    /*         default pool conv fc  bn  relu relu6 max avg gavg aavg lrn drop soft cat add flat acc */
+    [CP_EAGER_FWD] = {10, 10, 20, 16, 25, 8, -1, -1, -1, -1, -1, 35, 12, 25, 10, 7, 4, 0},
+    [CP_EAGER_BWD] = {8, 8, 15, 14, 12, 6, -1, -1, -1, -1, -1, 25, 6, 30, 6, 4, 3, 5},
+    [CP_EAGER_AC_FWD] = {11, 11, 28, 24, 26, 9, -1, -1, -1, -1, -1, 36, 13, 31, 11, 8, 5, 0},
+    [CP_EAGER_AC_BWD] = {8, 8, 20, 19, 12, 6, -1, -1, -1, -1, -1, 25, 6, 34, 6, 4, 3, 5},
 };
 static const double builtin_opt_step_us = 80, builtin_opt_tensor_us = 2.0;
 
@@ -43,10 +44,15 @@ static int key_index(const char *s)
     return -1;
 }
 
-/* The lookup chain of a kind: itself, its group, "default". */
+/* The lookup chain of a kind: itself, its group, "default". An autograd
+ * gradient accumulation is no module call: its own entry only. */
 static int chain(const char *kind, int out[3])
 {
     int n = 0, k = key_index(kind);
+    if (k == K_ACCUMULATE) {
+        out[0] = k;
+        return 1;
+    }
     if (k >= 0)
         out[n++] = k;
     if (strstr(kind, "pool") && k != K_POOL)

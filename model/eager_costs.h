@@ -19,8 +19,10 @@
 #include "../util/jsonread.h"
 
 /* Keys of the per-kind tables: "default", "pool" (every pooling kind),
- * and the layer kinds themselves. */
-#define CP_EAGER_KEYS 17
+ * the layer kinds themselves, and "grad_accumulate": autograd summing two
+ * gradients of one tensor (a tensor read by several layers), in the
+ * backward tables, looked up on its own (no "default"). */
+#define CP_EAGER_KEYS 18
 
 typedef enum { CP_EAGER_FWD, CP_EAGER_BWD, CP_EAGER_AC_FWD, CP_EAGER_AC_BWD, CP_EAGER_TABLES } cp_eager_table;
 

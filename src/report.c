@@ -293,6 +293,7 @@ static void eager_json(cJSON *o, const cp_eager *e)
     cJSON_AddNumberToObject(x, "operators", e->ops);
     cJSON_AddNumberToObject(x, "kernels", e->kernels);
     cJSON_AddNumberToObject(x, "extra_kernels", e->extra_kernels);
+    cJSON_AddNumberToObject(x, "gradient_accumulations", e->accumulations);
     cJSON_AddNumberToObject(x, "optimizer_kernels", e->optimizer_kernels);
     cJSON_AddNumberToObject(x, "parameter_tensors", e->param_tensors);
     cJSON_AddBoolToObject(x, "host_costs_calibrated", !e->builtin_costs);
@@ -307,8 +308,8 @@ static void eager_text(FILE *f, const cp_eager *e)
     fprintf(f, "  the host issues %d operators in %.3f ms; the GPU runs %d kernels and copies in %.3f ms\n", e->ops,
             e->host_ms, e->kernels, e->gpu_busy_ms);
     fprintf(f, "  (%d kernels that harness mode has not: autocast casts, BN counters, loss, %d of the foreach "
-               "optimizer)\n",
-            e->extra_kernels, e->optimizer_kernels);
+               "optimizer; autograd sums %d gradients)\n",
+            e->extra_kernels, e->optimizer_kernels, e->accumulations);
     fprintf(f, "  %s: the GPU waits %.3f ms for the host, %.0f%% of the iteration; harness mode: %.3f ms "
                "(eager %+.1f%%)\n",
             e->host_bound ? "host-bound" : "GPU-bound", e->gpu_idle_ms, 100 * e->host_share, e->harness_ms,

@@ -251,6 +251,48 @@ static void test_more_host_cost_never_less_time(void **state)
 
 /* --- the cost tables ------------------------------------------------------------ */
 
+/* Autograd's gradient sums, counted by hand. ResNet-50: each of its 16
+ * blocks' input is read by the block's first convolution and by the add or
+ * the downsample: 16. GoogLeNet: each of the nine inception blocks' input
+ * feeds four branches: 27. DenseNet-121 as torchvision writes it (every
+ * dense layer concatenates all earlier features): in a block of n layers the
+ * block's input receives n + 1 gradients and the j-th layer's output n - j
+ * (j = 1..n), n (n + 1) / 2 sums; blocks of 6, 12, 24 and 16 layers give
+ * 21 + 78 + 300 + 136 = 535. A sum costs the host its own entry, and an add
+ * layer's backward as much less (torch_bench times an add as x + x). */
+static void test_gradient_sums(void **state)
+{
+    (void)state;
+    const struct {
+        const char *net;
+        int sums;
+    } cases[] = {{"resnet50", 16}, {"googlenet", 27}, {"densenet121", 535}, {"vgg16", 0}};
+    cp_eager_costs c;
+    cp_error err;
+    if (cp_eager_costs_load(DATA "/eager-overhead-sample.json", &c, &err))
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cp_network net;
+        cp_prediction p = {0};
+        cp_eager e = {0};
+        predict(cases[i].net, &h100, 32, CP_PREC_FP32, &net, &p);
+        run(&p, &c, &e);
+        assert_int_equal(e.accumulations, cases[i].sums);
+        /* the host's total moves by (sums - adds) x the sum's cost when only that cost moves */
+        int adds = 0;
+        for (int l = 0; l < net.n_layers; l++)
+            adds += strcmp(net.layers[l].kind->name, "add") == 0;
+        double host = e.host_ms;
+        c.us[CP_EAGER_BWD][CP_EAGER_KEYS - 1] += 1; /* 1 us more per sum */
+        run(&p, &c, &e);
+        near(e.host_ms - host, (cases[i].sums - adds) * 1e-3);
+        c.us[CP_EAGER_BWD][CP_EAGER_KEYS - 1] -= 1;
+        cp_eager_free(&e);
+        cp_prediction_free(&p);
+        cp_network_free(&net);
+    }
+}
+
 static void test_cost_lookup(void **state)
 {
     (void)state;
@@ -264,6 +306,7 @@ static void test_cost_lookup(void **state)
     near(cp_eager_op_us(&none, "conv", CP_EAGER_BWD, NULL), 15);
     near(cp_eager_op_us(&none, "no_such_kind", CP_EAGER_FWD, NULL), 10);
     near(cp_eager_optimizer_us(&none, 10, NULL), 80 + 10 * 2.0);
+    near(cp_eager_op_us(&none, "grad_accumulate", CP_EAGER_BWD, NULL), 5);
 
     cp_eager_costs c;
     cp_error err;
@@ -275,7 +318,14 @@ static void test_cost_lookup(void **state)
     near(cp_eager_op_us(&c, "softmax", CP_EAGER_BWD, &builtin), 11);        /* "default" */
     near(cp_eager_op_us(&c, "conv", CP_EAGER_AC_FWD, &builtin), 41);
     near(cp_eager_optimizer_us(&c, 100, &builtin), 120 + 350);
+    near(cp_eager_op_us(&c, "grad_accumulate", CP_EAGER_BWD, &builtin), 4);
     assert_false(builtin);
+    /* a gradient sum is no module call: no "default" for it */
+    c.has[CP_EAGER_BWD][CP_EAGER_KEYS - 1] = 0;
+    near(cp_eager_op_us(&c, "grad_accumulate", CP_EAGER_BWD, &builtin), 5);
+    assert_true(builtin);
+    c.has[CP_EAGER_BWD][CP_EAGER_KEYS - 1] = 1;
+    builtin = 0;
     assert_non_null(strstr(c.source, "measured"));
     assert_non_null(strstr(c.source, "test-sample"));
     assert_non_null(strstr(c.source, "0.0-sample"));
@@ -428,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_not_faster_than_harness),
         cmocka_unit_test(test_more_host_cost_never_less_time),
+        cmocka_unit_test(test_gradient_sums),
         cmocka_unit_test(test_cost_lookup),
         cmocka_unit_test(test_bad_overhead_files),
         cmocka_unit_test(test_json_fields),

@@ -341,6 +341,14 @@ def eager_overhead(args):
         def forward(self, x):
             return x + x
 
+    class AddBuffer(nn.Module):  # the same add with a constant: its backward sums no two gradients of x
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("c", torch.zeros(1, 8, 8, 8))
+
+        def forward(self, x):
+            return x + self.c
+
     makers = {
         "conv": lambda: nn.Conv2d(8, 8, 3, padding=1, bias=False),
         "batchnorm": lambda: nn.BatchNorm2d(8),
@@ -348,6 +356,7 @@ def eager_overhead(args):
         "pool": lambda: nn.MaxPool2d(3, stride=1, padding=1),
         "add": AddConst,
         "fc": lambda: nn.Linear(512, 512),
+        "add_buffer": AddBuffer,  # not a table key: for grad_accumulate below
     }
 
     def per_op(kind, backward, autocast):
@@ -381,6 +390,8 @@ def eager_overhead(args):
     out = {"schema": "cnnperf-eager-overhead/1", "forward_op_us": {}, "backward_op_us": {},
            "autocast_forward_op_us": {}, "autocast_backward_op_us": {}}
     for kind in makers:
+        if kind == "add_buffer":
+            continue
         f = per_op(kind, False, False)
         fb = per_op(kind, True, False)
         out["forward_op_us"][kind] = round(f, 2)
@@ -394,6 +405,13 @@ def eager_overhead(args):
     for table in ("forward_op_us", "backward_op_us", "autocast_forward_op_us", "autocast_backward_op_us"):
         vals = sorted(out[table].values())
         out[table]["default"] = vals[len(vals) // 2]
+    # autograd summing two gradients of one tensor (a tensor several layers read): x + x's backward sums
+    # them, x + buffer's does not; the rest of the two is the same
+    for autocast, table in ((False, "backward_op_us"), (True, "autocast_backward_op_us")):
+        both = per_op("add", True, autocast) - per_op("add", False, autocast)
+        one = per_op("add_buffer", True, autocast) - per_op("add_buffer", False, autocast)
+        out[table]["grad_accumulate"] = round(max(both - one, 0.0), 2)
+        print(f"torch_bench: eager gradient sum {both - one:7.2f} us (autocast {autocast})", file=sys.stderr)
 
     def step_us(n_tensors):
         params = [torch.zeros(64, device=dev, requires_grad=True) for _ in range(n_tensors)]
@@ -418,7 +436,8 @@ def eager_overhead(args):
           f"{per_tensor:.3f} us per tensor", file=sys.stderr)
     out["provenance"] = provenance(torch, {
         "method": "host wall time of chains of 64 and 16 tiny modules (batch 1, 8x8x8 or 512 features), "
-                  "difference / 48, median of 5 samples of 30 repetitions; backward = (forward+backward) - forward",
+                  "difference / 48, median of 5 samples of 30 repetitions; backward = (forward+backward) - forward; "
+                  "grad_accumulate = backward of x + x (sums two gradients of x) - backward of x + a constant",
     })
     write_json(args.output, out)
     return 0
