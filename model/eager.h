@@ -18,8 +18,12 @@
  * 16 bits each forward and of their gradients back, BN's num_batches_tracked
  * increment, nll_loss and the loss backward's seed and scatter, and, instead
  * of one SGD kernel per layer, torch.optim.SGD's foreach implementation: a
- * few multi-tensor kernels over all parameters (mul_, add_, add_). One pass
- * over the prediction's kernels; the harness prediction is not changed. */
+ * few multi-tensor kernels over all parameters (mul_, add_, add_). Where a
+ * tensor feeds several layers, autograd sums its gradients as PyTorch's
+ * graph has them (a concatenation of concatenations is one torch.cat of all
+ * their inputs, as torchvision's DenseNet writes it): each sum an operator
+ * of its own with its kernel, in place of the harness's sums. One pass over
+ * the prediction's kernels; the harness prediction is not changed. */
 #ifndef CP_EAGER_H
 #define CP_EAGER_H
 
