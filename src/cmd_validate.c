@@ -677,7 +677,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         cp_dist_prediction_free(&d);
         cp_single_cache_free(&cache);
     }
-    snprintf(r->harness, sizeof r->harness, "%s", eager ? "PyTorch" : rc->graph_api ? "graph API" : "legacy API");
+    snprintf(r->harness, sizeof r->harness, "%s", cp_val_harnesses[eager ? 2 : rc->graph_api ? 1 : 0]);
     if (!rc_ && eager)
         snprintf(r->note, sizeof r->note, "eager mode%s%s",
                  costs && !s->have_costs ? ", host costs measured in the run's folder" : "",
@@ -1388,8 +1388,11 @@ int cp_cmd_validate(int argc, char **argv)
     }
     s.v.n_pairs = cp_val_pairs(s.v.runs, s.v.n_runs, s.v.pairs, s.v.n_runs);
     cp_val_targets(s.v.runs, s.v.n_runs, s.v.ar, s.v.n_ar, s.v.pairs, s.v.n_pairs, 0, s.v.targets);
+    double limit = s.v.targets[CP_T_ONE_GPU_WORST].limit;
     for (int multi = 0; multi < 2; multi++)
-        cp_val_floor_of(s.v.runs, s.v.n_runs, multi, s.v.targets[CP_T_ONE_GPU_WORST].limit, &s.v.floor[multi]);
+        cp_val_floor_of(s.v.runs, s.v.n_runs, multi, NULL, limit, &s.v.floor[multi]);
+    for (int h = 0; h < 3; h++)
+        cp_val_floor_of(s.v.runs, s.v.n_runs, 0, cp_val_harnesses[h], limit, &s.v.floor_by_harness[h]);
     if (o.baseline && check_baseline(&s, o.baseline, &err)) {
         rc = cp_bad("%s", err.msg);
         goto done;

@@ -245,24 +245,26 @@ int cp_val_same_config(const cp_val_run *a, const cp_val_run *b)
     return a->config[0] && strcmp(a->config, b->config) == 0;
 }
 
-static int in_floor_scope(const cp_val_run *r, int multi)
+static int in_floor_scope(const cp_val_run *r, int multi, const char *harness)
 {
-    return cp_val_in_targets(r) && r->meas_ms > 0 && (multi ? r->gpus > 1 : cp_val_one_gpu_scope(r));
+    return cp_val_in_targets(r) && r->meas_ms > 0 && (multi ? r->gpus > 1 : cp_val_one_gpu_scope(r)) &&
+           (!harness || strcmp(r->harness, harness) == 0);
 }
 
-void cp_val_floor_of(const cp_val_run *runs, int n, int multi, double limit_pct, cp_val_floor *out)
+void cp_val_floor_of(const cp_val_run *runs, int n, int multi, const char *harness, double limit_pct,
+                     cp_val_floor *out)
 {
     memset(out, 0, sizeof *out);
     out->worst_run = -1;
     out->limit_pct = limit_pct;
-    double sum_pct = 0;
+    double sum_pct = 0, repeated_pct = 0;
     for (int i = 0; i < n; i++) {
-        if (!in_floor_scope(&runs[i], multi))
+        if (!in_floor_scope(&runs[i], multi, harness))
             continue;
         out->runs++;
         int first = 1; /* the configuration's first run in scope stands for it */
         for (int j = 0; j < i && first; j++)
-            if (in_floor_scope(&runs[j], multi) && cp_val_same_config(&runs[i], &runs[j]))
+            if (in_floor_scope(&runs[j], multi, harness) && cp_val_same_config(&runs[i], &runs[j]))
                 first = 0;
         if (!first)
             continue;
@@ -273,14 +275,14 @@ void cp_val_floor_of(const cp_val_run *runs, int n, int multi, double limit_pct,
          * kinks at the measured times: its least value is at one of them */
         for (int j = i; j < n; j++) {
             const cp_val_run *c = &runs[j];
-            if (j > i && (!in_floor_scope(c, multi) || !cp_val_same_config(&runs[i], c)))
+            if (j > i && (!in_floor_scope(c, multi, harness) || !cp_val_same_config(&runs[i], c)))
                 continue;
             count++;
             lo = c->meas_ms < lo ? c->meas_ms : lo;
             hi = c->meas_ms > hi ? c->meas_ms : hi;
             double s = 0;
             for (int k = i; k < n; k++)
-                if (k == i || (in_floor_scope(&runs[k], multi) && cp_val_same_config(&runs[i], &runs[k])))
+                if (k == i || (in_floor_scope(&runs[k], multi, harness) && cp_val_same_config(&runs[i], &runs[k])))
                     s += fabs(c->meas_ms - runs[k].meas_ms) / runs[k].meas_ms;
             best = best < 0 || s < best ? s : best;
         }
@@ -289,6 +291,7 @@ void cp_val_floor_of(const cp_val_run *runs, int n, int multi, double limit_pct,
             continue;
         out->repeated_configs++;
         out->repeated_runs += count;
+        repeated_pct += 100 * best;
         double w = 100 * (hi - lo) / (hi + lo);
         out->wide_configs += w > limit_pct;
         if (w > out->worst_floor_pct || out->worst_run < 0) {
@@ -300,9 +303,12 @@ void cp_val_floor_of(const cp_val_run *runs, int n, int multi, double limit_pct,
         }
     }
     out->mape_floor_pct = out->runs ? sum_pct / out->runs : 0;
+    out->repeated_floor_pct = out->repeated_runs ? repeated_pct / out->repeated_runs : 0;
 }
 
 /* --- groups ------------------------------------------------------------------------- */
+
+const char *const cp_val_harnesses[3] = {"legacy API", "graph API", "PyTorch"};
 
 const char *const cp_val_dim_names[CP_DIM_COUNT] = {"network", "device",  "precision", "comm",
                                                      "gpus",    "harness", "host"};

@@ -34,7 +34,7 @@ typedef struct {
     char label[192]; /* stable key: network, batch, precision, GPUs, exchange */
     cp_val_source source;
     char network[64], device[32], precision[8], comm[8]; /* device: the profile id; comm "none" on one GPU */
-    char harness[16]; /* "legacy API", "graph API" (cnnperf-measure's convolution API) or "PyTorch" */
+    char harness[16]; /* cp_val_harnesses[]: cnnperf-measure's convolution API, or PyTorch */
     char config[320];  /* the configuration: label, harness and library versions ("": unknown, matches none) */
     int batch, gpus, overlap, ps_servers, emulated;
     int calibration;  /* network in the calibration set: kept out of the targets */
@@ -147,6 +147,8 @@ typedef enum {
     CP_DIM_COUNT
 } cp_val_dim;
 extern const char *const cp_val_dim_names[CP_DIM_COUNT];
+/* How a run ran: "legacy API", "graph API" (cnnperf-measure) or "PyTorch". */
+extern const char *const cp_val_harnesses[3];
 typedef struct {
     char value[64];
     cp_val_stat st;
@@ -192,6 +194,7 @@ typedef struct {
     int runs, configs;                   /* runs in the scope, distinct configurations among them */
     int repeated_configs, repeated_runs; /* configurations measured more than once, and their runs */
     double mape_floor_pct;  /* the least MAPE any one prediction per configuration reaches over the runs */
+    double repeated_floor_pct; /* the same over the repeated configurations' runs only: the noise per run */
     double worst_floor_pct; /* the least worst |error|: (max - min) / (max + min) of the widest configuration */
     int worst_run;          /* a run of that configuration (index into runs), -1 when none repeats */
     double worst_min_ms, worst_max_ms;
@@ -202,9 +205,11 @@ typedef struct {
 /* Whether two runs are the same configuration (same non-empty config). */
 int cp_val_same_config(const cp_val_run *a, const cp_val_run *b);
 /* The floor over the target's runs: multi 0 the one-GPU scope, 1 the
- * multi-GPU runs (evaluation set, cp_val_in_targets); limit_pct: the
- * worst case to count wide configurations against. */
-void cp_val_floor_of(const cp_val_run *runs, int n, int multi, double limit_pct, cp_val_floor *out);
+ * multi-GPU runs (evaluation set, cp_val_in_targets), of one harness
+ * (cp_val_run.harness; NULL: all); limit_pct: the worst case to count
+ * wide configurations against. */
+void cp_val_floor_of(const cp_val_run *runs, int n, int multi, const char *harness, double limit_pct,
+                     cp_val_floor *out);
 
 /* --- paths ------------------------------------------------------------------- */
 

@@ -204,6 +204,7 @@ static int report_json(FILE *f, const cp_validation *v)
         cJSON_AddNumberToObject(e, "repeated_configurations", fl->repeated_configs);
         cJSON_AddNumberToObject(e, "repeated_runs", fl->repeated_runs);
         cJSON_AddNumberToObject(e, "mape_floor_pct", fl->mape_floor_pct);
+        cJSON_AddNumberToObject(e, "repeated_floor_pct", fl->repeated_floor_pct);
         cJSON_AddNumberToObject(e, "worst_floor_pct", fl->worst_floor_pct);
         cJSON_AddNumberToObject(e, "limit_pct", fl->limit_pct);
         cJSON_AddNumberToObject(e, "configurations_wider_than_limit", fl->wide_configs);
@@ -213,6 +214,19 @@ static int report_json(FILE *f, const cp_validation *v)
             cJSON_AddNumberToObject(w, "runs", fl->worst_n);
             cJSON_AddNumberToObject(w, "min_ms", fl->worst_min_ms);
             cJSON_AddNumberToObject(w, "max_ms", fl->worst_max_ms);
+        }
+        if (m == 0) {
+            cJSON *hs = cJSON_AddArrayToObject(e, "by_harness");
+            for (int h = 0; h < 3; h++) {
+                const cp_val_floor *fh = &v->floor_by_harness[h];
+                cJSON *x = cJSON_CreateObject();
+                cJSON_AddStringToObject(x, "harness", cp_val_harnesses[h]);
+                cJSON_AddNumberToObject(x, "runs", fh->runs);
+                cJSON_AddNumberToObject(x, "repeated_runs", fh->repeated_runs);
+                cJSON_AddNumberToObject(x, "repeated_floor_pct", fh->repeated_floor_pct);
+                cJSON_AddNumberToObject(x, "worst_floor_pct", fh->worst_floor_pct);
+                cJSON_AddItemToArray(hs, x);
+            }
         }
         cJSON_AddItemToArray(rep, e);
     }
@@ -464,8 +478,27 @@ static void repeatability_section(out *o, const cp_validation *v)
             fprintf(o->f, " and %.1f%% worst case (%s%s%s: %d runs, %.3f to %.3f ms)", fl->worst_floor_pct,
                     o->md ? "`" : "", v->runs[fl->worst_run].label, o->md ? "`" : "", fl->worst_n, fl->worst_min_ms,
                     fl->worst_max_ms);
-        fprintf(o->f, "; %d configuration%s spread wider than %.0f%% ((max - min) / (max + min)).\n", fl->wide_configs,
+        fprintf(o->f, "; %d configuration%s spread wider than %.0f%% ((max - min) / (max + min)).", fl->wide_configs,
                 fl->wide_configs == 1 ? " is" : "s are", fl->limit_pct);
+        if (fl->repeated_runs)
+            fprintf(o->f, " Over the repeated configurations' runs alone, %.2f%% per run", fl->repeated_floor_pct);
+        if (m == 0) {
+            const char *sep = " (";
+            for (int h = 0; h < 3; h++) {
+                const cp_val_floor *fh = &v->floor_by_harness[h];
+                if (!fh->repeated_runs)
+                    continue;
+                fprintf(o->f, "%s%s %.2f%% over %d, worst %.1f%%", sep, cp_val_harnesses[h], fh->repeated_floor_pct,
+                        fh->repeated_runs, fh->worst_floor_pct);
+                sep = "; ";
+            }
+            if (strcmp(sep, " (") != 0)
+                fputc(')', o->f);
+        }
+        fputs(fl->repeated_runs ? ": what run-to-run noise alone costs a model where every configuration is measured "
+                                  "more than once.\n"
+                                : "\n",
+              o->f);
     }
 }
 

@@ -37,6 +37,7 @@ typedef struct {
     int n_calib_networks;
     cp_val_target targets[CP_T_COUNT];
     cp_val_floor floor[2]; /* repeatability: [0] the one-GPU target's runs, [1] the multi-GPU target's */
+    cp_val_floor floor_by_harness[3]; /* the one-GPU target's, per cp_val_harnesses[] */
 
     /* --baseline: its metrics and today's, both over the runs it knows
      * measured as it recorded them; which regressed, the decisions that

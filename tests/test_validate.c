@@ -235,7 +235,7 @@ static void test_floor(void **state)
     snprintf(r[5].config, sizeof r[5].config, "resnet18 calibration");
     r[4].calibration = r[5].calibration = 1;
     cp_val_floor f;
-    cp_val_floor_of(r, 6, 0, 12, &f);
+    cp_val_floor_of(r, 6, 0, NULL, 12, &f);
     assert_int_equal(f.runs, 4);
     assert_int_equal(f.configs, 2);
     assert_int_equal(f.repeated_configs, 1);
@@ -247,15 +247,24 @@ static void test_floor(void **state)
     assert_float_equal(f.worst_min_ms, 10, 1e-12);
     assert_float_equal(f.worst_max_ms, 40, 1e-12);
     assert_int_equal(f.wide_configs, 1);
+    assert_float_equal(f.repeated_floor_pct, 125.0 / 3, 1e-9);
+    /* by harness: the runs are of none yet */
+    cp_val_floor_of(r, 6, 0, "graph API", 12, &f);
+    assert_int_equal(f.runs, 0);
+    for (int i = 0; i < 4; i++)
+        snprintf(r[i].harness, sizeof r[i].harness, "graph API");
+    cp_val_floor_of(r, 6, 0, "graph API", 12, &f);
+    assert_int_equal(f.runs, 4);
+    assert_int_equal(f.repeated_runs, 3);
     /* another harness is another configuration; an empty key matches nothing */
     snprintf(r[1].config, sizeof r[1].config, "resnet50 b64 fp32 1xh100 | legacy API | 9.14.0");
     r[3].config[0] = 0;
-    cp_val_floor_of(r, 6, 0, 12, &f);
+    cp_val_floor_of(r, 6, 0, NULL, 12, &f);
     assert_int_equal(f.configs, 4);
     assert_int_equal(f.repeated_configs, 0);
     assert_float_equal(f.mape_floor_pct, 0, 1e-12);
     assert_int_equal(f.worst_run, -1);
-    cp_val_floor_of(r, 6, 1, 12, &f); /* no multi-GPU runs */
+    cp_val_floor_of(r, 6, 1, NULL, 12, &f); /* no multi-GPU runs */
     assert_int_equal(f.runs, 0);
     assert_float_equal(f.mape_floor_pct, 0, 1e-12);
 }
