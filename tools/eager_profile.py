@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""eager_profile: a device profile's "eager" section from several
+tools/torch_bench.py --eager-overhead measurements of one kind of machine.
+
+One measurement is one device call: the host's per-operator costs it reads
+move by up to 2x from call to call (validation/**/eager-overhead-*.json:
+a convolution's backward 35-94 us on the same kind of host). A profile that
+stands for the machine, where no measurement of the user's own host is
+given, takes each entry's median over every call that measured it; the
+source names the files. Only microbenchmark files are read, never runs.
+
+  python3 tools/eager_profile.py --gpu 'NVIDIA H100' 'validation/**/eager-overhead-h100.json'
+  python3 tools/eager_profile.py --gpu 'NVIDIA H200' 'validation/**/eager-overhead-h200.json'
+
+prints the section (JSON) for devices/<id>.json.
+"""
+import argparse
+import glob
+import json
+import statistics
+import sys
+
+TABLES = ("forward_op_us", "backward_op_us", "autocast_forward_op_us", "autocast_backward_op_us")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("patterns", nargs="+", help="eager-overhead JSON files or glob patterns ('**' allowed)")
+    ap.add_argument("--gpu", required=True, help="keep files whose provenance.gpu_name starts with this")
+    args = ap.parse_args()
+    files = sorted({f for p in args.patterns for f in glob.glob(p, recursive=True)})
+    kept = []
+    for f in files:
+        with open(f) as fh:
+            d = json.load(fh)
+        if d.get("schema") != "cnnperf-eager-overhead/1":
+            print(f"eager_profile: {f}: not a cnnperf-eager-overhead/1 file", file=sys.stderr)
+            return 2
+        if str(d.get("provenance", {}).get("gpu_name", "")).startswith(args.gpu):
+            kept.append((f, d))
+    if not kept:
+        print(f"eager_profile: no file measured on '{args.gpu}'", file=sys.stderr)
+        return 2
+    out = {}
+    for t in TABLES:
+        keys = sorted({k for _, d in kept for k in d.get(t, {})})
+        out[t] = {k: round(statistics.median(d[t][k] for _, d in kept if k in d.get(t, {})), 2) for k in keys}
+    opt = [d["optimizer"] for _, d in kept if "optimizer" in d]
+    out["optimizer"] = {"per_step_us": round(statistics.median(o["per_step_us"] for o in opt), 2),
+                        "per_tensor_us": round(statistics.median(o["per_tensor_us"] for o in opt), 3)}
+    dates = sorted(d["provenance"].get("date_utc", "?")[:10] for _, d in kept)
+    torch = sorted({d["provenance"].get("torch", "?") for _, d in kept})
+    out["source"] = (f"measured: median of {len(kept)} tools/torch_bench.py --eager-overhead calls "
+                     f"({dates[0]} to {dates[-1]}, torch {', '.join(torch)}, {args.gpu}; each entry over the calls "
+                     f"that measured it; tools/eager_profile.py): " + ", ".join(f for f, _ in kept))
+    json.dump(out, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
