@@ -531,6 +531,14 @@ TORCHACC_CONFIGS="
 --network resnet50 --batch 48 --precision fp16
 --network vgg19 --batch 64 --precision fp16"
 
+# MODE=torchhost (session 22): the calibration-set networks through PyTorch
+# with the host's own issue time recorded (torch_bench host_wall_ms), to
+# compare the eager model's host costs with what whole networks spend;
+# three evaluation configurations chosen before the call, only read.
+TORCHHOST_CONFIGS="
+--network densenet121,inception_v3,resnet18,mobilenet_v2,squeezenet1_1,vgg11 --batch 32 --precision fp32,fp16
+--network resnet152,googlenet,resnet50 --batch 32 --precision fp16"
+
 # torch_one CONFIGS DIR: tools/torch_bench.py on one GPU, one process per line
 # of CONFIGS, the folder's eager costs measured first, predicted in the call.
 torch_one() {
@@ -1243,6 +1251,7 @@ run_mode() {
     ddp) ddp "$DDP_CONFIGS" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     torchacc) torch_one "$TORCHACC_CONFIGS" torchacc ;;
+    torchhost) torch_one "$TORCHHOST_CONFIGS" torchhost ;;
     overlapprofile) # a calibrated profile with the co-execution rates, used by predict
         [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
         mpi_setup
