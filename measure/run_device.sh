@@ -539,6 +539,13 @@ TORCHHOST_CONFIGS="
 --network densenet121,inception_v3,resnet18,mobilenet_v2,squeezenet1_1,vgg11 --batch 32 --precision fp32,fp16
 --network resnet152,googlenet,resnet50 --batch 32 --precision fp16"
 
+# MODE=torchhost2 (session 22): the eager costs with a chain of conv + BN +
+# ReLU blocks of changing shapes (mixed_block_us), the calibration-set
+# networks at 16 bits (host-bound) with their host time, and the costs
+# measured again after them (repeat/): how much one call's numbers move.
+TORCHHOST2_CONFIGS="
+--network densenet121,inception_v3,resnet18,mobilenet_v2,squeezenet1_1 --batch 32,64 --precision fp16"
+
 # torch_one CONFIGS DIR: tools/torch_bench.py on one GPU, one process per line
 # of CONFIGS, the folder's eager costs measured first, predicted in the call.
 torch_one() {
@@ -1252,6 +1259,12 @@ run_mode() {
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     torchacc) torch_one "$TORCHACC_CONFIGS" torchacc ;;
     torchhost) torch_one "$TORCHHOST_CONFIGS" torchhost ;;
+    torchhost2)
+        torch_one "$TORCHHOST2_CONFIGS" torchhost2
+        mkdir -p "$RES/torchhost2/repeat"
+        timeout 200 python3 tools/torch_bench.py --eager-overhead -o "$RES/torchhost2/repeat/eager-overhead-$DEV.json" \
+            </dev/null || fail "eager overhead again"
+        bundle ;;
     overlapprofile) # a calibrated profile with the co-execution rates, used by predict
         [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
         mpi_setup

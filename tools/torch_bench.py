@@ -373,8 +373,18 @@ def eager_overhead(args):
         "add_buffer": AddBuffer,  # not a table key: for grad_accumulate below
     }
 
+    def mixed(k):  # conv, BN, ReLU blocks as networks chain them: channels and filters change block to block
+        ch = [8, 16, 8, 24]
+        layers = []
+        for i in range(k):
+            a, b, f = ch[i % 4], ch[(i + 1) % 4], 3 if i % 2 == 0 else 1
+            layers += [nn.Conv2d(a, b, f, padding=f // 2, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True)]
+        return nn.Sequential(*layers)
+
     def per_op(kind, backward, autocast):
         def chain(k):
+            if kind == "block":
+                return mixed(k).to(dev).train()
             return nn.Sequential(*[makers[kind]() for _ in range(k)]).to(dev).train()
 
         def wall(model, reps):
@@ -419,6 +429,18 @@ def eager_overhead(args):
     for table in ("forward_op_us", "backward_op_us", "autocast_forward_op_us", "autocast_backward_op_us"):
         vals = sorted(out[table].values())
         out[table]["default"] = vals[len(vals) // 2]
+    # a conv + BN + ReLU block in a chain of changing shapes, against the three kinds' own chains: how much
+    # more an operator costs among different neighbours than among its twins
+    blk = {}
+    for autocast, prefix in ((False, ""), (True, "autocast_")):
+        f, fb = per_op("block", False, autocast), per_op("block", True, autocast)
+        blk[prefix + "forward"] = round(f, 2)
+        blk[prefix + "backward"] = round(max(fb - f, 0.0), 2)
+        for t in ("forward", "backward"):
+            twins = sum(out[prefix + t + "_op_us"][k] for k in ("conv", "batchnorm", "relu"))
+            blk[prefix + t + "_ratio"] = round(blk[prefix + t] / twins, 3) if twins > 0 else None
+    out["mixed_block_us"] = blk
+    print(f"torch_bench: eager conv+BN+ReLU block among changing shapes: {blk}", file=sys.stderr)
     # autograd summing two gradients of one tensor (a tensor several layers read): x + x's backward sums
     # them, x + buffer's does not; the rest of the two is the same
     for autocast, table in ((False, "backward_op_us"), (True, "autocast_backward_op_us")):
