@@ -504,6 +504,29 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     return 0;
 }
 
+int cp_eager_range(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err)
+{
+    const cp_eager_costs *spread = &p->dev->eager; /* how the machine's host moves: the profile's own calls */
+    e->has_range = 0;
+    if (spread->spread_calls < 2)
+        return 0;
+    cp_eager_costs c = costs ? *costs : p->dev->eager;
+    double base = c.scale > 0 ? c.scale : 1;
+    cp_eager bound = {.ddp_workers = e->ddp_workers};
+    for (int i = 0; i < 2; i++) {
+        c.scale = base * (i ? spread->spread_high : spread->spread_low);
+        if (cp_eager_run(p, &c, &bound, err)) {
+            cp_eager_free(&bound);
+            return -1;
+        }
+        e->range_ms[i] = bound.iteration_ms;
+        e->spread[i] = i ? spread->spread_high : spread->spread_low;
+    }
+    cp_eager_free(&bound);
+    e->has_range = 1;
+    return 0;
+}
+
 void cp_eager_free(cp_eager *e)
 {
     free(e->layers);

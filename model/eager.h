@@ -71,6 +71,10 @@ typedef struct {
     double optimizer_ms; /* GPU time of the optimizer's foreach kernels */
     int ops, kernels, extra_kernels, optimizer_kernels, param_tensors;
     int accumulations; /* autograd's sums of a tensor's gradients (a tensor read by several layers) */
+    /* cp_eager_range: the iteration with the host as cheap and as dear as the
+     * device profile's calls measured it (has_range 0: no spread given) */
+    int has_range;
+    double range_ms[2], spread[2];
     int builtin_costs;  /* some host cost came from the built-in typical values */
     const char *costs_source;
     cp_eager_layer *layers;
@@ -95,6 +99,11 @@ typedef struct {
 /* e must be zeroed before its first use (set record then if wanted); later
  * runs reuse its buffers. costs NULL: the device profile's (p->dev->eager). */
 int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err);
+
+/* After cp_eager_run (same p and costs): sets e's range from the device
+ * profile's eager "host_spread", each bound a run with every host cost
+ * scaled by it. Where the profile gives none, has_range stays 0. */
+int cp_eager_range(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err);
 void cp_eager_free(cp_eager *e);
 
 #endif

@@ -80,7 +80,19 @@ static double given_of(const cp_eager_costs *c, cp_eager_table t, const int *ch,
     return -1;
 }
 
+static double scale_of(const cp_eager_costs *c)
+{
+    return c->scale > 0 ? c->scale : 1;
+}
+
+static double op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t, int *builtin_used);
+
 double cp_eager_op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t, int *builtin_used)
+{
+    return scale_of(c) * op_us(c, kind, t, builtin_used);
+}
+
+static double op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t, int *builtin_used)
 {
     int ch[3], n = chain(kind, ch);
     double v = given_of(c, t, ch, n);
@@ -105,8 +117,8 @@ double cp_eager_optimizer_us(const cp_eager_costs *c, int tensors, int *builtin_
 {
     if (!c->has_opt && builtin_used)
         *builtin_used = 1;
-    return c->has_opt ? c->opt_step_us + tensors * c->opt_tensor_us
-                      : builtin_opt_step_us + tensors * builtin_opt_tensor_us;
+    return scale_of(c) * (c->has_opt ? c->opt_step_us + tensors * c->opt_tensor_us
+                                     : builtin_opt_step_us + tensors * builtin_opt_tensor_us);
 }
 
 /* --- readers ------------------------------------------------------------------ */
@@ -160,15 +172,42 @@ static int parse_common(cp_jctx *c, const cJSON *obj, cp_eager_costs *out)
     return rc ? -1 : 0;
 }
 
+/* "host_spread": {"low": L, "high": H, "calls": N}, 0 < L <= 1 <= H. */
+static int parse_spread(cp_jctx *c, const cJSON *obj, cp_eager_costs *out)
+{
+    const cJSON *o = cp_jget(obj, "host_spread");
+    if (!o)
+        return 0;
+    if (!cJSON_IsObject(o))
+        return cp_jfail(c, "host_spread", "must be an object {\"low\": L, \"high\": H, \"calls\": N}");
+    size_t mark = cp_jpush_key(c, "host_spread");
+    static const char *const known[] = {"low", "high", "calls", "source", NULL};
+    double calls = 0;
+    int rc = cp_jonly(c, o, known) || cp_jnum(c, o, "low", true, 0, 1e-3, 1, &out->spread_low) ||
+             cp_jnum(c, o, "high", true, 0, 1, 1e3, &out->spread_high) ||
+             cp_jnum(c, o, "calls", true, 0, 2, 1e6, &calls);
+    cp_jpop(c, mark);
+    out->spread_calls = (int)calls;
+    return rc ? -1 : 0;
+}
+
 int cp_eager_costs_parse(cp_jctx *c, const cJSON *obj, cp_eager_costs *out)
 {
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(obj))
         return cp_jfail(c, NULL, "must be an object (see devices/FORMAT.md, \"eager\")");
-    static const char *const known[] = {"forward_op_us", "backward_op_us", "autocast_forward_op_us",
-                                        "autocast_backward_op_us", "optimizer", "source", "description", NULL};
+    static const char *const known[] = {"forward_op_us",
+                                        "backward_op_us",
+                                        "autocast_forward_op_us",
+                                        "autocast_backward_op_us",
+                                        "optimizer",
+                                        "host_spread",
+                                        "source",
+                                        "description",
+                                        NULL};
     const char *src = NULL;
-    if (cp_jonly(c, obj, known) || parse_common(c, obj, out) || cp_jstr(c, obj, "source", false, &src))
+    if (cp_jonly(c, obj, known) || parse_common(c, obj, out) || cp_jstr(c, obj, "source", false, &src) ||
+        parse_spread(c, obj, out))
         return -1;
     out->given = 1;
     snprintf(out->source, sizeof out->source, "%s", src ? src : "device profile, no source given");

@@ -32,6 +32,11 @@ typedef struct {
     double opt_step_us, opt_tensor_us; /* optimizer step: fixed + per parameter tensor, where has_opt */
     int has_opt;
     int given;        /* a section or file was read */
+    /* a device profile's "host_spread": the lowest and highest of its calls'
+     * costs relative to the profile's (0: none given) */
+    double spread_low, spread_high;
+    int spread_calls;
+    double scale;     /* every cost times this (0 or 1: as given); for the spread's bounds */
     char source[192]; /* where the given values come from */
 } cp_eager_costs;
 /* A zeroed cp_eager_costs gives nothing: every lookup takes the built-in

@@ -91,7 +91,8 @@ static int cmd_predict(int argc, char **argv)
     cp_eager e = {.record = o.trace != NULL};
     predict_job job = {&p, mode == CP_MODE_EAGER ? &e : NULL};
     if (cp_predict_with(&net, &dev, (int)batch, prec, algos, &p, &err) ||
-        (job.e && cp_eager_run(&p, have_costs ? &costs : NULL, &e, &err))) {
+        (job.e && (cp_eager_run(&p, have_costs ? &costs : NULL, &e, &err) ||
+                   cp_eager_range(&p, have_costs ? &costs : NULL, &e, &err)))) {
         rc = cp_bad("%s", err.msg);
     } else {
         explain_layer = o.layer;

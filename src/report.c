@@ -294,6 +294,13 @@ static void eager_json(cJSON *o, const cp_eager *e)
     cJSON_AddNumberToObject(x, "kernels", e->kernels);
     cJSON_AddNumberToObject(x, "extra_kernels", e->extra_kernels);
     cJSON_AddNumberToObject(x, "gradient_accumulations", e->accumulations);
+    if (e->has_range) {
+        cJSON *r = cJSON_AddObjectToObject(x, "host_spread");
+        cJSON_AddNumberToObject(r, "low", e->spread[0]);
+        cJSON_AddNumberToObject(r, "high", e->spread[1]);
+        cJSON_AddNumberToObject(r, "iteration_low_ms", e->range_ms[0]);
+        cJSON_AddNumberToObject(r, "iteration_high_ms", e->range_ms[1]);
+    }
     cJSON_AddNumberToObject(x, "optimizer_kernels", e->optimizer_kernels);
     cJSON_AddNumberToObject(x, "parameter_tensors", e->param_tensors);
     cJSON_AddBoolToObject(x, "host_costs_calibrated", !e->builtin_costs);
@@ -314,6 +321,9 @@ static void eager_text(FILE *f, const cp_eager *e)
                "(eager %+.1f%%)\n",
             e->host_bound ? "host-bound" : "GPU-bound", e->gpu_idle_ms, 100 * e->host_share, e->harness_ms,
             100 * (e->iteration_ms / e->harness_ms - 1));
+    if (e->has_range)
+        fprintf(f, "  with the host %.2f-%.2fx as costly, as it was from call to call on this kind of machine: %.3f-%.3f ms\n",
+                e->spread[0], e->spread[1], e->range_ms[0], e->range_ms[1]);
     int partly = e->builtin_costs && strncmp(e->costs_source, "defaults", 8) != 0;
     fprintf(f, "  eager host costs: %s%s\n", partly ? "partly defaults, not calibrated; given: " : "", e->costs_source);
     fprintf(f, "  %.1f images/s\n", e->images_per_s);

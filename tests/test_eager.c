@@ -293,6 +293,58 @@ static void test_gradient_sums(void **state)
     }
 }
 
+/* The range from the device profile's host_spread: with every cost 100 us
+ * LeNet-5 at batch 1 is all host, so halving and doubling the costs halves
+ * and doubles the host's part; a profile without a spread gives no range,
+ * and a spread below 1 at the top or above 1 at the bottom is refused. */
+static void test_host_spread(void **state)
+{
+    (void)state;
+    cp_network net;
+    cp_prediction p = {0};
+    cp_eager e = {0};
+    cp_device d = h100;
+    cp_error err;
+    predict("lenet5", &d, 1, CP_PREC_FP32, &net, &p);
+    cp_eager_costs c;
+    uniform_costs(&c, 100);
+    d.eager.spread_calls = 0;
+    run(&p, &c, &e);
+    if (cp_eager_range(&p, &c, &e, &err))
+        fail_msg("%s", err.msg);
+    assert_false(e.has_range);
+    d.eager.spread_low = 0.5;
+    d.eager.spread_high = 2;
+    d.eager.spread_calls = 4;
+    run(&p, &c, &e);
+    double host = e.host_ms, it = e.iteration_ms;
+    if (cp_eager_range(&p, &c, &e, &err))
+        fail_msg("%s", err.msg);
+    assert_true(e.has_range);
+    near(e.spread[0], 0.5);
+    near(e.spread[1], 2);
+    assert_true(e.host_bound);
+    /* host-bound throughout: the iteration moves by the host's change */
+    near(e.range_ms[0], it - 0.5 * host);
+    near(e.range_ms[1], it + host);
+    near(e.iteration_ms, it); /* the point prediction is kept */
+    cp_eager_free(&e);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+
+    const char *bad[] = {"{\"host_spread\": {\"low\": 1.2, \"high\": 1.5, \"calls\": 3}}",
+                         "{\"host_spread\": {\"low\": 0.8, \"high\": 0.9, \"calls\": 3}}",
+                         "{\"host_spread\": {\"low\": 0.8, \"high\": 1.2}}",
+                         "{\"host_spread\": [0.8, 1.2]}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *o = cJSON_Parse(bad[i]);
+        cp_jctx jc = {.file = "test.json", .path = "$.eager", .err = &err};
+        assert_int_equal(cp_eager_costs_parse(&jc, o, &c), -1);
+        assert_non_null(strstr(err.msg, "host_spread"));
+        cJSON_Delete(o);
+    }
+}
+
 static void test_cost_lookup(void **state)
 {
     (void)state;
@@ -479,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_not_faster_than_harness),
         cmocka_unit_test(test_more_host_cost_never_less_time),
         cmocka_unit_test(test_gradient_sums),
+        cmocka_unit_test(test_host_spread),
         cmocka_unit_test(test_cost_lookup),
         cmocka_unit_test(test_bad_overhead_files),
         cmocka_unit_test(test_json_fields),

@@ -12,7 +12,10 @@ source names the files. Only microbenchmark files are read, never runs.
   python3 tools/eager_profile.py --gpu 'NVIDIA H100' 'validation/**/eager-overhead-h100.json'
   python3 tools/eager_profile.py --gpu 'NVIDIA H200' 'validation/**/eager-overhead-h200.json'
 
-prints the section (JSON) for devices/<id>.json.
+prints the section (JSON) for devices/<id>.json, with "host_spread": the
+lowest and highest call's costs relative to the median (each call's factor
+the median of its entries' ratios), for the range predict --mode eager
+gives.
 """
 import argparse
 import glob
@@ -48,6 +51,15 @@ def main():
     opt = [d["optimizer"] for _, d in kept if "optimizer" in d]
     out["optimizer"] = {"per_step_us": round(statistics.median(o["per_step_us"] for o in opt), 2),
                         "per_tensor_us": round(statistics.median(o["per_tensor_us"] for o in opt), 3)}
+    # each call's costs against the median: its factor is the median of its entries' ratios; the
+    # profile's spread is the lowest and the highest factor (cnnperf predict --mode eager's range)
+    factors = []
+    for _, d in kept:
+        ratios = [d[t][k] / out[t][k] for t in TABLES for k in d.get(t, {}) if out[t].get(k, 0) > 0]
+        factors.append(statistics.median(ratios))
+    if len(kept) >= 2:
+        out["host_spread"] = {"low": round(min(min(factors), 1.0), 3), "high": round(max(max(factors), 1.0), 3),
+                              "calls": len(kept)}
     dates = sorted(d["provenance"].get("date_utc", "?")[:10] for _, d in kept)
     torch = sorted({d["provenance"].get("torch", "?") for _, d in kept})
     out["source"] = (f"measured: median of {len(kept)} tools/torch_bench.py --eager-overhead calls "
