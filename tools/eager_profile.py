@@ -9,10 +9,11 @@ stands for the machine, where no measurement of the user's own host is
 given, takes each entry's median over every call that measured it; the
 source names the files. Only microbenchmark files are read, never runs.
 
-  python3 tools/eager_profile.py --gpu 'NVIDIA H100' 'validation/**/eager-overhead-h100.json'
-  python3 tools/eager_profile.py --gpu 'NVIDIA H200' 'validation/**/eager-overhead-h200.json'
+  python3 tools/eager_profile.py --gpu 'NVIDIA H100' 'validation/**/eager-overhead-h100.json' --into devices/h100.json
+  python3 tools/eager_profile.py --gpu 'NVIDIA H200' 'validation/**/eager-overhead-h200.json' --into devices/h200.json
 
-prints the section (JSON) for devices/<id>.json, with "host_spread": the
+prints the section (JSON), or with --into replaces the profile's "eager" section in place (the rest of the
+file as it is), with "host_spread": the
 lowest and highest call's costs relative to the median (each call's factor
 the median of its entries' ratios), for the range predict --mode eager
 gives.
@@ -20,6 +21,7 @@ gives.
 import argparse
 import glob
 import json
+import os
 import statistics
 import sys
 
@@ -30,6 +32,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("patterns", nargs="+", help="eager-overhead JSON files or glob patterns ('**' allowed)")
     ap.add_argument("--gpu", required=True, help="keep files whose provenance.gpu_name starts with this")
+    ap.add_argument("--into", metavar="PROFILE", help="replace this device profile's \"eager\" section")
     args = ap.parse_args()
     files = sorted({f for p in args.patterns for f in glob.glob(p, recursive=True)})
     kept = []
@@ -65,8 +68,36 @@ def main():
     out["source"] = (f"measured: median of {len(kept)} tools/torch_bench.py --eager-overhead calls "
                      f"({dates[0]} to {dates[-1]}, torch {', '.join(torch)}, {args.gpu}; each entry over the calls "
                      f"that measured it; tools/eager_profile.py): " + ", ".join(f for f, _ in kept))
+    if args.into:
+        return replace_section(args.into, out)
     json.dump(out, sys.stdout, indent=2)
     print()
+    return 0
+
+
+def replace_section(path, section):
+    """The profile's "eager": {...} replaced textually, one table per line, so its other fields keep their
+    layout; written through a temporary file and a rename."""
+    with open(path) as fh:
+        text = fh.read()
+    start = text.find('"eager": {')
+    if start < 0:
+        print(f"eager_profile: {path}: no \"eager\" section to replace", file=sys.stderr)
+        return 2
+    depth, end = 0, -1
+    for i in range(start + len('"eager": '), len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            end = i + 1
+            break
+    keys = [k for k in TABLES + ("optimizer", "host_spread") if k in section]
+    body = "".join(f'    "{k}": {json.dumps(section[k])},\n' for k in keys)
+    new = text[:start] + '"eager": {\n' + body + f'    "source": {json.dumps(section["source"])}\n  }}' + text[end:]
+    json.loads(new)  # still one JSON document
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        fh.write(new)
+    os.replace(tmp, path)
     return 0
 
 
