@@ -1259,6 +1259,12 @@ run_mode() {
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     torchacc) torch_one "$TORCHACC_CONFIGS" torchacc ;;
     torchhost) torch_one "$TORCHHOST_CONFIGS" torchhost ;;
+    opcounts) # session 22: the ATen operators of one PyTorch step per network, to check eager mode's structure
+        mkdir -p "$RES/opcounts"
+        timeout 300 python3 tools/torch_bench.py --op-counts \
+            --network densenet121,googlenet,resnet50,inception_v3,squeezenet1_1,mobilenet_v2,vgg16 \
+            -o "$RES/opcounts/op-counts-$DEV.json" </dev/null || fail "op counts"
+        bundle ;;
     torchhost2)
         torch_one "$TORCHHOST2_CONFIGS" torchhost2
         mkdir -p "$RES/torchhost2/repeat"

@@ -330,6 +330,51 @@ def run_networks(args):
     return 0
 
 
+def op_counts(args):
+    """One training step of each network under torch.profiler (CPU activity only): how many times each
+    ATen operator and autograd node ran, forward and backward together. Eager mode's structure (one
+    operator per layer and pass, autograd's gradient sums, the optimizer's foreach kernels) is checked
+    against these counts; no time is read."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    if not torch.cuda.is_available():
+        print("torch_bench: skipped: no GPU visible to PyTorch", file=sys.stderr)
+        return 77
+    dev = torch.device("cuda")
+    out = {"schema": "cnnperf-op-counts/1", "networks": {}}
+    for name in args.network.split(","):
+        set_precision(torch, "fp32")
+        c, h, w, classes = network_shape(name)
+        torch.manual_seed(1)
+        model = build_model(torch, name, classes).to(dev).train()
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        x = torch.rand(2, c, h, w, device=dev)
+        y = torch.arange(2, device=dev) % classes
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+
+        for _ in range(2):
+            step()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            step()
+            torch.cuda.synchronize()
+        counts = {e.key: e.count for e in prof.key_averages()}
+        out["networks"][name] = {"ops": dict(sorted(counts.items()))}
+        print(f"torch_bench: {name}: aten::add {counts.get('aten::add', 0)}, aten::add_ "
+              f"{counts.get('aten::add_', 0)}, aten::cat {counts.get('aten::cat', 0)}, "
+              f"aten::cudnn_convolution {counts.get('aten::cudnn_convolution', 0)}", file=sys.stderr)
+        del model, opt
+        torch.cuda.empty_cache()
+    out["provenance"] = provenance(torch, {"method": "torch.profiler key_averages() counts of one SGD step "
+                                                     "(batch 2, fp32) after two untimed steps"})
+    write_json(args.output, out)
+    return 0
+
+
 def eager_overhead(args):
     """Host cost of one eager operator, per layer kind and pass, and of the
     optimizer step: what cnnperf predict --mode eager needs (model/eager.c).
@@ -566,6 +611,9 @@ def main():
                     help="data-parallel training in DistributedDataParallel, one rank per GPU (torchrun)")
     ap.add_argument("--eager-overhead", action="store_true",
                     help="host cost per eager operator and optimizer step (cnnperf predict --mode eager)")
+    ap.add_argument("--op-counts", action="store_true",
+                    help="count the ATen operators of one training step per network (torch.profiler, batch 2, "
+                         "fp32): what eager mode's operator counts are checked against")
     ap.add_argument("--min-bytes", type=int, default=8)
     ap.add_argument("--max-bytes", type=int, default=1 << 30)
     ap.add_argument("--step", type=int, default=2)
@@ -579,6 +627,8 @@ def main():
     for name in args.network.split(","):
         if name not in NETWORKS:
             ap.error(f"--network: unknown '{name}' (known: {', '.join(NETWORKS)})")
+    if args.op_counts:
+        return op_counts(args)
     for p in args.precision.split(","):
         if p not in PRECISIONS:
             ap.error(f"--precision: expected fp32, tf32, fp16 or bf16, got '{p}'")
