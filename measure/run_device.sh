@@ -1259,6 +1259,26 @@ run_mode() {
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     torchacc) torch_one "$TORCHACC_CONFIGS" torchacc ;;
     torchhost) torch_one "$TORCHHOST_CONFIGS" torchhost ;;
+    hostcalib) # session 22: the calibration-set legacy-API runs of validation/h100/host-profile/ on this GPU's host,
+        # so that its legacy calls' host cost has its own calibration (host_us per pass, --host-profile's default)
+        CONV_API=legacy single "
+densenet121 32 fp16
+densenet121 32 fp32
+densenet121 32 tf32
+inception_v3 32 fp16
+inception_v3 32 fp32
+mobilenet_v2 32 fp16
+mobilenet_v2 32 fp32
+mobilenet_v2 32 tf32
+resnet18 128 fp16
+resnet18 32 bf16
+resnet18 32 fp16
+resnet18 32 fp32
+resnet18 32 tf32
+squeezenet1_1 32 fp16
+squeezenet1_1 32 fp32
+vgg11 32 fp16
+vgg11 32 fp32" "--warmup 3 --iters 10" ;;
     opcounts) # session 22: the ATen operators of one PyTorch step per network, to check eager mode's structure
         mkdir -p "$RES/opcounts"
         timeout 300 python3 tools/torch_bench.py --op-counts \
