@@ -119,6 +119,36 @@ static int parse_nccl_overlap(cp_jctx *c, const cJSON *o, cp_device *d)
     return rc;
 }
 
+/* "legacy_host": {"issue_per_conv_call_us": {"p10", "median", "p90"}, "runs", "source"} */
+static int parse_legacy_host(cp_jctx *c, const cJSON *o, cp_device *d)
+{
+    static const char *const q[3] = {"p10", "median", "p90"};
+    static const char *const known[] = {"issue_per_conv_call_us", "runs", "source", NULL};
+    size_t mark = cp_jpush_key(c, "legacy_host");
+    double runs = 0;
+    int rc = !cJSON_IsObject(o) ? cp_jfail(c, NULL, "must be an object {issue_per_conv_call_us, runs, source}")
+                                : cp_jonly(c, o, known) || cp_jnum(c, o, "runs", true, 0, 1, 1e9, &runs);
+    const cJSON *u = rc ? NULL : cp_jget(o, "issue_per_conv_call_us");
+    if (!rc && !cJSON_IsObject(u))
+        rc = cp_jfail(c, "issue_per_conv_call_us", "missing or not an object {p10, median, p90}");
+    if (!rc) {
+        size_t m = cp_jpush_key(c, "issue_per_conv_call_us");
+        for (int i = 0; i < 3 && !rc; i++)
+            rc = cp_jnum(c, u, q[i], true, 0, 0.1, 1e6, &d->legacy_host.issue_us[i]);
+        if (!rc && !(d->legacy_host.issue_us[0] <= d->legacy_host.issue_us[1] &&
+                     d->legacy_host.issue_us[1] <= d->legacy_host.issue_us[2]))
+            rc = cp_jfail(c, NULL, "must have p10 <= median <= p90");
+        cp_jpop(c, m);
+    }
+    const cJSON *src = rc ? NULL : cp_jget(o, "source");
+    if (cJSON_IsString(src))
+        snprintf(d->legacy_host.source, sizeof d->legacy_host.source, "%s", src->valuestring);
+    cp_jpop(c, mark);
+    d->legacy_host.runs = (int)runs;
+    d->legacy_host.loaded = !rc;
+    return rc;
+}
+
 int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d, cp_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -145,7 +175,7 @@ int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d
         goto done;
     for (const cJSON *it = root->child; it; it = it->next) {
         static const char *const text_keys[] = {"format", "id", "name", "compute_capability", "host_link",
-                                                "description", "eager", "nccl_overlap", NULL};
+                                                "description", "eager", "nccl_overlap", "legacy_host", NULL};
         int known = 0;
         for (const char *const *k = text_keys; *k && !known; k++)
             known = strcmp(*k, it->string) == 0;
@@ -182,6 +212,9 @@ int cp_device_parse(const char *text, size_t len, const char *file, cp_device *d
     }
     const cJSON *co = cp_jget(root, "nccl_overlap");
     if (co && parse_nccl_overlap(&c, co, d))
+        goto done;
+    const cJSON *lh = cp_jget(root, "legacy_host");
+    if (lh && parse_legacy_host(&c, lh, d))
         goto done;
     /* Consistency the model relies on. */
     if (d->max_warps_per_sm * d->warp_size != d->max_threads_per_sm) {

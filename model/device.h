@@ -81,6 +81,18 @@ typedef struct {
         char source[256];
     } nccl_overlap;
 
+    /* the optional "legacy_host" section: what this GPU's host spends
+     * issuing a training iteration through cuDNN's legacy API, every call
+     * and launch, per convolution call (10th, 50th and 90th percentile over
+     * the calibration set's runs, us; tools/legacy_host_profile.py).
+     * loaded 0: predictions only report the H100 host's. */
+    struct {
+        int loaded;
+        double issue_us[3];
+        int runs;
+        char source[256];
+    } legacy_host;
+
     /* attached by cp_device_load (cp_calibration_set_default); not loaded: analytic only */
     cp_calibration calib;
     /* "auto" only: calibration/<id>-graph, fitted on runs whose convolutions went

@@ -102,7 +102,9 @@ static double backward_of_layer(const cp_dist_prediction *p, int g, int i)
     if (p->group_eager[g])
         return p->group_eager[g]->layers[i].bwd_ms;
     const cp_prediction *q = p->group[g];
-    return q->layers[i].ms[CP_PASS_BWD_DATA] + q->layers[i].ms[CP_PASS_BWD_WEIGHT];
+    /* a host that paces the legacy calls stretches every backward pass alike (predict.c) */
+    double scale = q->legacy_paced ? q->legacy_backward_scale : 1;
+    return scale * (q->layers[i].ms[CP_PASS_BWD_DATA] + q->layers[i].ms[CP_PASS_BWD_WEIGHT]);
 }
 static double zero_of(const cp_dist_prediction *p, int g, int arg)
 {

@@ -284,6 +284,31 @@ static int host_timeline(cp_prediction *p, const cp_calibration *cal, cp_error *
     return 0;
 }
 
+/* cudnnFind's path where the device profile calibrates its host's legacy
+ * calls: the host issues the iteration while the GPU runs the kernels, two
+ * stages of one pipeline (Eq. 5-9 over the heterogeneous system), so the
+ * iteration is the longer of the two. The host's time is the convolution
+ * calls times its median issue per call (cp_legacy_host_estimate); when it
+ * is the longer, forward and backward take on the difference in proportion
+ * to their calls. */
+static void legacy_host_pace(cp_prediction *p)
+{
+    if (p->algos != CP_ALGOS_FIND || p->timeline >= 0 || !p->dev->legacy_host.loaded)
+        return;
+    cp_legacy_host h = cp_legacy_host_estimate(p);
+    double excess = h.median_ms - p->iteration_ms;
+    if (h.calls == 0 || excess <= 0)
+        return;
+    double bwd = p->backward_ms;
+    p->forward_ms += excess * h.forward_calls / h.calls;
+    p->backward_ms += excess * (h.calls - h.forward_calls) / h.calls;
+    p->legacy_backward_scale = bwd > 0 ? p->backward_ms / bwd : 1;
+    p->iteration_ms = p->loading_ms + p->forward_ms + p->backward_ms + p->update_ms;
+    p->host_ms = h.median_ms;
+    p->host_bound = 1;
+    p->legacy_paced = 1;
+}
+
 int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *p,
                cp_error *err)
 {
@@ -388,6 +413,7 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
     const cp_calibration *cal = cp_device_calibration(dev, algos);
     if (cal->loaded && cal->has_host && host_timeline(p, cal, err))
         return -1;
+    legacy_host_pace(p);
     p->images_per_s = batch / (p->iteration_ms * 1e-3);
     return 0;
 }
@@ -410,10 +436,15 @@ cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p)
             continue;
         for (int k = CP_PASS_FWD; k <= CP_PASS_BWD_WEIGHT; k++)
             h.calls += p->layers[i].node[k] >= 0;
+        h.forward_calls += p->layers[i].node[CP_PASS_FWD] >= 0;
     }
-    h.p10_ms = h.calls * CP_LEGACY_CONV_HOST_US_P10 * 1e-3;
-    h.median_ms = h.calls * CP_LEGACY_CONV_HOST_US_MEDIAN * 1e-3;
-    h.p90_ms = h.calls * CP_LEGACY_CONV_HOST_US_P90 * 1e-3;
-    h.host_may_pace = h.calls > 0 && h.median_ms >= 0.8 * p->iteration_ms;
+    const double builtin_us[3] = {CP_LEGACY_CONV_HOST_US_P10, CP_LEGACY_CONV_HOST_US_MEDIAN,
+                                  CP_LEGACY_CONV_HOST_US_P90};
+    h.calibrated = p->dev->legacy_host.loaded;
+    const double *us = h.calibrated ? p->dev->legacy_host.issue_us : builtin_us;
+    h.p10_ms = h.calls * us[0] * 1e-3;
+    h.median_ms = h.calls * us[1] * 1e-3;
+    h.p90_ms = h.calls * us[2] * 1e-3;
+    h.host_may_pace = h.calls > 0 && h.median_ms >= 0.8 * p->kernels_ms;
     return h;
 }

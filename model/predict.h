@@ -42,6 +42,14 @@ typedef struct {
     double host_ms;        /* the host's issue of the whole iteration (0: no host costs) */
     double kernels_ms;     /* the tree alone: every pass back to back */
     int host_bound;        /* the GPU waits for the host for at least 10% of the iteration */
+    /* cudnnFind's path on a device whose profile calibrates its host
+     * ("legacy_host"): the host issues the convolution calls at the median
+     * cost while the GPU runs the kernels, and where the calls take longer
+     * the host sets the pace (legacy_paced): the iteration is the calls'
+     * time, forward and backward grow by their share of the calls, and the
+     * layer passes keep the GPU's times (kernels_ms: the GPU's own) */
+    int legacy_paced;
+    double legacy_backward_scale; /* paced backward / the GPU's (1 when not paced): each backward pass's share */
     double loading_ms, forward_ms, backward_ms, update_ms, iteration_ms;
     double images_per_s;
     double flops; /* whole iteration */
@@ -62,21 +70,27 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
                     cp_prediction *p, cp_error *err);
 void cp_prediction_free(cp_prediction *p);
 
-/* What the model leaves out of cudnnFind's path (CP_ALGOS_FIND, cuDNN's
- * legacy API): the host's cost of each convolution call, which is not one
- * number per layer class (docs/CALIBRATION.md). The calibration set's
- * 2,599 legacy convolution calls profiled on an H100 host
- * (validation/h100/host-profile/, --host-profile) took 64 us at the 10th
- * percentile, 137 at the median and 253 at the 90th, so these calls alone
- * take the host calls x those. host_may_pace: the median estimate reaches
- * 80% of the predicted iteration. Zeroes for other algorithm sets. */
+/* The host's cost of cudnnFind's path (CP_ALGOS_FIND, cuDNN's legacy API):
+ * a convolution call costs the host 40-450 us, by algorithm, problem and
+ * the host's speed at the time, not one number per layer class
+ * (docs/CALIBRATION.md). A device profile's "legacy_host" section gives
+ * what its host spends issuing an iteration per convolution call, all other
+ * calls included (10th, 50th and 90th percentile over the calibration set's
+ * runs; devices/FORMAT.md); the estimate is the iteration's convolution
+ * calls times those. Where the profile has none, the H100 host's per-call
+ * profile (the calibration set's 2,599 calls in validation/h100/host-profile/:
+ * 64, 137 and 253 us) is reported, not used (calibrated 0). host_may_pace:
+ * the median estimate reaches 80% of the GPU's own iteration (kernels_ms).
+ * Zeroes for other algorithm sets. */
 #define CP_LEGACY_CONV_HOST_US_P10 64.0
 #define CP_LEGACY_CONV_HOST_US_MEDIAN 137.0
 #define CP_LEGACY_CONV_HOST_US_P90 253.0
 typedef struct {
     int calls;                  /* convolution passes of one iteration */
+    int forward_calls;          /* of them, forward */
     double p10_ms, median_ms, p90_ms;
     int host_may_pace;
+    int calibrated;             /* the device's own host (its "legacy_host"), else the H100's */
 } cp_legacy_host;
 cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p);
 

@@ -221,6 +221,7 @@ typedef struct {
     long long batch, gpus, ps_servers;
     bool overlap, emulated;
     bool graph_api; /* cnnperf-measure --conv-api graph: PyTorch's convolution algorithms */
+    bool graph_launch; /* cnnperf-measure --launch graph: one CUDA graph launch, no per-call host work */
     double bucket_mb;
     const char *comm;
     int nodes, colocated;
@@ -280,6 +281,8 @@ static int read_config(cp_jctx *c, const cJSON *root, run_config *rc)
         return cp_jfail(c, "precision", "expected fp32, tf32, fp16 or bf16, got '%s'", rc->precision);
     const cJSON *api = cp_jget(cp_jget(root, "provenance"), "conv_api");
     rc->graph_api = cJSON_IsString(api) && strcmp(api->valuestring, "graph") == 0;
+    const cJSON *launch = cp_jget(cp_jget(root, "provenance"), "launch");
+    rc->graph_launch = cJSON_IsString(launch) && strcmp(launch->valuestring, "graph") == 0;
     rc->comm = "none";
     rc->overlap = true;
     rc->bucket_mb = 25;
@@ -611,6 +614,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     char ipc_note[320] = "";
     cp_algos algos = eager || rc->graph_api ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
     note_calibration(&s->v, cp_device_calibration(&dev, algos));
+    if (rc->graph_launch) /* the GPU alone: the host's legacy calls do not pace a graph launch */
+        dev.legacy_host.loaded = 0;
     const cp_eager_costs *costs = NULL;
     if (eager && run_eager_costs(s, c->file, &costs, c->err))
         return -1;

@@ -340,12 +340,18 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
         cJSON_AddStringToObject(o, "mode", e ? "eager" : "harness");
         cp_legacy_host lh = cp_legacy_host_estimate(p);
         if (lh.calls > 0 && !e && p->timeline < 0) {
-            cJSON *h = cJSON_AddObjectToObject(o, "legacy_host_not_modelled");
+            cJSON *h = cJSON_AddObjectToObject(o, "legacy_host");
             cJSON_AddNumberToObject(h, "conv_calls", lh.calls);
             cJSON_AddNumberToObject(h, "median_ms", lh.median_ms);
             cJSON_AddNumberToObject(h, "p10_ms", lh.p10_ms);
             cJSON_AddNumberToObject(h, "p90_ms", lh.p90_ms);
             cJSON_AddBoolToObject(h, "host_may_pace", lh.host_may_pace);
+            cJSON_AddBoolToObject(h, "calibrated", lh.calibrated);
+            cJSON_AddStringToObject(h, "source", lh.calibrated ? p->dev->legacy_host.source
+                                                                : "the H100 host's (validation/h100/host-profile/), "
+                                                                  "reported only");
+            cJSON_AddBoolToObject(h, "host_paced", p->legacy_paced);
+            cJSON_AddNumberToObject(h, "gpu_iteration_ms", p->kernels_ms);
         }
         if (e)
             eager_json(o, e);
@@ -379,7 +385,14 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
                 p->host_ms, p->kernels_ms, p->host_bound ? "the GPU waits for the host" : "the GPU sets the pace",
                 cal->host_source);
     cp_legacy_host lh = cp_legacy_host_estimate(p);
-    if (lh.calls > 0 && p->timeline < 0)
+    if (lh.calls > 0 && p->timeline < 0 && lh.calibrated)
+        fprintf(f, "  the host's cuDNN legacy calls: %d convolution calls take it %.1f ms (%.1f-%.1f at the 10th and "
+                   "90th percentile; %s), the GPU's work %.1f ms: %s\n",
+                lh.calls, lh.median_ms, lh.p10_ms, lh.p90_ms, p->dev->legacy_host.source, p->kernels_ms,
+                p->legacy_paced ? "the host sets the pace (the layer passes are the GPU's; a graph-API call, "
+                                  "--conv-api graph, costs the host about a sixth as much)"
+                                : "the GPU sets the pace");
+    else if (lh.calls > 0 && p->timeline < 0)
         fprintf(f, "  not modelled: the host's cuDNN legacy calls; these %d convolution calls alone take the host "
                    "%.1f ms (%.1f-%.1f, as profiled on an H100 host)%s\n",
                 lh.calls, lh.median_ms, lh.p10_ms, lh.p90_ms,

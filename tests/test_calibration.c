@@ -207,11 +207,15 @@ static void test_host_ahead_leaves_gpu_times(void **state)
     before_after_free(&f);
 }
 
-/* cudnnFind's path leaves the host's legacy calls out of the model and says
- * so: ResNet-18's 3 x 20 - 1 convolution passes (the first computes no data
- * gradient) at the calibration set's per-call costs; at batch 32 in fp16
- * those reach the GPU's time, at 256 in fp32 they do not; PyTorch's
- * algorithms (graph API) have no such estimate. */
+/* cudnnFind's path and the host's legacy calls: ResNet-18's 3 x 20 - 1
+ * convolution passes (the first computes no data gradient), 20 of them
+ * forward. On the H100, whose profile has its host's issue per call
+ * ("legacy_host"), the estimate is the calls times it; at batch 32 in fp16
+ * it exceeds the GPU's own time, so the host sets the pace: the iteration
+ * is the estimate, forward and backward take on the difference 20 : 39, and
+ * the layer passes keep the GPU's times. At 256 in fp32 the GPU sets it.
+ * Without the section the H100 host's profile is reported and nothing
+ * paced; PyTorch's algorithms (graph API) have no such estimate. */
 static void test_legacy_host_estimate(void **state)
 {
     (void)state;
@@ -220,19 +224,42 @@ static void test_legacy_host_estimate(void **state)
     cp_error err;
     cp_calibration_set_default("auto");
     assert_int_equal(cp_device_load("h100", &dev, &err), 0);
+    assert_true(dev.legacy_host.loaded);
     assert_int_equal(cp_network_load("resnet18", &net, &err), 0);
-    cp_prediction p = {0};
+    cp_prediction p = {0}, gpu = {0};
     assert_int_equal(cp_predict(&net, &dev, 32, CP_PREC_FP16, &p, &err), 0);
     cp_legacy_host h = cp_legacy_host_estimate(&p);
     assert_int_equal(h.calls, 3 * 20 - 1);
-    assert_true(fabs(h.median_ms - h.calls * CP_LEGACY_CONV_HOST_US_MEDIAN * 1e-3) < 1e-12);
+    assert_int_equal(h.forward_calls, 20);
+    assert_true(h.calibrated);
+    assert_true(fabs(h.median_ms - h.calls * dev.legacy_host.issue_us[1] * 1e-3) < 1e-12);
     assert_true(h.p10_ms < h.median_ms && h.median_ms < h.p90_ms);
     assert_true(h.host_may_pace);
+    cp_device bare = dev;
+    bare.legacy_host.loaded = 0;
+    assert_int_equal(cp_predict(&net, &bare, 32, CP_PREC_FP16, &gpu, &err), 0);
+    assert_true(p.legacy_paced && !gpu.legacy_paced);
+    assert_true(h.median_ms > gpu.iteration_ms);
+    assert_true(fabs(p.iteration_ms - h.median_ms) < 1e-9);
+    assert_true(fabs(p.kernels_ms - gpu.iteration_ms) < 1e-9);
+    double excess = h.median_ms - gpu.iteration_ms;
+    assert_true(fabs(p.forward_ms - gpu.forward_ms - excess * 20 / 59) < 1e-9);
+    assert_true(fabs(p.backward_ms - gpu.backward_ms - excess * 39 / 59) < 1e-9);
+    assert_true(fabs(p.legacy_backward_scale - p.backward_ms / gpu.backward_ms) < 1e-12);
+    for (int i = 0; i < net.n_layers; i++)
+        for (int k = 0; k < CP_PASS_COUNT; k++)
+            assert_true(p.layers[i].ms[k] == gpu.layers[i].ms[k]);
+    cp_legacy_host hb = cp_legacy_host_estimate(&gpu); /* no section: the H100 host's profile, reported */
+    assert_false(hb.calibrated);
+    assert_true(fabs(hb.median_ms - hb.calls * CP_LEGACY_CONV_HOST_US_MEDIAN * 1e-3) < 1e-12);
     assert_int_equal(cp_predict(&net, &dev, 256, CP_PREC_FP32, &p, &err), 0);
     assert_false(cp_legacy_host_estimate(&p).host_may_pace);
+    assert_false(p.legacy_paced);
     assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &p, &err), 0);
     assert_int_equal(cp_legacy_host_estimate(&p).calls, 0);
+    assert_false(p.legacy_paced);
     cp_prediction_free(&p);
+    cp_prediction_free(&gpu);
     cp_network_free(&net);
 }
 

@@ -67,6 +67,7 @@ static void for_each_network(void (*fn)(const cp_network *, const cp_device *, c
             cp_device dev;
             if (cp_device_load(devices[d], &dev, &err))
                 fail_msg("%s", err.msg);
+            dev.legacy_host.loaded = 0; /* the GPU's model: the host's pacing is test_calibration's */
             for (int p = 0; p < CP_PREC_COUNT; p++)
                 if (cp_device_supports(&dev, (cp_precision)p))
                     fn(&n, &dev, (cp_precision)p);

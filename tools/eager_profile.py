@@ -21,9 +21,10 @@ gives.
 import argparse
 import glob
 import json
-import os
 import statistics
 import sys
+
+from profile_section import replace_section
 
 TABLES = ("forward_op_us", "backward_op_us", "autocast_forward_op_us", "autocast_backward_op_us")
 
@@ -69,35 +70,10 @@ def main():
                      f"({dates[0]} to {dates[-1]}, torch {', '.join(torch)}, {args.gpu}; each entry over the calls "
                      f"that measured it; tools/eager_profile.py): " + ", ".join(f for f, _ in kept))
     if args.into:
-        return replace_section(args.into, out)
+        order = TABLES + ("optimizer", "host_spread", "source")
+        return replace_section(args.into, "eager", out, order)
     json.dump(out, sys.stdout, indent=2)
     print()
-    return 0
-
-
-def replace_section(path, section):
-    """The profile's "eager": {...} replaced textually, one table per line, so its other fields keep their
-    layout; written through a temporary file and a rename."""
-    with open(path) as fh:
-        text = fh.read()
-    start = text.find('"eager": {')
-    if start < 0:
-        print(f"eager_profile: {path}: no \"eager\" section to replace", file=sys.stderr)
-        return 2
-    depth, end = 0, -1
-    for i in range(start + len('"eager": '), len(text)):
-        depth += {"{": 1, "}": -1}.get(text[i], 0)
-        if depth == 0:
-            end = i + 1
-            break
-    keys = [k for k in TABLES + ("optimizer", "host_spread") if k in section]
-    body = "".join(f'    "{k}": {json.dumps(section[k])},\n' for k in keys)
-    new = text[:start] + '"eager": {\n' + body + f'    "source": {json.dumps(section["source"])}\n  }}' + text[end:]
-    json.loads(new)  # still one JSON document
-    tmp = path + ".tmp"
-    with open(tmp, "w") as fh:
-        fh.write(new)
-    os.replace(tmp, path)
     return 0
 
 
