@@ -1259,6 +1259,23 @@ run_mode() {
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     torchacc) torch_one "$TORCHACC_CONFIGS" torchacc ;;
     torchhost) torch_one "$TORCHHOST_CONFIGS" torchhost ;;
+    legacyholdout) # session 22: legacy-API configurations no call had run, chosen before the call, predicted in it
+        # with the host's pacing (devices' legacy_host)
+        CONV_API=legacy single "
+resnet50 48 fp16
+resnet101 64 fp16
+resnet34 48 fp16
+googlenet 48 fp16
+resnet152 40 fp16
+googlenet 96 fp32
+alexnet 96 fp16
+vgg16 48 fp16
+resnet50 96 fp32
+resnet101 40 fp32" "--warmup 3 --iters 10"
+        "$PREDICT" validate --measured "$RES"/measure-*.json --format json -o "$RES/predicted-in-call.json" \
+            </dev/null || fail "validate in the call"
+        print_in_call "$RES/predicted-in-call.json"
+        bundle ;;
     hostcalib) # session 22: the calibration-set legacy-API runs of validation/h100/host-profile/ on this GPU's host,
         # so that its legacy calls' host cost has its own calibration (host_us per pass, --host-profile's default)
         CONV_API=legacy single "
