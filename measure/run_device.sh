@@ -1257,6 +1257,16 @@ run_mode() {
     nccloverlap) overlap "$NCCLHOLDOUT_CONFIGS" ;;
     ddp) ddp "$DDP_CONFIGS" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
+    ddpoverhead) # session 22: DDP's own host costs (torch_bench --ddp-overhead) measured first, then the
+        # calibration-set DDP jobs, then three evaluation ones chosen before the call
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
+        mkdir -p "$RES/ddp"
+        say "torchrun torch_bench.py --ddp-overhead"
+        NCCL_DEBUG=WARN timeout 240 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --ddp-overhead \
+            -o "$RES/ddp/ddp-overhead-$DEV.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp overhead"
+        ddp "$DDP_CALIB_CONFIGS
+--network resnet34 --batch 64 --precision fp32,fp16
+--network googlenet --batch 96 --precision fp32" ;;
     torchacc) torch_one "$TORCHACC_CONFIGS" torchacc ;;
     torchhost) torch_one "$TORCHHOST_CONFIGS" torchhost ;;
     legacyholdout) # session 22: legacy-API configurations no call had run, chosen before the call, predicted in it

@@ -330,6 +330,76 @@ def run_networks(args):
     return 0
 
 
+def ddp_overhead(args):
+    """What DistributedDataParallel adds to the host's step, per parameter tensor (its autograd hook and the
+    gradient's copy into a bucket), per batch-norm layer (its buffers broadcast before each forward, coalesced)
+    and per step: chains of K tiny modules with and without DDP, forward + backward, K = 64 and 16;
+    per tensor = the difference of the two chains' differences / 48 (one-tensor modules), per BN the same with
+    BN modules less its two tensors, per step what is left at K = 16. Rank 0 writes -o FILE."""
+    import torch
+    import torch.distributed as dist
+    if "RANK" not in os.environ:
+        print("torch_bench: --ddp-overhead runs under torchrun, e.g. torchrun --nproc-per-node 2 "
+              "tools/torch_bench.py --ddp-overhead -o FILE", file=sys.stderr)
+        return 2
+    local = int(os.environ.get("LOCAL_RANK", 0))
+    torch.cuda.set_device(local)
+    dist.init_process_group("nccl")
+    nn, dev = torch.nn, torch.device("cuda")
+
+    class Scale(nn.Module):  # one parameter tensor, one element-wise op each way
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.ones(8, 1, 1))
+
+        def forward(self, x):
+            return x * self.w
+
+    makers = {"param": Scale, "bn": lambda: nn.BatchNorm2d(8)}
+
+    def wall(kind, k, ddp, reps=30):
+        model = nn.Sequential(*[makers[kind]() for _ in range(k)]).to(dev).train()
+        if ddp:
+            model = nn.parallel.DistributedDataParallel(model, device_ids=[local])
+        x = torch.rand(2, 8, 8, 8, device=dev, requires_grad=True)
+        for _ in range(3):
+            model(x).float().sum().backward()
+        torch.cuda.synchronize()
+        dist.barrier(device_ids=[local])
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            model(x).float().sum().backward()
+        torch.cuda.synchronize()
+        return (time.perf_counter() - t0) / reps * 1e6
+
+    def per_module(kind):
+        samples, fixed = [], []
+        for _ in range(5):
+            d64, d16 = wall(kind, 64, True), wall(kind, 16, True)
+            p64, p16 = wall(kind, 64, False), wall(kind, 16, False)
+            samples.append(((d64 - d16) - (p64 - p16)) / 48)
+            fixed.append((d16 - p16) - 16 * samples[-1])
+        return quantile(samples, 0.5), quantile(fixed, 0.5)
+
+    per_param, step = per_module("param")
+    per_bn_module, _ = per_module("bn")
+    out = {"schema": "cnnperf-ddp-overhead/1",
+           "ddp": {"per_param_us": round(max(per_param, 0.0), 2),
+                   "per_bn_us": round(max(per_bn_module - 2 * per_param, 0.0), 2),
+                   "per_step_us": round(max(step, 0.0), 2)}}
+    print(f"torch_bench: DDP over {dist.get_world_size()} GPUs: {out['ddp']}", file=sys.stderr)
+    out["provenance"] = provenance(torch, {
+        "world_size": dist.get_world_size(),
+        "method": "host wall time of forward + backward of chains of 64 and 16 one-tensor modules (x * w) and "
+                  "of BatchNorm2d modules, batch 2, 8x8x8, with and without DistributedDataParallel (defaults: "
+                  "25 MB buckets, broadcast_buffers); per tensor = ((DDP64 - DDP16) - (plain64 - plain16)) / 48, "
+                  "per BN the same less two tensors, per step = (DDP16 - plain16) - 16 x per tensor; medians of 5"})
+    if dist.get_rank() == 0:
+        write_json(args.output, out)
+    dist.destroy_process_group()
+    return 0
+
+
 def op_counts(args):
     """One training step of each network under torch.profiler (CPU activity only): how many times each
     ATen operator and autograd node ran, forward and backward together. Eager mode's structure (one
@@ -611,6 +681,9 @@ def main():
                     help="data-parallel training in DistributedDataParallel, one rank per GPU (torchrun)")
     ap.add_argument("--eager-overhead", action="store_true",
                     help="host cost per eager operator and optimizer step (cnnperf predict --mode eager)")
+    ap.add_argument("--ddp-overhead", action="store_true",
+                    help="under torchrun: DistributedDataParallel's host cost per parameter tensor, per BN layer "
+                         "and per step (cnnperf predict --mode eager on several GPUs); -o FILE")
     ap.add_argument("--op-counts", action="store_true",
                     help="count the ATen operators of one training step per network (torch.profiler, batch 2, "
                          "fp32): what eager mode's operator counts are checked against")
@@ -624,6 +697,8 @@ def main():
         return run_allreduce(args)
     if args.eager_overhead:
         return eager_overhead(args)
+    if args.ddp_overhead:
+        return ddp_overhead(args)
     for name in args.network.split(","):
         if name not in NETWORKS:
             ap.error(f"--network: unknown '{name}' (known: {', '.join(NETWORKS)})")
