@@ -392,6 +392,20 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     kernel(&r, cp_transfer_ms(link, 8.0 * p->batch, 1), "labels", "loading");
     e->loading_ms = r.c.gpu_ms;
 
+    /* DistributedDataParallel before the forward: its per-step work and the
+     * broadcast of every batch norm's buffers from rank 0 */
+    int n_bn = 0;
+    for (int i = 0; i < net->n_layers; i++)
+        n_bn += strcmp(net->layers[i].kind->name, "batchnorm") == 0;
+    double ddp_param_us = 0;
+    if (e->ddp_workers > 1) {
+        const cp_eager_costs *machine = &p->dev->eager;
+        double step = cp_eager_ddp_us(costs, machine, CP_DDP_PER_STEP, &builtin) +
+                      n_bn * cp_eager_ddp_us(costs, machine, CP_DDP_PER_BN, &builtin);
+        ddp_param_us = cp_eager_ddp_us(costs, machine, CP_DDP_PER_PARAM, &builtin);
+        op(&r, step, "DistributedDataParallel.forward (buffers, prepare)", "ddp");
+    }
+
     /* Forward: one operator per layer. */
     for (int i = 0; i < net->n_layers && !r.failed; i++) {
         const cp_layer *l = &net->layers[i];
@@ -451,6 +465,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
                 extra(&r, "autocast_grad_to_fp32", size[j], 2 * size[j], 4 * size[j], 0, l->name);
         for (int j = 0; e->ddp_workers > 1 && j < n; j++) { /* DDP: the gradient into its bucket */
             double g1 = r.c.gpu_ms;
+            op(&r, ddp_param_us, "DDP autograd hook", l->name);
             extra(&r, "ddp_copy_grad_to_bucket", size[j], 4 * size[j], 4 * size[j], 0, l->name);
             e->ddp_gpu_ms += r.c.gpu_ms - g1;
         }

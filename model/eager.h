@@ -86,10 +86,10 @@ typedef struct {
      * it is ready; after backward, the buckets divided by the world size and
      * copied back into the gradients (three passes over the fp32 gradient
      * bytes). The all-reduces themselves are the distributed prediction's
-     * (distributed.c). DDP's per-parameter hooks cost the host too, but the
-     * calibration-set DDP runs (validation/h200x2/ddp-calib/) could not tell
-     * such a cost: the host runs ahead of backward's kernels, so none is
-     * charged. */
+     * (distributed.c). DDP's host work is charged as measured
+     * (eager_costs.h, "ddp"): a cost per step and per batch norm's buffers
+     * before the forward, and one per parameter tensor as its hook fires in
+     * backward. */
     int ddp_workers;
     double ddp_gpu_ms; /* what DDP's own kernels added to the GPU's time line */
     cp_eager_event *events;

@@ -121,7 +121,36 @@ double cp_eager_optimizer_us(const cp_eager_costs *c, int tensors, int *builtin_
                                      : builtin_opt_step_us + tensors * builtin_opt_tensor_us);
 }
 
+double cp_eager_ddp_us(const cp_eager_costs *c, const cp_eager_costs *machine, int which, int *builtin_used)
+{
+    const cp_eager_costs *from = c && c->has_ddp ? c : machine && machine->has_ddp ? machine : NULL;
+    if (!from) {
+        if (builtin_used)
+            *builtin_used = 1;
+        return 0;
+    }
+    return scale_of(c ? c : from) * from->ddp_us[which];
+}
+
 /* --- readers ------------------------------------------------------------------ */
+
+int cp_eager_ddp_parse(cp_jctx *c, const cJSON *parent, cp_eager_costs *out)
+{
+    const cJSON *o = cp_jget(parent, "ddp");
+    if (!o)
+        return 0;
+    if (!cJSON_IsObject(o))
+        return cp_jfail(c, "ddp", "must be an object {per_param_us, per_bn_us, per_step_us}");
+    static const char *const known[] = {"per_param_us", "per_bn_us", "per_step_us", "source", NULL};
+    static const char *const ddp_keys[3] = {"per_param_us", "per_bn_us", "per_step_us"};
+    size_t mark = cp_jpush_key(c, "ddp");
+    int rc = cp_jonly(c, o, known);
+    for (int i = 0; i < 3 && !rc; i++)
+        rc = cp_jnum(c, o, ddp_keys[i], true, 0, 0, 1e6, &out->ddp_us[i]);
+    cp_jpop(c, mark);
+    out->has_ddp = !rc;
+    return rc ? -1 : 0;
+}
 
 static int parse_table(cp_jctx *c, const cJSON *obj, const char *name, double *out, unsigned char *has)
 {
@@ -202,12 +231,13 @@ int cp_eager_costs_parse(cp_jctx *c, const cJSON *obj, cp_eager_costs *out)
                                         "autocast_backward_op_us",
                                         "optimizer",
                                         "host_spread",
+                                        "ddp",
                                         "source",
                                         "description",
                                         NULL};
     const char *src = NULL;
     if (cp_jonly(c, obj, known) || parse_common(c, obj, out) || cp_jstr(c, obj, "source", false, &src) ||
-        parse_spread(c, obj, out))
+        parse_spread(c, obj, out) || cp_eager_ddp_parse(c, obj, out))
         return -1;
     out->given = 1;
     snprintf(out->source, sizeof out->source, "%s", src ? src : "device profile, no source given");
@@ -225,7 +255,7 @@ int cp_eager_costs_parse_root(const cJSON *root, const char *file, cp_eager_cost
     } else if (cp_jstr(&c, root, "schema", true, &schema)) {
     } else if (strcmp(schema, "cnnperf-eager-overhead/1") != 0) {
         cp_jfail(&c, "schema", "unsupported schema '%s' (expected 'cnnperf-eager-overhead/1')", schema);
-    } else if (parse_common(&c, root, out) == 0) {
+    } else if (parse_common(&c, root, out) == 0 && cp_eager_ddp_parse(&c, root, out) == 0) {
         /* Other top-level fields are the benchmark's own record and are kept
          * out of the model; the provenance names what was measured. */
         const cJSON *pv = cp_jget(root, "provenance");

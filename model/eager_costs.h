@@ -37,6 +37,12 @@ typedef struct {
     double spread_low, spread_high;
     int spread_calls;
     double scale;     /* every cost times this (0 or 1: as given); for the spread's bounds */
+    /* "ddp": what DistributedDataParallel adds to the host, per parameter
+     * tensor (its hook and bucket copy, in backward), per batch-norm layer
+     * (its buffers broadcast before each forward) and per step (has_ddp:
+     * given; torch_bench.py --ddp-overhead) */
+    double ddp_us[3];
+    int has_ddp;
     char source[192]; /* where the given values come from */
 } cp_eager_costs;
 /* A zeroed cp_eager_costs gives nothing: every lookup takes the built-in
@@ -59,6 +65,14 @@ int cp_eager_costs_parse_root(const cJSON *root, const char *file, cp_eager_cost
  * table's value plus the built-in autocast surcharge. *builtin (may be
  * NULL) is set when a built-in value was used. */
 double cp_eager_op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t, int *builtin);
+/* DistributedDataParallel's host µs: which 0 per parameter tensor, 1 per
+ * batch-norm layer, 2 per step; from c, else from `machine` (a device
+ * profile's section, may be NULL), else none (0, *builtin set). */
+enum { CP_DDP_PER_PARAM, CP_DDP_PER_BN, CP_DDP_PER_STEP };
+double cp_eager_ddp_us(const cp_eager_costs *c, const cp_eager_costs *machine, int which, int *builtin);
+/* Reads a "ddp" object {per_param_us, per_bn_us, per_step_us} (obj; c's path
+ * points at its parent) into out; absent: nothing. */
+int cp_eager_ddp_parse(cp_jctx *c, const cJSON *parent, cp_eager_costs *out);
 /* Host µs of one optimizer step over `tensors` parameter tensors. */
 double cp_eager_optimizer_us(const cp_eager_costs *c, int tensors, int *builtin);
 

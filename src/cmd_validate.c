@@ -41,10 +41,10 @@ typedef struct {
  * sweep with one rank per node, emulated or not; net_found). */
 typedef struct {
     char dir[512];
-    int found, ps_found, eager_found, net_found;
+    int found, ps_found, eager_found, net_found, ddp_found;
     cp_link ipc, net;
     double ps_gbs[3];
-    cp_eager_costs eager;
+    cp_eager_costs eager, ddp; /* ddp: torch_bench.py --ddp-overhead's, merged into eager */
 } folder_host;
 
 /* Networks are loaded once per name: a campaign measures each many times. */
@@ -499,8 +499,17 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
                    strcmp(schema, "cnnperf-eager-overhead/1") == 0) {
             rc = cp_eager_costs_parse_root(root, path, &h->eager, err);
             h->eager_found = !rc;
+        } else if (!h->ddp_found && (schema = str_at(root, "schema")) &&
+                   strcmp(schema, "cnnperf-ddp-overhead/1") == 0) {
+            cp_jctx jc = {.file = path, .path = "$", .err = err};
+            rc = cp_eager_ddp_parse(&jc, root, &h->ddp) || (!h->ddp.has_ddp && cp_jfail(&jc, "ddp", "missing"));
+            h->ddp_found = !rc;
         }
         cJSON_Delete(root);
+    }
+    if (!rc && h->ddp_found && h->eager_found) { /* the folder's DDP costs with its operator costs */
+        memcpy(h->eager.ddp_us, h->ddp.ddp_us, sizeof h->eager.ddp_us);
+        h->eager.has_ddp = 1;
     }
     if (!rc && h->found) {
         h->ipc.bandwidth_gbs = h->found / inv_bw;
@@ -918,6 +927,9 @@ static int load_file(val_state *s, const char *path, cp_error *err)
         snprintf(why, sizeof why,
                  "eager operator costs, not a measurement: the host costs of its folder's PyTorch runs "
                  "(or give it as --eager-profile)");
+    else if (schema && strcmp(schema, "cnnperf-ddp-overhead/1") == 0)
+        snprintf(why, sizeof why, "DistributedDataParallel's host costs, not a measurement: those of its folder's "
+                                  "PyTorch DDP runs");
     else if (schema || format)
         snprintf(why, sizeof why, "not a measurement (%.64s)", schema ? schema : format);
     else

@@ -353,6 +353,42 @@ static void test_host_spread(void **state)
     }
 }
 
+/* DistributedDataParallel's host: with the costs' "ddp" given, a DDP step of
+ * ResNet-18 costs the host per step + 20 BN layers x per BN + 62 parameter
+ * tensors (20 convolutions without bias, 20 BN x 2, the fc's 2) x per tensor
+ * more than the same step with those zero; lacking them the machine's apply,
+ * and with neither none (a built-in 0). */
+static void test_ddp_host(void **state)
+{
+    (void)state;
+    cp_network net;
+    cp_prediction p = {0};
+    predict("resnet18", &h100, 8, CP_PREC_FP32, &net, &p);
+    cp_eager_costs c;
+    uniform_costs(&c, 10);
+    c.has_ddp = 1;
+    cp_eager e = {.ddp_workers = 2};
+    run(&p, &c, &e);
+    double host0 = e.host_ms;
+    c.ddp_us[CP_DDP_PER_PARAM] = 1;
+    c.ddp_us[CP_DDP_PER_BN] = 10;
+    c.ddp_us[CP_DDP_PER_STEP] = 100;
+    run(&p, &c, &e);
+    near(e.host_ms - host0, (100 + 20 * 10 + 62 * 1) * 1e-3);
+    assert_false(e.builtin_costs);
+    cp_eager_costs machine = c;
+    c.has_ddp = 0;
+    int builtin = 0;
+    near(cp_eager_ddp_us(&c, &machine, CP_DDP_PER_BN, &builtin), 10);
+    assert_false(builtin);
+    machine.has_ddp = 0;
+    near(cp_eager_ddp_us(&c, &machine, CP_DDP_PER_STEP, &builtin), 0);
+    assert_true(builtin);
+    cp_eager_free(&e);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+}
+
 static void test_cost_lookup(void **state)
 {
     (void)state;
@@ -540,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_more_host_cost_never_less_time),
         cmocka_unit_test(test_gradient_sums),
         cmocka_unit_test(test_host_spread),
+        cmocka_unit_test(test_ddp_host),
         cmocka_unit_test(test_cost_lookup),
         cmocka_unit_test(test_bad_overhead_files),
         cmocka_unit_test(test_json_fields),

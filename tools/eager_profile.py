@@ -21,6 +21,7 @@ gives.
 import argparse
 import glob
 import json
+import os
 import statistics
 import sys
 
@@ -52,6 +53,18 @@ def main():
     for t in TABLES:
         keys = sorted({k for _, d in kept for k in d.get(t, {})})
         out[t] = {k: round(statistics.median(d[t][k] for _, d in kept if k in d.get(t, {})), 2) for k in keys}
+    # DistributedDataParallel's host costs: the torch_bench.py --ddp-overhead files beside the calls'
+    ddp = []
+    for f, _ in kept:
+        for g in sorted(glob.glob(os.path.join(os.path.dirname(f), "ddp-overhead-*.json"))):
+            with open(g) as fh:
+                dd = json.load(fh)
+            if dd.get("schema") == "cnnperf-ddp-overhead/1" and str(dd.get("provenance", {}).get("gpu_name", "")) \
+                    .startswith(args.gpu):
+                ddp.append(dd["ddp"])
+    if ddp:
+        out["ddp"] = {k: round(statistics.median(x[k] for x in ddp), 2)
+                      for k in ("per_param_us", "per_bn_us", "per_step_us")}
     opt = [d["optimizer"] for _, d in kept if "optimizer" in d]
     out["optimizer"] = {"per_step_us": round(statistics.median(o["per_step_us"] for o in opt), 2),
                         "per_tensor_us": round(statistics.median(o["per_tensor_us"] for o in opt), 3)}
@@ -70,7 +83,7 @@ def main():
                      f"({dates[0]} to {dates[-1]}, torch {', '.join(torch)}, {args.gpu}; each entry over the calls "
                      f"that measured it; tools/eager_profile.py): " + ", ".join(f for f, _ in kept))
     if args.into:
-        order = TABLES + ("optimizer", "host_spread", "source")
+        order = TABLES + ("optimizer", "host_spread", "ddp", "source")
         return replace_section(args.into, "eager", out, order)
     json.dump(out, sys.stdout, indent=2)
     print()
