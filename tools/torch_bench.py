@@ -336,15 +336,10 @@ def ddp_overhead(args):
     and per step: chains of K tiny modules with and without DDP, forward + backward, K = 64 and 16;
     per tensor = the difference of the two chains' differences / 48 (one-tensor modules), per BN the same with
     BN modules less its two tensors, per step what is left at K = 16. Rank 0 writes -o FILE."""
-    import torch
-    import torch.distributed as dist
-    if "RANK" not in os.environ:
-        print("torch_bench: --ddp-overhead runs under torchrun, e.g. torchrun --nproc-per-node 2 "
-              "tools/torch_bench.py --ddp-overhead -o FILE", file=sys.stderr)
+    ranks = torchrun_init("--ddp-overhead -o FILE")
+    if ranks is None:
         return 2
-    local = int(os.environ.get("LOCAL_RANK", 0))
-    torch.cuda.set_device(local)
-    dist.init_process_group("nccl")
+    torch, dist, local = ranks
     nn, dev = torch.nn, torch.device("cuda")
 
     class Scale(nn.Module):  # one parameter tensor, one element-wise op each way
@@ -594,16 +589,26 @@ def eager_overhead(args):
     return 0
 
 
-def run_allreduce(args):
+def torchrun_init(usage):
+    """This rank's GPU and the NCCL process group under torchrun: (torch, torch.distributed, local rank), or
+    None (said why) outside torchrun."""
     import torch
     import torch.distributed as dist
     if "RANK" not in os.environ:
-        print("torch_bench: --allreduce runs under torchrun, e.g. "
-              "torchrun --nproc-per-node 2 tools/torch_bench.py --allreduce", file=sys.stderr)
-        return 2
+        print(f"torch_bench: {usage.split()[0]} runs under torchrun, e.g. torchrun --nproc-per-node 2 "
+              f"tools/torch_bench.py {usage}", file=sys.stderr)
+        return None
     local = int(os.environ.get("LOCAL_RANK", 0))
     torch.cuda.set_device(local)
     dist.init_process_group("nccl")
+    return torch, dist, local
+
+
+def run_allreduce(args):
+    ranks = torchrun_init("--allreduce")
+    if ranks is None:
+        return 2
+    torch, dist, local = ranks
     rank, n = dist.get_rank(), dist.get_world_size()
     sizes, s = [], args.min_bytes
     while s <= args.max_bytes:
