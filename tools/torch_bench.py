@@ -383,8 +383,10 @@ def ddp_overhead(args):
                    "per_bn_us": round(max(per_bn_module - 2 * per_param, 0.0), 2),
                    "per_step_us": round(max(step, 0.0), 2)}}
     print(f"torch_bench: DDP over {dist.get_world_size()} GPUs: {out['ddp']}", file=sys.stderr)
+    v = torch.cuda.nccl.version()
     out["provenance"] = provenance(torch, {
         "world_size": dist.get_world_size(),
+        "nccl": ".".join(map(str, v)) if isinstance(v, tuple) else str(v),
         "method": "host wall time of forward + backward of chains of 64 and 16 one-tensor modules (x * w) and "
                   "of BatchNorm2d modules, batch 2, 8x8x8, with and without DistributedDataParallel (defaults: "
                   "25 MB buckets, broadcast_buffers); per tensor = ((DDP64 - DDP16) - (plain64 - plain16)) / 48, "
