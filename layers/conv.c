@@ -206,7 +206,7 @@ static int gemm_pass(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kerne
 
 /* PyTorch's path offers Winograd for the weight gradient only, and there
  * instead of FFT: its kernel trace of VGG-11 in FP32 (the calibration set,
- * validation/h100/ncu/kernels-torch-networks-h100.json) runs every 3x3 weight
+ * validation/h100/ncu/kernels-torch-networks-h100.json.xz) runs every 3x3 weight
  * gradient, 14x14 to 112x112 planes, as winograd_nonfused (data and delta
  * transforms, 36 batched GEMMs, output transform), while its forward and
  * data-gradient passes run implicit GEMM, FFT or dgrad_engine. */
@@ -253,7 +253,7 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, d
     /* winograd_nonfused's weight gradient does not split its long
      * reduction: its GEMM's grid is the filters' tiles times the 36 points
      * ([8, 8, 36] for 512 channels in PyTorch's trace,
-     * validation/h100/ncu/kernels-torch-networks-h100.json; [2, 2, 36] of
+     * validation/h100/ncu/kernels-torch-networks-h100.json.xz; [2, 2, 36] of
      * 32x32 for 64 in the graph API's, validation/layerbench-h100/graph-3x3/).
      * cudnnFind's WINOGRAD_NONFUSED is the same implementation. */
     int split = wgrad ? -1 : 0;
@@ -314,7 +314,7 @@ static bool fft_fits(const cp_layer *l, const cp_exec *x)
  * runs a 3x3 forward as FFT only where the output plane fits one tile;
  * larger planes run as implicit GEMM (sm80_xmma_fprop_implicit_gemm 256x64
  * in its kernel trace of VGG-11 and ResNet-18, the calibration set:
- * validation/h100/ncu/kernels-torch-networks-h100.json; the graph API's
+ * validation/h100/ncu/kernels-torch-networks-h100.json.xz; the graph API's
  * engines for the same layers, validation/h100/graph-api/), although the
  * model times FFT faster there. */
 static bool pytorch_offers_fft(const cp_layer *l, cp_pass pass, const cp_exec *x)

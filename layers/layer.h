@@ -57,7 +57,7 @@ typedef struct cp_layer {
  * where FP32 3x3 passes may run as Winograd. CP_ALGOS_PYTORCH: PyTorch's
  * (cudnn.benchmark over the engines its frontend path lists): no Winograd,
  * and FFT tiling for 3x3 filters too. A profile of PyTorch training VGG-11
- * and ResNet-18 in FP32 (validation/h100/ncu/kernels-torch-networks-h100.json)
+ * and ResNet-18 in FP32 (validation/h100/ncu/kernels-torch-networks-h100.json.xz)
  * shows FFT and implicit GEMM kernels for their 3x3 convolutions, Winograd
  * only in a few weight gradients. */
 typedef enum { CP_ALGOS_FIND, CP_ALGOS_PYTORCH } cp_algos;

@@ -73,7 +73,7 @@ static const tile wgmma_tiles[] = {
  * sm80_xmma_fprop_implicit_gemm_..._nchwkcrs_nchw_tilesize{256x64,128x32,
  * 32x32}x8_stage3 with warps of 2x2, 2x2 and 1x2, 128, 128 and 64 threads,
  * 255, 166 and 94 registers (PyTorch's kernel trace of the calibration
- * set, validation/h100/ncu/kernels-torch-networks-h100.json; Nsight Compute
+ * set, validation/h100/ncu/kernels-torch-networks-h100.json.xz; Nsight Compute
  * on layer microbenchmarks, validation/layerbench-h100/graph-3x3-ffma/ and
  * xmma/). */
 static const tile xmma_nchw_tiles[] = {

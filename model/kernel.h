@@ -185,7 +185,7 @@ int cp_gemm_candidates(const cp_device *d, cp_precision p, const cp_gemm *g, cp_
  * blocks took 160 us under Nsight Compute, about 136 us at full clock, and
  * 167-199 us in PyTorch's trace, 1.0-1.5 clocks a block
  * (validation/layerbench-h100/graph-3x3-ffma/, the 512 -> 512 12x12 layer;
- * validation/h100/ncu/kernels-torch-networks-h100.json, VGG-11). Whether
+ * validation/h100/ncu/kernels-torch-networks-h100.json.xz, VGG-11). Whether
  * other grids (a copy in 64-thread blocks) meet the same floor was not
  * measured, so only cp_tiny_block_kernel's kernels carry it. */
 #define CP_BLOCK_DISPATCH_CYCLES 1.0

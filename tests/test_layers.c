@@ -414,7 +414,7 @@ static void test_concat_copies(void **state)
 
 /* PyTorch's path into cuDNN reaches no Winograd engine and tiles 3x3
  * filters by FFT too (torch.profiler, validation/h100/ncu/
- * kernels-torch-networks-h100.json); cudnnFind over the legacy API picks
+ * kernels-torch-networks-h100.json.xz); cudnnFind over the legacy API picks
  * Winograd for such layers. */
 static void conv_algos_names(cp_algos algos, char *names, size_t cap)
 {
