@@ -612,17 +612,17 @@ netemu() {
 # multi_runs CONFIGS: each 2-GPU configuration measured (mpirun_measure) and
 # predicted with the same convolution API; MPIRUN and DEV set by the caller.
 multi_runs() {
-    local net batch prec exch variant np extra comm overlap tag P
-    P="--device $DEV --gpus 2 --conv-api ${CONV_API:-legacy}"
+    local net batch prec exch variant np extra comm overlap tag P g=${GPUS:-2}
+    P="--device $DEV --gpus $g --conv-api ${CONV_API:-legacy}"
     # this host's MPI link, where the mode measured it first (MODE=psholdout)
     [ -f "$RES/host-mpi-raw.json" ] && P="$P --host-mpi $RES/host-mpi-raw.json"
     [ -f "$RES/psbench.json" ] && P="$P --ps-bench $RES/psbench.json" # the servers' pass, where measured
     while read -r net batch prec exch variant; do
         [ -n "$net" ] || continue
-        np=2 extra="" comm=$exch overlap=on tag=multi-$net-b$batch-$prec-$exch
+        np=$g extra="" comm=$exch overlap=on tag=multi-$net-b$batch-$prec-$exch
         case "$exch" in
-        ps1) np=3 extra="--ps-servers 1" comm=ps ;;
-        ps2) np=4 extra="--ps-servers 2" comm=ps ;;
+        ps1) np=$((g + 1)) extra="--ps-servers 1" comm=ps ;;
+        ps2) np=$((g + 2)) extra="--ps-servers 2" comm=ps ;;
         esac
         [[ "$variant" == *nooverlap ]] && overlap=off
         [ -n "$variant" ] && tag=$tag-$variant
@@ -1257,6 +1257,31 @@ run_mode() {
     nccloverlap) overlap "$NCCLHOLDOUT_CONFIGS" ;;
     ddp) ddp "$DDP_CONFIGS" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
+    quad) # session 22: four GPUs of one host, configurations chosen before the call, through the graph API:
+        # the NCCL all-reduce sweep and MPI ping-pong of 4 ranks and the servers' pass first, then the jobs,
+        # predicted in the call
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
+        mpi_setup
+        say "calibrate --only nccl,mpi, 4 ranks"
+        timeout 150 "${MPIRUN[@]}" -np 4 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
+            --raw "$RES/calibrated-nccl-4gpu-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | tail -8 ||
+            fail "calibrate nccl,mpi"
+        timeout 120 "$BUILD/measure/cnnperf-psbench" --beside 4 -o "$RES/psbench.json" </dev/null || fail "psbench"
+        cp "$RES/calibrated-nccl-4gpu-raw.json" "$RES/host-mpi-raw.json" # multi_runs's --host-mpi
+        GPUS=4 CONV_API=graph multi_runs "
+resnet50 64 fp32 nccl
+resnet50 64 fp16 nccl
+vgg16 32 fp32 nccl
+googlenet 64 fp32 nccl
+resnet101 32 fp16 nccl
+alexnet 128 fp32 nccl
+resnet50 64 fp32 ps1
+googlenet 64 fp32 ps1"
+        rm -f "$RES/host-mpi-raw.json"
+        "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json --format json \
+            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
+        print_in_call "$RES/predicted-in-call.json"
+        bundle ;;
     ddpoverhead) # session 22: DDP's own host costs (torch_bench --ddp-overhead) measured first, then the
         # calibration-set DDP jobs, then three evaluation ones chosen before the call
         [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
