@@ -109,6 +109,11 @@ static const bad_case cases[] = {
     {"dev-eager-table-not-object.json", "$.eager.forward_op_us", "must be an object"},
     {"dev-eager-optimizer-missing.json", "$.eager.optimizer.per_tensor_us", "missing required field"},
     {"dev-eager-field-unknown.json", "$.eager.forward_ops_us", "unknown field"},
+    {"dev-eager-ddp-negative.json", "$.eager.ddp.per_bn_us", "got -4"},
+    {"dev-eager-spread-high-below-one.json", "$.eager.host_spread.high", "got 0.9"},
+    /* the optional legacy_host section (the host's issue per convolution call) */
+    {"dev-legacy-host-order.json", "$.legacy_host.issue_per_conv_call_us", "p10 <= median <= p90"},
+    {"dev-legacy-host-field-unknown.json", "$.legacy_host.calls", "unknown field"},
 };
 
 #define N_CASES (sizeof cases / sizeof cases[0])
