@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""compact_json: rewrite JSON files compactly with every number to 9
+significant digits, which keeps every float32 a measurement came from
+(CUDA events, cuDNN's timings) exactly and any double to 1e-9 of itself, far
+below the timers' resolution; keys, order and everything else unchanged.
+The tree copied to the GPU machines has a 64 MiB limit and the measurements
+are most of it.
+
+  python3 tools/compact_json.py FILE...      # rewrites each in place (through a temporary file)
+"""
+import json
+import os
+import sys
+
+
+def rounded(x):
+    if isinstance(x, float):
+        return float("%.9g" % x)
+    if isinstance(x, list):
+        return [rounded(v) for v in x]
+    if isinstance(x, dict):
+        return {k: rounded(v) for k, v in x.items()}
+    return x
+
+
+def main(paths):
+    saved = 0
+    for path in paths:
+        with open(path) as fh:
+            text = fh.read()
+        try:
+            data = json.loads(text)
+        except ValueError as e:
+            print(f"compact_json: {path}: not JSON ({e}), left as it is", file=sys.stderr)
+            continue
+        new = json.dumps(rounded(data), separators=(",", ":"), ensure_ascii=False)
+        if len(new) >= len(text):
+            continue
+        tmp = path + ".tmp"
+        with open(tmp, "w") as fh:
+            fh.write(new)
+        os.replace(tmp, path)
+        saved += len(text) - len(new)
+    print(f"compact_json: {len(paths)} files, {saved / 1e6:.1f} MB saved", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
