@@ -505,9 +505,9 @@ ddp() {
     while read -r c; do
         [ -n "$c" ] || continue
         [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "ddp $c skipped: past the deadline"; continue; }
-        say "torchrun --nproc-per-node 2 torch_bench.py --ddp $c"
+        say "torchrun --nproc-per-node ${NPROC:-2} torch_bench.py --ddp $c"
         # shellcheck disable=SC2086
-        NCCL_DEBUG=WARN timeout 200 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --ddp $c \
+        NCCL_DEBUG=WARN timeout 200 torchrun --standalone --nproc-per-node "${NPROC:-2}" tools/torch_bench.py --ddp $c \
             --out-dir "$RES/ddp" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp $c"
         bundle
     done <<<"$1"
@@ -1257,6 +1257,38 @@ run_mode() {
     nccloverlap) overlap "$NCCLHOLDOUT_CONFIGS" ;;
     ddp) ddp "$DDP_CONFIGS" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
+    quad2) # session 22: four GPUs again: the 4-rank sweep a second time, NCCL's tuner table for 4 ranks, legacy-API
+        # and graph-API jobs and PyTorch DDP on 4 GPUs (its costs measured on 4 ranks first), chosen before the call
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
+        mpi_setup
+        say "calibrate --only nccl,mpi, 4 ranks, with NCCL's tuner table"
+        NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING timeout 150 "${MPIRUN[@]}" -np 4 -x LD_LIBRARY_PATH -x NCCL_DEBUG \
+            -x NCCL_DEBUG_SUBSYS "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
+            --raw "$RES/calibrated-nccl-4gpu-raw.json" </dev/null >"$RES/calibrate-4gpu-tuning.log" 2>&1 ||
+            fail "calibrate nccl,mpi"
+        grep -E 'AllReduce|Ring|Tree' "$RES/calibrate-4gpu-tuning.log" | head -12
+        timeout 120 "$BUILD/measure/cnnperf-psbench" --beside 4 -o "$RES/psbench.json" </dev/null || fail "psbench"
+        cp "$RES/calibrated-nccl-4gpu-raw.json" "$RES/host-mpi-raw.json"
+        GPUS=4 CONV_API=legacy multi_runs "
+resnet50 64 fp16 nccl
+googlenet 64 fp32 nccl
+vgg16 64 fp16 nccl"
+        GPUS=4 CONV_API=graph multi_runs "
+resnet50 128 fp16 nccl
+resnet152 32 fp32 nccl
+vgg16 32 fp16 ps2"
+        rm -f "$RES/host-mpi-raw.json"
+        "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json --format json \
+            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
+        print_in_call "$RES/predicted-in-call.json"
+        bundle
+        mkdir -p "$RES/ddp"
+        say "torchrun --nproc-per-node 4 torch_bench.py --ddp-overhead"
+        NCCL_DEBUG=WARN timeout 240 torchrun --standalone --nproc-per-node 4 tools/torch_bench.py --ddp-overhead \
+            -o "$RES/ddp/ddp-overhead-$DEV.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp overhead"
+        NPROC=4 ddp "
+--network resnet50 --batch 64 --precision fp32,fp16
+--network googlenet --batch 64 --precision fp32" ;;
     quad) # session 22: four GPUs of one host, configurations chosen before the call, through the graph API:
         # the NCCL all-reduce sweep and MPI ping-pong of 4 ranks and the servers' pass first, then the jobs,
         # predicted in the call
