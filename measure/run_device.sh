@@ -1219,6 +1219,30 @@ main() {
     done
 }
 
+# quad_calibrate: four GPUs of one host: the NCCL all-reduce sweep, send/receive ring and MPI ping-pong of
+# 4 ranks (NCCL's tuner table in calibrate-4gpu-tuning.log) and the servers' pass, which the jobs after it
+# are predicted with (multi_runs's --host-mpi); quad_predict: the jobs predicted in the call.
+quad_calibrate() {
+    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return 1; }
+    mpi_setup
+    say "calibrate --only nccl,mpi, 4 ranks, with NCCL's tuner table"
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING timeout 150 "${MPIRUN[@]}" -np 4 -x LD_LIBRARY_PATH -x NCCL_DEBUG \
+        -x NCCL_DEBUG_SUBSYS "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
+        --raw "$RES/calibrated-nccl-4gpu-raw.json" </dev/null >"$RES/calibrate-4gpu-tuning.log" 2>&1 ||
+        fail "calibrate nccl,mpi"
+    grep -E 'AllReduce|Ring|Tree' "$RES/calibrate-4gpu-tuning.log" | head -12
+    timeout 120 "$BUILD/measure/cnnperf-psbench" --beside 4 -o "$RES/psbench.json" </dev/null || fail "psbench"
+    cp "$RES/calibrated-nccl-4gpu-raw.json" "$RES/host-mpi-raw.json"
+}
+
+quad_predict() {
+    rm -f "$RES/host-mpi-raw.json"
+    "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json --format json \
+        -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
+    print_in_call "$RES/predicted-in-call.json"
+    bundle
+}
+
 run_mode() {
     case "$1" in
     multi) multi ;;
@@ -1259,16 +1283,7 @@ run_mode() {
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     quad2) # session 22: four GPUs again: the 4-rank sweep a second time, NCCL's tuner table for 4 ranks, legacy-API
         # and graph-API jobs and PyTorch DDP on 4 GPUs (its costs measured on 4 ranks first), chosen before the call
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
-        mpi_setup
-        say "calibrate --only nccl,mpi, 4 ranks, with NCCL's tuner table"
-        NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING timeout 150 "${MPIRUN[@]}" -np 4 -x LD_LIBRARY_PATH -x NCCL_DEBUG \
-            -x NCCL_DEBUG_SUBSYS "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
-            --raw "$RES/calibrated-nccl-4gpu-raw.json" </dev/null >"$RES/calibrate-4gpu-tuning.log" 2>&1 ||
-            fail "calibrate nccl,mpi"
-        grep -E 'AllReduce|Ring|Tree' "$RES/calibrate-4gpu-tuning.log" | head -12
-        timeout 120 "$BUILD/measure/cnnperf-psbench" --beside 4 -o "$RES/psbench.json" </dev/null || fail "psbench"
-        cp "$RES/calibrated-nccl-4gpu-raw.json" "$RES/host-mpi-raw.json"
+        quad_calibrate || return
         GPUS=4 CONV_API=legacy multi_runs "
 resnet50 64 fp16 nccl
 googlenet 64 fp32 nccl
@@ -1277,11 +1292,7 @@ vgg16 64 fp16 nccl"
 resnet50 128 fp16 nccl
 resnet152 32 fp32 nccl
 vgg16 32 fp16 ps2"
-        rm -f "$RES/host-mpi-raw.json"
-        "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json --format json \
-            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-        print_in_call "$RES/predicted-in-call.json"
-        bundle
+        quad_predict
         mkdir -p "$RES/ddp"
         say "torchrun --nproc-per-node 4 torch_bench.py --ddp-overhead"
         NCCL_DEBUG=WARN timeout 240 torchrun --standalone --nproc-per-node 4 tools/torch_bench.py --ddp-overhead \
@@ -1289,17 +1300,8 @@ vgg16 32 fp16 ps2"
         NPROC=4 ddp "
 --network resnet50 --batch 64 --precision fp32,fp16
 --network googlenet --batch 64 --precision fp32" ;;
-    quad) # session 22: four GPUs of one host, configurations chosen before the call, through the graph API:
-        # the NCCL all-reduce sweep and MPI ping-pong of 4 ranks and the servers' pass first, then the jobs,
-        # predicted in the call
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
-        mpi_setup
-        say "calibrate --only nccl,mpi, 4 ranks"
-        timeout 150 "${MPIRUN[@]}" -np 4 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
-            --raw "$RES/calibrated-nccl-4gpu-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' | tail -8 ||
-            fail "calibrate nccl,mpi"
-        timeout 120 "$BUILD/measure/cnnperf-psbench" --beside 4 -o "$RES/psbench.json" </dev/null || fail "psbench"
-        cp "$RES/calibrated-nccl-4gpu-raw.json" "$RES/host-mpi-raw.json" # multi_runs's --host-mpi
+    quad) # session 22: four GPUs of one host, configurations chosen before the call, through the graph API
+        quad_calibrate || return
         GPUS=4 CONV_API=graph multi_runs "
 resnet50 64 fp32 nccl
 resnet50 64 fp16 nccl
@@ -1309,11 +1311,7 @@ resnet101 32 fp16 nccl
 alexnet 128 fp32 nccl
 resnet50 64 fp32 ps1
 googlenet 64 fp32 ps1"
-        rm -f "$RES/host-mpi-raw.json"
-        "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json --format json \
-            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-        print_in_call "$RES/predicted-in-call.json"
-        bundle ;;
+        quad_predict ;;
     ddpoverhead) # session 22: DDP's own host costs (torch_bench --ddp-overhead) measured first, then the
         # calibration-set DDP jobs, then three evaluation ones chosen before the call
         [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
