@@ -774,8 +774,7 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     /* --launch graph: the GPU's time alone. The harness model and its
      * calibration (fitted on stream-launched runs, whose per-call costs
      * hold the host's gaps) predict a stream launch: shown, not scored. */
-    const cJSON *launch = cp_jget(cp_jget(root, "provenance"), "launch");
-    if (cJSON_IsString(launch) && strcmp(launch->valuestring, "graph") == 0) {
+    if (rc.graph_launch) {
         r->excluded = 1;
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%slaunched as a CUDA graph: GPU time alone, not scored", *r->note ? "; " : "");
