@@ -490,31 +490,14 @@ DDP_CALIB_CONFIGS="
 --network inception_v3 --batch 32 --precision fp32
 --network mobilenet_v2 --batch 64 --precision fp32"
 
-# ddp CONFIGS: PyTorch DistributedDataParallel on 2 GPUs (tools/torch_bench.py
+# ddp CONFIGS: PyTorch DistributedDataParallel on NPROC (2) GPUs (tools/torch_bench.py
 # --ddp), one torchrun per line of CONFIGS, the folder's eager costs measured
 # first, predicted in the call in eager mode by cnnperf validate.
 ddp() {
     [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
-    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
     export NCCL_NVLS_ENABLE=0
-    mkdir -p "$RES/ddp"
-    say "torch_bench --eager-overhead"
-    timeout 120 python3 tools/torch_bench.py --eager-overhead -o "$RES/ddp/eager-overhead-$DEV.json" </dev/null ||
-        fail "eager overhead"
-    local c
-    while read -r c; do
-        [ -n "$c" ] || continue
-        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "ddp $c skipped: past the deadline"; continue; }
-        say "torchrun --nproc-per-node ${NPROC:-2} torch_bench.py --ddp $c"
-        # shellcheck disable=SC2086
-        NCCL_DEBUG=WARN timeout 200 torchrun --standalone --nproc-per-node "${NPROC:-2}" tools/torch_bench.py --ddp $c \
-            --out-dir "$RES/ddp" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp $c"
-        bundle
-    done <<<"$1"
-    "$PREDICT" validate --measured "$RES"/ddp/torch-ddp*.json --format json -o "$RES/ddp/predicted-in-call.json" \
-        </dev/null || fail "validate in the call"
-    print_in_call "$RES/ddp/predicted-in-call.json"
-    bundle
+    NCCL_DEBUG=WARN torch_one "$(sed '/./s/^/--ddp /' <<<"$1")" ddp \
+        torchrun --standalone --nproc-per-node "${NPROC:-2}"
 }
 
 # MODE=torchacc (session 22): PyTorch on one GPU, the folder's eager costs
@@ -546,11 +529,15 @@ TORCHHOST_CONFIGS="
 TORCHHOST2_CONFIGS="
 --network densenet121,inception_v3,resnet18,mobilenet_v2,squeezenet1_1 --batch 32,64 --precision fp16"
 
-# torch_one CONFIGS DIR: tools/torch_bench.py on one GPU, one process per line
-# of CONFIGS, the folder's eager costs measured first, predicted in the call.
+# torch_one CONFIGS DIR [LAUNCHER...]: tools/torch_bench.py, one process (or
+# one LAUNCHER, e.g. torchrun for --ddp lines) per line of CONFIGS, the
+# folder's eager costs measured first, predicted in the call.
 torch_one() {
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
-    local dir="$RES/$2" c
+    local configs=$1 dir="$RES/$2" c
+    shift 2
+    local launch=("$@")
+    [ ${#launch[@]} -gt 0 ] || launch=(python3)
     mkdir -p "$dir"
     say "torch_bench --eager-overhead"
     timeout 150 python3 tools/torch_bench.py --eager-overhead -o "$dir/eager-overhead-$DEV.json" </dev/null ||
@@ -558,12 +545,12 @@ torch_one() {
     while read -r c; do
         [ -n "$c" ] || continue
         [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "torch $c skipped: past the deadline"; continue; }
-        say "torch_bench.py $c"
+        say "${launch[*]} torch_bench.py $c"
         # shellcheck disable=SC2086
-        timeout 200 python3 tools/torch_bench.py $c --out-dir "$dir" </dev/null 2>&1 | grep -E '^torch_bench' ||
+        timeout 200 "${launch[@]}" tools/torch_bench.py $c --out-dir "$dir" </dev/null 2>&1 | grep -E '^torch_bench' ||
             fail "torch $c"
         bundle
-    done <<<"$1"
+    done <<<"$configs"
     "$PREDICT" validate --measured "$dir"/torch-*.json --format json -o "$dir/predicted-in-call.json" \
         </dev/null || fail "validate in the call"
     print_in_call "$dir/predicted-in-call.json"
