@@ -394,11 +394,11 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
 
     /* DistributedDataParallel before the forward: its per-step work and the
      * broadcast of every batch norm's buffers from rank 0 */
-    int n_bn = 0;
-    for (int i = 0; i < net->n_layers; i++)
-        n_bn += strcmp(net->layers[i].kind->name, "batchnorm") == 0;
     double ddp_param_us = 0;
     if (e->ddp_workers > 1) {
+        int n_bn = 0;
+        for (int i = 0; i < net->n_layers; i++)
+            n_bn += strcmp(net->layers[i].kind->name, "batchnorm") == 0;
         const cp_eager_costs *machine = &p->dev->eager;
         double step = cp_eager_ddp_us(costs, machine, CP_DDP_PER_STEP, &builtin) +
                       n_bn * cp_eager_ddp_us(costs, machine, CP_DDP_PER_BN, &builtin);
