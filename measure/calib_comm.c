@@ -13,12 +13,24 @@ enum { MARKS = 4 }; /* progress marks per batch of all-reduces */
 typedef enum {
     OP_ALLREDUCE, /* ncclAllReduce, float sum */
     OP_SENDRECV,  /* ncclSend to rank+1 and ncclRecv from rank-1 at once (a ring of exchanges) */
+    OP_ALLGATHER, /* ncclAllGather: count floats from every rank */
+    OP_REDUCESCATTER, /* ncclReduceScatter, float sum: count floats to every rank */
 } nccl_op;
+
+static const char *const op_names[] = {"all-reduce", "send/receive", "all-gather", "reduce-scatter"};
 
 static void enqueue(nccl_op op, ncclComm_t comm, const float *send, float *dst, size_t count, cudaStream_t st)
 {
     if (op == OP_ALLREDUCE) {
         ncclCheck(ncclAllReduce(send, dst, count, ncclFloat, ncclSum, comm, st));
+        return;
+    }
+    if (op == OP_ALLGATHER) {
+        ncclCheck(ncclAllGather(send, dst, count, ncclFloat, comm, st));
+        return;
+    }
+    if (op == OP_REDUCESCATTER) {
+        ncclCheck(ncclReduceScatter(send, dst, count, ncclFloat, ncclSum, comm, st));
         return;
     }
     ncclCheck(ncclGroupStart());
@@ -68,7 +80,7 @@ static void run_ops(cal_gpu *g, nccl_op op, ncclComm_t comm, const float *send, 
         if ((i + 1) % every == 0 || i == ops - 1)
             cudaCheck(cudaEventRecord(ev[marks++], g->stream));
     }
-    wait_events(comm, ev, marks, op == OP_ALLREDUCE ? "all-reduce" : "send/receive", count, timeout_s);
+    wait_events(comm, ev, marks, op_names[op], count, timeout_s);
 }
 
 /* One sweep point: warm-up, a barrier, `iters` operations back to back
@@ -133,6 +145,24 @@ static void check_sum(cal_gpu *g, ncclComm_t comm, float *send, float *recv, cud
     free(h);
 }
 
+/* One sweep of `op` over sizes[0..ns-1] bytes, `parts` floats per byte
+ * count's share (all-gather and reduce-scatter pass count = S / n per rank;
+ * the bytes recorded are what was moved in all, count x n x 4). */
+static void sweep_op(cal_gpu *g, nccl_op op, ncclComm_t comm, float *send, float *recv, const double *sizes, int ns,
+                     int parts, int iters, int warmup, cudaEvent_t *ev, double timeout_s, cal_sweep *out)
+{
+    static char where[96]; /* cal_where may be read after we return */
+    for (int i = 0; i < ns; i++) {
+        size_t count = (size_t)(sizes[i] / 4 / parts);
+        if (count < 1)
+            count = 1;
+        snprintf(where, sizeof where, "NCCL %s %.0f bytes", op_names[op], sizes[i]);
+        cal_where = where;
+        double us = time_ops(g, op, comm, send, recv, count, iters, warmup, ev, timeout_s);
+        cal_sweep_add(out, (double)count * 4 * parts, us);
+    }
+}
+
 void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, int iters, int warmup, double timeout_s,
                   cal_nccl *r)
 {
@@ -160,7 +190,15 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
                                     "GPU sends and receives S at once";
     cal_sweep_init(&r->oop, "out-of-place", timing, factor);
     cal_sweep_init(&r->ip, "in-place", timing, factor);
+    static const char timing_ag[] = "nccl-tests all_gather_perf method: MPI barrier, then `iters` ncclAllGather "
+                                    "(float) back to back, host wall clock until the stream is done, / iters; mean "
+                                    "over the ranks; bytes: the gathered buffer S, S/n from each rank";
+    static const char timing_rs[] = "nccl-tests reduce_scatter_perf method: MPI barrier, then `iters` "
+                                    "ncclReduceScatter (float, sum) back to back, host wall clock until the stream "
+                                    "is done, / iters; mean over the ranks; bytes: each rank's input S, S/n to each";
     cal_sweep_init(&r->sendrecv, "send/receive", timing_sr, 1.0);
+    cal_sweep_init(&r->allgather, "all-gather", timing_ag, (n - 1) / n);
+    cal_sweep_init(&r->reducescatter, "reduce-scatter", timing_rs, (n - 1) / n);
     double sizes[64];
     int ns = cal_sizes(min_bytes, max_bytes, step, sizes, 64);
 
@@ -184,18 +222,18 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
     /* The transport alone, without the reduction: what NCCL's kernels move
      * between GPUs (the cluster model's link bandwidth), measured apart from
      * the all-reduces that validate the model. */
-    for (int i = 0; i < ns; i++) {
-        size_t count = (size_t)(sizes[i] / 4);
-        if (count < 1)
-            count = 1;
-        snprintf(where, sizeof where, "NCCL send/receive %.0f bytes", sizes[i]);
-        cal_where = where;
-        double us = time_ops(g, OP_SENDRECV, comm, send, recv, count, iters, warmup, ev, timeout_s);
-        cal_sweep_add(&r->sendrecv, (double)count * 4, us);
-    }
+    sweep_op(g, OP_SENDRECV, comm, send, recv, sizes, ns, 1, iters, warmup, ev, timeout_s, &r->sendrecv);
+    /* The all-reduce's two halves as collectives of their own: a ring of n
+     * GPUs each moving (n-1)/n S, without (all-gather) and with (reduce-
+     * scatter) the reduction; how a ring's link changes with its length. */
+    sweep_op(g, OP_ALLGATHER, comm, send, recv, sizes, ns, cal_ranks, iters, warmup, ev, timeout_s, &r->allgather);
+    sweep_op(g, OP_REDUCESCATTER, comm, send, recv, sizes, ns, cal_ranks, iters, warmup, ev, timeout_s,
+             &r->reducescatter);
     r->oop_fit = cal_fit_sweep(&r->oop);
     r->ip_fit = cal_fit_sweep(&r->ip);
     r->sendrecv_fit = cal_fit_sweep(&r->sendrecv);
+    r->allgather_fit = cal_fit_sweep(&r->allgather);
+    r->reducescatter_fit = cal_fit_sweep(&r->reducescatter);
     r->ranks = cal_ranks;
     r->iters = iters;
     r->warmup = warmup;
@@ -209,9 +247,11 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
     for (int i = 0; i < r->ip.n; i++)
         if (cal_rank == 0 && r->ip.p[i].bytes == 268435456.0)
             cal_say("NCCL %s all-reduce of 256 MiB over %d ranks: busbw %.1f GB/s in place, %.1f out of place; "
-                    "send/receive %.1f GB/s",
+                    "send/receive %.1f GB/s; all-gather %.1f, reduce-scatter %.1f",
                     r->version, cal_ranks, r->ip.p[i].busbw_gbs, r->oop.p[i].busbw_gbs,
-                    i < r->sendrecv.n ? r->sendrecv.p[i].busbw_gbs : 0.0);
+                    i < r->sendrecv.n ? r->sendrecv.p[i].busbw_gbs : 0.0,
+                    i < r->allgather.n ? r->allgather.p[i].busbw_gbs : 0.0,
+                    i < r->reducescatter.n ? r->reducescatter.p[i].busbw_gbs : 0.0);
 }
 
 /* --- co-execution: all-reduces beside compute ------------------------------------------- */

@@ -15,6 +15,10 @@
  *    same way; algbw = busbw = S / time. That is the transport alone, what
  *    NCCL's kernels move over a link, apart from the all-reduces the model
  *    is validated against.
+ *  - NCCL all-gather and reduce-scatter (all_gather_perf, reduce_scatter_
+ *    perf): the all-reduce's two halves, each a ring in which every GPU
+ *    moves (n-1)/n of the buffer S; busbw = S / time x (n-1)/n. They tell
+ *    how a ring's link behaves as the ring grows, apart from the all-reduce.
  *  - MPI ping-pong between ranks 0 and 1 (host memory, MPI_Send/MPI_Recv,
  *    osu_latency's method): one-way time = round trip / 2, measured on
  *    rank 0; algbw = busbw = S / time.
@@ -38,6 +42,8 @@ typedef struct {
     cal_fit oop_fit, ip_fit;
     cal_sweep sendrecv; /* ncclSend/ncclRecv around a ring of ranks */
     cal_fit sendrecv_fit;
+    cal_sweep allgather, reducescatter; /* the all-reduce's halves, bytes = the full buffer */
+    cal_fit allgather_fit, reducescatter_fit;
 } cal_nccl;
 
 typedef struct {

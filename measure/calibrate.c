@@ -506,6 +506,18 @@ static cJSON *raw_json(const options *o, const provenance *pv, const cal_gpu *g,
         cJSON_AddStringToObject(sr, "datatype", "float32");
         cJSON_AddStringToObject(sr, "pattern", "every rank sends to rank+1 and receives from rank-1 at once");
         cJSON_AddItemToObject(sr, "sweep", sweep_with_fit(&nc->sendrecv, &nc->sendrecv_fit));
+        const char *names[2] = {"nccl_allgather", "nccl_reducescatter"};
+        const cal_sweep *sw[2] = {&nc->allgather, &nc->reducescatter};
+        const cal_fit *fit[2] = {&nc->allgather_fit, &nc->reducescatter_fit};
+        for (int i = 0; i < 2; i++) {
+            if (!sw[i]->n)
+                continue;
+            cJSON *c = cJSON_AddObjectToObject(root, names[i]);
+            cJSON_AddStringToObject(c, "nccl", nc->version);
+            cJSON_AddNumberToObject(c, "ranks", nc->ranks);
+            cJSON_AddStringToObject(c, "datatype", "float32");
+            cJSON_AddItemToObject(c, "sweep", sweep_with_fit(sw[i], fit[i]));
+        }
     }
     if (mp->done) {
         cJSON *m = cJSON_AddObjectToObject(root, "mpi_pingpong");
@@ -761,6 +773,15 @@ int main(int argc, char **argv)
                      "(time: mean over the ranks)",
                      nc.version, nc.ranks, nc.iters, nc.warmup);
             cal_print_table(rep, title, &nc.sendrecv, NULL, &nc.sendrecv_fit);
+            snprintf(title, sizeof title,
+                     "NCCL %s all-gather, float, %d ranks, bytes = the gathered buffer (time: mean over the ranks)",
+                     nc.version, nc.ranks);
+            cal_print_table(rep, title, &nc.allgather, NULL, &nc.allgather_fit);
+            snprintf(title, sizeof title,
+                     "NCCL %s reduce-scatter, float sum, %d ranks, bytes = each rank's input (time: mean over the "
+                     "ranks)",
+                     nc.version, nc.ranks);
+            cal_print_table(rep, title, &nc.reducescatter, NULL, &nc.reducescatter_fit);
         }
         if (mp.done)
             cal_print_table(rep, "MPI ping-pong rank 0 <-> rank 1, host memory (time: one way = round trip / 2)",
@@ -802,6 +823,8 @@ int main(int argc, char **argv)
     cal_sweep_free(&nc.oop);
     cal_sweep_free(&nc.ip);
     cal_sweep_free(&nc.sendrecv);
+    cal_sweep_free(&nc.allgather);
+    cal_sweep_free(&nc.reducescatter);
     cal_sweep_free(&mp.sweep);
     free(base_text);
     free(pv.hosts);

@@ -1287,6 +1287,29 @@ vgg16 32 fp16 ps2"
         NPROC=4 ddp "
 --network resnet50 --batch 64 --precision fp32,fp16
 --network googlenet --batch 64 --precision fp32" ;;
+    ringsize) # session 23: how an NCCL ring's link changes with its length: all-reduce, send/receive,
+        # all-gather and reduce-scatter sweeps on 2, 3 and 4 GPUs of one host (NCCL's tuner table for
+        # each), then 3-GPU jobs chosen before the call, predicted in it
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
+        mpi_setup
+        local np
+        for np in 2 3 4; do
+            say "calibrate --only nccl, $np ranks, with NCCL's tuner table"
+            NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING timeout 150 "${MPIRUN[@]}" -np "$np" -x LD_LIBRARY_PATH \
+                -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS "$BUILD/measure/cnnperf-calibrate" --only nccl \
+                --raw "$RES/calibrated-nccl-${np}gpu-raw.json" </dev/null >"$RES/calibrate-${np}gpu-tuning.log" 2>&1 ||
+                fail "calibrate nccl, $np ranks"
+            grep -E 'cnnperf-calibrate.*256 MiB' "$RES/calibrate-${np}gpu-tuning.log"
+        done
+        GPUS=3 CONV_API=graph multi_runs "
+resnet50 64 fp32 nccl
+vgg16 32 fp16 nccl
+googlenet 64 fp32 nccl
+resnet101 32 fp32 nccl"
+        "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/calibrated-nccl-*gpu-raw.json --format json \
+            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
+        print_in_call "$RES/predicted-in-call.json"
+        bundle ;;
     quad) # session 22: four GPUs of one host, configurations chosen before the call, through the graph API
         quad_calibrate || return
         GPUS=4 CONV_API=graph multi_runs "
