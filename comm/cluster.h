@@ -33,6 +33,15 @@ typedef struct {
      * channels x per-channel speed), used only to predict which protocol
      * NCCL picks; 0: the link's bandwidth. */
     double intra_nccl_tuner_busbw_gbs;
+    /* How a ring of more than two GPUs inside a node differs from a pair
+     * (measured, NVLink 4; ring_measured 0: not measured, every step costs a
+     * full hop and all of the transfer scales with the ring). A share of a
+     * 2-GPU ring's transfer term that every GPU pays whatever the ring's
+     * length (its own reads and writes of the buffer), and the latency of
+     * each step beyond a pair's two, which the ring's pipeline overlaps. */
+    int intra_ring_measured;
+    double intra_ring_fixed_share; /* 0...1 */
+    double intra_ring_step_us;
     cp_link inter;          /* one network interface: bandwidth per direction, latency */
     int nics_per_node;
     int cpu_cores;          /* per node */

@@ -51,6 +51,7 @@ typedef struct {
 } hop;
 
 typedef struct {
+    const cp_cluster *c;
     int p;      /* GPUs taking part */
     int n;      /* nodes they span */
     int g;      /* GPUs on the fullest node */
@@ -123,11 +124,22 @@ static ar_cost add(ar_cost a, ar_cost b)
     return k;
 }
 
-/* Ring: reduce-scatter then all-gather, 2(p-1) steps each moving S/p. */
+/* Ring: reduce-scatter then all-gather, 2(p-1) steps each moving S/p.
+ * Inside one node, where the link's ring behaviour was measured
+ * (intra_ring_*): a pair's two steps cost full hops, each further step only
+ * intra_ring_step_us, and a share of a pair's transfer term, S / B, stays
+ * S / B however long the ring (each GPU's own passes over the buffer); the
+ * rest grows as 2(p-1)/p S / B. Two GPUs cost the same either way. */
 static ar_cost ring_time(const ar_setup *s, const proto_info *pr)
 {
     hop h = path_hop(s);
-    return phase(&h, pr, 2.0 * (s->p - 1), 2.0 * (s->p - 1) / s->p * s->s);
+    double steps = 2.0 * (s->p - 1), moved = steps / s->p * s->s;
+    if (s->n > 1 || !s->c->intra_ring_measured || s->p <= 2)
+        return phase(&h, pr, steps, moved);
+    double fixed = s->c->intra_ring_fixed_share;
+    ar_cost k = phase(&h, pr, 2.0, fixed * s->s + (1.0 - fixed) * moved);
+    k.lat_ms += (steps - 2.0) * s->c->intra_ring_step_us * 1e-3;
+    return k;
 }
 
 /* Double binary tree (NCCL): a chain inside each node and a binary tree
@@ -304,6 +316,7 @@ static int setup(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, a
         return cp_fail(err, NULL, NULL, "all-reduce of %g bytes: the size must be a non-negative number", bytes);
     if (algo != CP_AR_AUTO && (algo < 0 || (int)algo >= N_ALGOS))
         return cp_fail(err, NULL, NULL, "unknown all-reduce algorithm %d", (int)algo);
+    s->c = c;
     s->p = gpus;
     s->n = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
     s->g = gpus < c->gpus_per_node ? gpus : c->gpus_per_node;

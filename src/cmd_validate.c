@@ -202,6 +202,19 @@ static const cp_network *network_for(val_state *s, cp_jctx *c, const char *name)
     return &e->net;
 }
 
+/* Whether file is one of the calibration set's NCCL sweeps: the listed
+ * path (from the repository's root) is file itself or its tail after a '/'. */
+static int in_calibration_sweeps(const cp_validation *v, const char *file)
+{
+    size_t n = strlen(file);
+    for (int i = 0; i < v->n_calib_sweeps; i++) {
+        size_t k = strlen(v->calib_sweeps[i]);
+        if (k <= n && strcmp(file + n - k, v->calib_sweeps[i]) == 0 && (k == n || file[n - k - 1] == '/'))
+            return 1;
+    }
+    return 0;
+}
+
 static int in_calibration_set(const cp_validation *v, const char *network)
 {
     for (int i = 0; i < v->n_calib_networks; i++)
@@ -880,6 +893,7 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
                     snprintf(a->device, sizeof a->device, "%s", dev.id);
                     a->ranks = (int)ranks;
                     a->nodes = nodes;
+                    a->calibration = in_calibration_sweeps(&s->v, c->file);
                     a->emulated = emulated;
                     a->bytes = bytes;
                     a->meas_us = us;
@@ -939,37 +953,52 @@ static int load_file(val_state *s, const char *path, cp_error *err)
     return rc;
 }
 
-/* The networks whose measurements may calibrate the model:
- * {"networks": [...], "note": "..."}. */
+/* One list of the calibration set: names of at most `len` - 1 characters. */
+static int calib_list(cp_jctx *c, const cJSON *arr, const char *key, const char *what, char *dst, size_t len,
+                      int *n)
+{
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        if (!cJSON_IsString(e) || !*e->valuestring || strlen(e->valuestring) >= len) {
+            size_t mark = cp_jpush_key(c, key);
+            cp_jpush_index(c, i);
+            int rc = cp_jfail(c, NULL, "must be %s", what);
+            cp_jpop(c, mark);
+            return rc;
+        }
+        if (*n < CP_VAL_MAX_CALIB)
+            snprintf(dst + (size_t)(*n)++ * len, len, "%s", e->valuestring);
+        i++;
+    }
+    return 0;
+}
+
+/* The networks whose measurements may calibrate the model, and the NCCL
+ * sweeps a link parameter was fitted on:
+ * {"networks": [...], "nccl_sweeps": [...], "note": "..."}. */
 static int load_calib_set(val_state *s, const char *path, cp_error *err)
 {
     cJSON *root = cp_json_read_file(path, err);
     if (!root)
         return -1;
     cp_jctx c = {path, "$", err};
-    const cJSON *nets = cp_jget(root, "networks");
+    const cJSON *nets = cp_jget(root, "networks"), *sweeps = cp_jget(root, "nccl_sweeps");
     int rc = 0;
     if (!cJSON_IsObject(root))
         rc = cp_jfail(&c, NULL, "must be an object {\"networks\": [...], \"note\": \"...\"}");
     else if (!cJSON_IsArray(nets))
         rc = cp_jfail(&c, "networks", nets ? "must be an array of network names" : "missing required field");
-    int i = 0;
-    const cJSON *n;
-    if (rc)
-        nets = NULL;
-    cJSON_ArrayForEach(n, nets)
-    {
-        if (!cJSON_IsString(n) || !*n->valuestring || strlen(n->valuestring) >= 64) {
-            size_t mark = cp_jpush_key(&c, "networks");
-            cp_jpush_index(&c, i);
-            rc = cp_jfail(&c, NULL, "must be a network name");
-            cp_jpop(&c, mark);
-            break;
-        }
-        if (s->v.n_calib_networks < CP_VAL_MAX_CALIB)
-            snprintf(s->v.calib_networks[s->v.n_calib_networks++], 64, "%s", n->valuestring);
-        i++;
-    }
+    else if (sweeps && !cJSON_IsArray(sweeps))
+        rc = cp_jfail(&c, "nccl_sweeps", "must be an array of file paths");
+    if (!rc)
+        rc = calib_list(&c, nets, "networks", "a network name", s->v.calib_networks[0],
+                        sizeof s->v.calib_networks[0], &s->v.n_calib_networks) ||
+                     calib_list(&c, sweeps, "nccl_sweeps", "a file path", s->v.calib_sweeps[0],
+                                sizeof s->v.calib_sweeps[0], &s->v.n_calib_sweeps)
+                 ? -1
+                 : 0;
     if (!rc)
         snprintf(s->v.calib_file, sizeof s->v.calib_file, "%s", path);
     cJSON_Delete(root);

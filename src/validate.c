@@ -181,7 +181,7 @@ void cp_val_targets(const cp_val_run *runs, int n, const cp_val_ar *ar, int nar,
             cp_val_stat_add(&multi, r->pred_ms, r->meas_ms);
     }
     for (int i = 0; i < nar; i++)
-        if (!only_selected || ar[i].selected)
+        if (!ar[i].calibration && (!only_selected || ar[i].selected))
             cp_val_stat_add(&nccl, ar[i].pred_us, ar[i].meas_us);
     cp_val_stat layer = cp_val_layer_stat(runs, n, NULL, CP_VAL_PASSES, only_selected);
     set_stat(&out[CP_T_ONE_GPU_MAPE], &one, 0);

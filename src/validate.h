@@ -62,6 +62,7 @@ typedef struct {
     char device[32];
     int ranks, nodes, emulated;
     double bytes, meas_us, pred_us;
+    int calibration; /* a sweep of the calibration set's nccl_sweeps: kept out of the target */
     int selected;
     double base_error_pct; /* the baseline's record of a selected size */
 } cp_val_ar;

@@ -179,6 +179,9 @@ static int report_json(FILE *f, const cp_validation *v)
     cJSON *nets = cJSON_AddArrayToObject(cs, "networks");
     for (int i = 0; i < v->n_calib_networks; i++)
         cJSON_AddItemToArray(nets, cJSON_CreateString(v->calib_networks[i]));
+    cJSON *sweeps = cJSON_AddArrayToObject(cs, "nccl_sweeps");
+    for (int i = 0; i < v->n_calib_sweeps; i++)
+        cJSON_AddItemToArray(sweeps, cJSON_CreateString(v->calib_sweeps[i]));
     cJSON *ts = cJSON_AddArrayToObject(o, "targets");
     for (int t = 0; t < CP_T_COUNT; t++) {
         const cp_val_target *x = &v->targets[t];
@@ -260,6 +263,7 @@ static int report_json(FILE *f, const cp_validation *v)
         cJSON_AddNumberToObject(e, "nodes", a->nodes);
         cJSON_AddBoolToObject(e, "nccl_network_emulation", a->emulated != 0);
         cJSON_AddNumberToObject(e, "bytes", a->bytes);
+        cJSON_AddStringToObject(e, "set", a->calibration ? "calibration" : "evaluation");
         cJSON_AddItemToArray(ar, e);
     }
     cJSON *pairs = cJSON_AddArrayToObject(o, "ps_vs_nccl");
@@ -504,13 +508,15 @@ static void repeatability_section(out *o, const cp_validation *v)
 
 static void sets_section(out *o, const cp_validation *v)
 {
-    int ev = count_runs(v, 0, -1), ca = count_runs(v, 1, -1), excl = 0;
+    int ev = count_runs(v, 0, -1), ca = count_runs(v, 1, -1), excl = 0, ar_ca = 0;
     for (int i = 0; i < v->n_runs; i++)
         excl += v->runs[i].excluded && !v->runs[i].calibration;
+    for (int i = 0; i < v->n_ar; i++)
+        ar_ca += v->ar[i].calibration;
     heading(o, o->md ? "Data" : "data");
     const char *li = o->md ? "- " : "  ";
     fprintf(o->f, "%sevaluation set: %d runs (%d one-GPU, %d multi-GPU); %d NCCL all-reduce sizes; %d PS/NCCL pairs\n",
-            li, ev, count_runs(v, 0, 0), count_runs(v, 0, 1), v->n_ar, v->n_pairs);
+            li, ev, count_runs(v, 0, 0), count_runs(v, 0, 1), v->n_ar - ar_ca, v->n_pairs);
     if (excl)
         fprintf(o->f, "%s%d run%s kept out of the targets (the note says why)\n", li, excl, excl == 1 ? "" : "s");
     fprintf(o->f, "%scalibration set (%s): ", li, v->calib_file[0] ? v->calib_file : "no list found");
@@ -518,6 +524,14 @@ static void sets_section(out *o, const cp_validation *v)
         fprintf(o->f, "%s%s", i ? ", " : "", v->calib_networks[i]);
     fprintf(o->f, "%s%d run%s measured, kept out of the targets\n", v->n_calib_networks ? "; " : "", ca,
             ca == 1 ? "" : "s");
+    if (v->n_calib_sweeps) {
+        fprintf(o->f, "%sNCCL sweeps a link parameter was fitted on (calibration set, %d all-reduce sizes kept out of "
+                      "the target): ",
+                li, ar_ca);
+        for (int i = 0; i < v->n_calib_sweeps; i++)
+            fprintf(o->f, o->md ? "%s`%s`" : "%s%s", i ? ", " : "", v->calib_sweeps[i]);
+        fputc('\n', o->f);
+    }
     if (v->n_skipped) {
         fprintf(o->f, "%s%d file%s skipped: ", li, v->n_skipped, v->n_skipped == 1 ? "" : "s");
         for (int i = 0; i < v->n_skipped; i++)
@@ -662,9 +676,9 @@ static void nccl_section(out *o, const cp_validation *v)
     if (!v->n_ar)
         return;
     heading(o, o->md ? "NCCL all-reduce, in place (1 MB to 1 GB)" : "NCCL all-reduce, in place (1 MB to 1 GB)");
-    static const int w[] = {-34, 12, 12, 13, 8};
-    const char *h[] = {"sweep", "bytes", "measured us", "predicted us", "error %"};
-    header(o, w, 5, h);
+    static const int w[] = {-34, 12, 12, 13, 8, -11};
+    const char *h[] = {"sweep", "bytes", "measured us", "predicted us", "error %", "set"};
+    header(o, w, 6, h);
     for (int i = 0; i < v->n_ar; i++) {
         const cp_val_ar *a = &v->ar[i];
         char b[32], m[32], p[32], pc[32];
@@ -681,8 +695,8 @@ static void nccl_section(out *o, const cp_validation *v)
             slash = strrchr(dir, '/');
         }
         snprintf(sweep, sizeof sweep, "%s [%.60s]", a->label, slash ? slash + 1 : dir);
-        const char *c[] = {sweep, b, m, p, pc};
-        row(o, w, 5, c);
+        const char *c[] = {sweep, b, m, p, pc, a->calibration ? "calibration" : "evaluation"};
+        row(o, w, 6, c);
     }
 }
 

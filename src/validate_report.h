@@ -35,6 +35,8 @@ typedef struct {
     char calib_file[512]; /* the calibration-set list read, "" if none */
     char calib_networks[CP_VAL_MAX_CALIB][64];
     int n_calib_networks;
+    char calib_sweeps[CP_VAL_MAX_CALIB][256]; /* NCCL sweeps the model's link was fitted on */
+    int n_calib_sweeps;
     cp_val_target targets[CP_T_COUNT];
     cp_val_floor floor[2]; /* repeatability: [0] the one-GPU target's runs, [1] the multi-GPU target's */
     cp_val_floor floor_by_harness[3]; /* the one-GPU target's, per cp_val_harnesses[] */

@@ -131,6 +131,34 @@ static void ring_closed_form(void **state)
 /* 8 bytes over 8 GPUs: LL wins, 14 steps x 2 us = 28 us plus its 6.6 us
  * base plus 1.75 x 8 B / 50 GB/s = 2.8e-7 ms (LL128: 42 + 14 us; Simple:
  * 98 + 8.4 us). */
+/* The same cluster with its ring measured (intra_ring_*): a share 0.4 of a
+ * pair's transfer term that does not grow with the ring, 0.5 us for each
+ * step beyond a pair's two.
+ *   p = 2:  as unmeasured, 1.0224 ms
+ *   p = 4:  2 steps = 14 us + 8.4 + 4 x 0.5 = 24.4 us, (0.4 + 0.6 x 1.5) ms = 1.30  -> 1.3244 ms
+ *   p = 8:  14 us + 8.4 + 12 x 0.5 = 28.4 us,         (0.4 + 0.6 x 1.75) ms = 1.45 -> 1.4784 ms
+ * Across nodes the measured ring does not apply: 2 nodes of 4 cost as before. */
+static void ring_measured_closed_form(void **state)
+{
+    (void)state;
+    cp_cluster c = synth(1, 8, 100, 2, 1, 0, 0, 0);
+    c.intra_ring_measured = 1;
+    c.intra_ring_fixed_share = 0.4;
+    c.intra_ring_step_us = 0.5;
+    const int p[] = {2, 4, 8};
+    const double want[] = {1.0224, 1.3244, 1.4784}, lat[] = {0.0224, 0.0244, 0.0284};
+    for (int i = 0; i < 3; i++) {
+        cp_ar_est e = allreduce(&c, p[i], MB100, CP_AR_RING);
+        NEAR(e.time_ms, want[i]);
+        NEAR(e.latency_ms, lat[i]);
+    }
+    cp_cluster two = synth(2, 4, 100, 2, 1, 4, 100, 2), measured = two;
+    measured.intra_ring_measured = 1;
+    measured.intra_ring_fixed_share = 0.4;
+    measured.intra_ring_step_us = 0.5;
+    NEAR(allreduce(&measured, 8, MB100, CP_AR_RING).time_ms, allreduce(&two, 8, MB100, CP_AR_RING).time_ms);
+}
+
 static void ring_small_message_ll(void **state)
 {
     (void)state;
@@ -489,14 +517,20 @@ static void auto_never_slower(void **state)
 
 /* Large messages leave the protocol latencies behind: the ring's busbw
  * approaches the bottleneck link, 302.5 GB/s in a DGX H100 (NVLink 4 as
- * NCCL's send/receive measured it). */
+ * NCCL's send/receive measured it), over 2(p-1)/p / (F + (1-F) 2(p-1)/p)
+ * inside the node, where a share F of the transfer does not grow with the
+ * ring (intra_ring_fixed_share): 1.75 / 1.495 x 302.5 = 354 GB/s on 8. */
 static void busbw_approaches_link(void **state)
 {
     (void)state;
     cp_cluster c;
     cp_error err;
     assert_int_equal(cp_cluster_load("dgx-h100", &c, &err), 0);
+    assert_true(c.intra_ring_measured && c.intra_ring_fixed_share > 0);
+    double f = c.intra_ring_fixed_share, ring = 1.75 / (f + (1 - f) * 1.75) * 302.5;
     cp_ar_est e = allreduce(&c, 8, 8e9, CP_AR_AUTO);
+    assert_true(e.busbw_gbs > 0.99 * ring && e.busbw_gbs <= ring);
+    e = allreduce(&c, 2, 8e9, CP_AR_AUTO); /* a pair: the link itself */
     assert_true(e.busbw_gbs > 0.99 * 302.5 && e.busbw_gbs <= 302.5);
     /* two DGX nodes: 8 NICs x 50 GB/s = 400 GB/s per node, so the ring's
      * slowest hop is still the NVLink */
@@ -650,6 +684,8 @@ static const bad_case bad[] = {
     {"cluster-format-wrong.json", "$.format", "unsupported format 'cnnperf-cluster/2'"},
     {"cluster-top-field-unknown.json", "$.switches", "unknown field"},
     {"cluster-field-unknown.json", "$.intra_node.bandwith_gbs", "unknown field"},
+    {"cluster-ring-share-alone.json", "$.intra_node.ring_step_us", "given together"},
+    {"cluster-ring-share-range.json", "$.intra_node.ring_fixed_share", "must be a number in [0, 1], got 1.5"},
     {"cluster-nodes-missing.json", "$.nodes", "missing required field"},
     {"cluster-nodes-string.json", "$.nodes", "must be an integer"},
     {"cluster-gpus-empty.json", "$.gpus_per_node", "non-empty array"},
@@ -863,6 +899,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_closed_form),
+        cmocka_unit_test(ring_measured_closed_form),
         cmocka_unit_test(ring_small_message_ll),
         cmocka_unit_test(tree_closed_form),
         cmocka_unit_test(multinode_closed_forms),
