@@ -1287,6 +1287,15 @@ vgg16 32 fp16 ps2"
         NPROC=4 ddp "
 --network resnet50 --batch 64 --precision fp32,fp16
 --network googlenet --batch 64 --precision fp32" ;;
+    ringsize2) # session 23: the ring sweeps again on another machine, with 3- and 4-GPU jobs chosen before the
+        # call, predicted in it by the model fitted on ringsize's 4 x H200 sweep
+        RING_JOBS3="
+resnet50 64 fp16 nccl
+vgg16 32 fp32 nccl" RING_JOBS4="
+resnet50 64 fp32 nccl
+googlenet 64 fp16 nccl
+vgg16 64 fp16 nccl
+resnet152 32 fp16 nccl" run_mode ringsize ;;
     ringsize) # session 23: how an NCCL ring's link changes with its length: all-reduce, send/receive,
         # all-gather and reduce-scatter sweeps on 2, 3 and 4 GPUs of one host (NCCL's tuner table for
         # each), then 3-GPU jobs chosen before the call, predicted in it
@@ -1301,11 +1310,16 @@ vgg16 32 fp16 ps2"
                 fail "calibrate nccl, $np ranks"
             grep -E 'cnnperf-calibrate.*256 MiB' "$RES/calibrate-${np}gpu-tuning.log"
         done
-        GPUS=3 CONV_API=graph multi_runs "
+        if [ -n "${RING_JOBS3:-}${RING_JOBS4:-}" ]; then # MODE=ringsize2: the jobs the caller chose
+            [ -z "${RING_JOBS3:-}" ] || GPUS=3 CONV_API=graph multi_runs "$RING_JOBS3"
+            [ -z "${RING_JOBS4:-}" ] || GPUS=4 CONV_API=graph multi_runs "$RING_JOBS4"
+        else
+            GPUS=3 CONV_API=graph multi_runs "
 resnet50 64 fp32 nccl
 vgg16 32 fp16 nccl
 googlenet 64 fp32 nccl
 resnet101 32 fp32 nccl"
+        fi
         "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/calibrated-nccl-*gpu-raw.json --format json \
             -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
         print_in_call "$RES/predicted-in-call.json"
