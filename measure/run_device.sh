@@ -37,6 +37,13 @@
 # MODE=a,b runs mode a, then mode b, in one call (one build).
 set -u
 MODE=${MODE:-single}
+# MODE=legacyprocs: calibration-set networks through the legacy API on 1, 4 and 2 GPUs of one host
+LEGACYPROCS_CONFIGS="
+resnet18 64 fp32
+resnet18 32 fp16
+densenet121 32 fp16
+inception_v3 32 fp32
+squeezenet1_1 64 fp16"
 ROOT=$PWD
 OUT=${OUT:-$ROOT/measure-out}
 BUILD=$ROOT/build-gpu
@@ -1287,6 +1294,19 @@ vgg16 32 fp16 ps2"
         NPROC=4 ddp "
 --network resnet50 --batch 64 --precision fp32,fp16
 --network googlenet --batch 64 --precision fp32" ;;
+    legacyprocs) # session 23: do legacy-API calls cost the host more with four processes issuing them, or is the
+        # 4-GPU host slower? Calibration-set networks only: each alone on one GPU, then on 2 and 4 GPUs (NCCL) of the
+        # same host; the host's CPU and NUMA layout and the GPUs' topology in the log
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
+        lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Socket|NUMA' || true
+        nvidia-smi topo -m || true
+        CONV_API=legacy single "$LEGACYPROCS_CONFIGS"
+        GPUS=4 CONV_API=legacy multi_runs "$(echo "$LEGACYPROCS_CONFIGS" | sed '/^$/d; s/$/ nccl/')"
+        GPUS=2 CONV_API=legacy multi_runs "$(echo "$LEGACYPROCS_CONFIGS" | sed '/^$/d; s/$/ nccl/' | head -3)"
+        "$PREDICT" validate --measured "$RES"/measure-*.json --format json -o "$RES/predicted-in-call.json" \
+            </dev/null || fail "validate in the call"
+        print_in_call "$RES/predicted-in-call.json"
+        bundle ;;
     ringsize2) # session 23: the ring sweeps again on another machine, with 3- and 4-GPU jobs chosen before the
         # call, predicted in it by the model fitted on ringsize's 4 x H200 sweep
         RING_JOBS3="
