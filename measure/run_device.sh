@@ -1300,6 +1300,7 @@ vgg16 32 fp16 ps2"
         [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
         lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Socket|NUMA' || true
         nvidia-smi topo -m || true
+        mpi_setup
         CONV_API=legacy single "$LEGACYPROCS_CONFIGS"
         GPUS=4 CONV_API=legacy multi_runs "$(echo "$LEGACYPROCS_CONFIGS" | sed '/^$/d; s/$/ nccl/')"
         GPUS=2 CONV_API=legacy multi_runs "$(echo "$LEGACYPROCS_CONFIGS" | sed '/^$/d; s/$/ nccl/' | head -3)"
