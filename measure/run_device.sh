@@ -620,6 +620,7 @@ multi_runs() {
         esac
         [[ "$variant" == *nooverlap ]] && overlap=off
         [ -n "$variant" ] && tag=$tag-$variant
+        [ "$g" = 2 ] || tag=$tag-${g}gpu # one mode may run a configuration on 2 and on 4 GPUs
         # shellcheck disable=SC2086
         if [[ "$variant" == netemu* ]]; then
             NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 mpirun_measure "$tag" "$np" \
