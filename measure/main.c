@@ -487,6 +487,8 @@ static cJSON *result_json(const result_in *in)
     cJSON_AddNumberToObject(ex, "bucket_mb", atof(in->o->bucket_mb));
     cJSON_AddStringToObject(ex, "overlap", in->o->overlap);
     cJSON_AddNumberToObject(ex, "timeout_s", cm_mpi_timeout_s);
+    if (in->k->comm == CM_COMM_PS)
+        cJSON_AddStringToObject(ex, "ps_sharding", "bucket"); /* each bucket split over the servers (ps.h) */
     cJSON_AddStringToObject(ex, "gradient_types",
                             "gradients are exchanged in the type training keeps them in: fp32 for fp32/tf32; "
                             "fp16/bf16 (batch norm fp32) for 16-bit training, whose master weights and momentum "

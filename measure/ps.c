@@ -60,18 +60,12 @@ void cm_ps_shard(long long count, int servers, int s, long long *lo, long long *
     *hi = count * (s + 1) / servers;
 }
 
-static int cmp_ll(const void *a, const void *b)
-{
-    long long x = *(const long long *)a, y = *(const long long *)b;
-    return (x > y) - (x < y);
-}
-
 int cm_ps_plan(const cm_ps_layout *lay, int servers, cm_ps_chunk **out)
 {
     *out = NULL;
     if (servers < 1 || lay->n_parts < 0 || lay->n_parts > CM_PS_MAX_PARTS)
         return -1;
-    int cap = 0;
+    long long cap = 0;
     for (int p = 0; p < lay->n_parts; p++) {
         if (lay->count[p] < 0 || lay->n_cuts[p] < 0)
             return -1;
@@ -79,41 +73,26 @@ int cm_ps_plan(const cm_ps_layout *lay, int servers, cm_ps_chunk **out)
             if (lay->cuts[p][k] <= 0 || lay->cuts[p][k] >= lay->count[p] ||
                 (k > 0 && lay->cuts[p][k] <= lay->cuts[p][k - 1]))
                 return -1;
-        cap += lay->n_cuts[p] + servers + 1;
+        cap += (long long)(lay->n_cuts[p] + 1) * servers;
     }
+    if (cap > INT_MAX)
+        return -1;
     cm_ps_chunk *c = calloc((size_t)(cap ? cap : 1), sizeof *c);
-    long long *b = NULL;
-    int n = 0;
-    for (int p = 0; c && p < lay->n_parts; p++) {
-        long long count = lay->count[p];
-        if (count == 0)
-            continue;
-        int nb = 0;
-        free(b);
-        b = malloc((size_t)(lay->n_cuts[p] + servers + 1) * sizeof *b);
-        if (!b)
-            break;
-        for (int s = 0; s <= servers; s++) {
-            long long lo, hi;
-            cm_ps_shard(count, servers, s < servers ? s : servers - 1, &lo, &hi);
-            b[nb++] = s < servers ? lo : hi;
-        }
-        for (int k = 0; k < lay->n_cuts[p]; k++)
-            b[nb++] = lay->cuts[p][k];
-        qsort(b, (size_t)nb, sizeof *b, cmp_ll);
-        int s = 0;
-        for (int k = 0; k + 1 < nb; k++) {
-            if (b[k] == b[k + 1])
-                continue;
-            long long lo, hi;
-            for (cm_ps_shard(count, servers, s, &lo, &hi); b[k] >= hi; cm_ps_shard(count, servers, ++s, &lo, &hi))
-                ;
-            c[n++] = (cm_ps_chunk){p, b[k], b[k + 1], s};
-        }
-    }
-    free(b);
     if (!c)
         return -1;
+    int n = 0;
+    for (int p = 0; p < lay->n_parts; p++) {
+        /* bucket by bucket: [lo, hi) between two cuts, split over the servers */
+        for (int k = 0; k <= lay->n_cuts[p] && lay->count[p] > 0; k++) {
+            long long lo = k ? lay->cuts[p][k - 1] : 0, hi = k < lay->n_cuts[p] ? lay->cuts[p][k] : lay->count[p];
+            for (int s = 0; s < servers; s++) {
+                long long a, b;
+                cm_ps_shard(hi - lo, servers, s, &a, &b);
+                if (b > a)
+                    c[n++] = (cm_ps_chunk){p, lo + a, lo + b, s};
+            }
+        }
+    }
     *out = c;
     return n;
 }

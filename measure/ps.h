@@ -7,12 +7,15 @@
  * What is exchanged: the gradients live in up to three flat buffers
  * ("parts"), one per element type (fp32; fp16 or bf16 where the network
  * trains in 16 bits, cnnperf-measure keeps the gradients in the activation
- * type as train.c does, batch-norm's in fp32). Every part is split
- *   - into K contiguous shards, one per server (shard s holds elements
- *     [s*count/K, (s+1)*count/K)), and
- *   - at its bucket boundaries ("cuts": where backward has finished a bucket
- *     of --bucket-mb, so a worker can push it while backward goes on),
- * giving the chunks cm_ps_plan lists. A chunk is one message each way.
+ * type as train.c does, batch-norm's in fp32). Every part is split at its
+ * bucket boundaries ("cuts": where backward has finished a bucket of
+ * --bucket-mb, so a worker can push it while backward goes on), and every
+ * bucket into K even pieces, piece s to server s, as BytePS and MXNet's
+ * kvstore split large tensors: each bucket keeps all K servers and their
+ * links busy, which is what the model's sharded PS assumes. (Until
+ * 2026-11-26 a part was split into K contiguous shards instead, so each
+ * bucket went to one server.) These are the chunks cm_ps_plan lists; a
+ * chunk is one message each way.
  *
  * One round (one training iteration):
  *   worker: cm_ps_round_begin posts a receive for every chunk's parameters;
@@ -56,10 +59,11 @@ typedef struct {
 
 size_t cm_ps_type_size(cm_ps_type t);
 float cm_ps_to_float(cm_ps_type t, const void *p, long long i);
-/* Shard s of K of `count` elements: [*lo, *hi). */
+/* Piece s of K of `count` elements: [*lo, *hi). */
 void cm_ps_shard(long long count, int servers, int s, long long *lo, long long *hi);
-/* The chunks of a layout for K servers, ordered by part then offset
- * (*out malloc'd, the caller frees). Returns their number, or -1 for a bad
+/* The chunks of a layout for K servers: each bucket of each part in K
+ * pieces (empty ones left out), ordered by part then offset (*out
+ * malloc'd, the caller frees). Returns their number, or -1 for a bad
  * layout (cuts not ascending inside the part) or no memory. */
 int cm_ps_plan(const cm_ps_layout *lay, int servers, cm_ps_chunk **out);
 

@@ -1309,6 +1309,19 @@ vgg16 32 fp16 ps2"
             </dev/null || fail "validate in the call"
         print_in_call "$RES/predicted-in-call.json"
         bundle ;;
+    psbucket) # session 23: PS jobs after the servers' shards changed from contiguous to every bucket split over
+        # them (measure/ps.h), configurations measured before with contiguous shards, chosen before the call
+        CONV_API=graph psholdout "
+resnet50 64 fp32 ps2
+resnet50 64 fp32 ps1
+resnet50 128 fp32 ps2
+vgg16 32 fp32 ps2
+vgg16 64 fp16 ps2
+resnet34 96 fp32 ps2"
+        "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/host-mpi-raw.json "$RES"/psbench.json \
+            --format json -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
+        print_in_call "$RES/predicted-in-call.json"
+        bundle ;;
     ringsize2) # session 23: the ring sweeps again on another machine, with 3- and 4-GPU jobs chosen before the
         # call, predicted in it by the model fitted on ringsize's 4 x H200 sweep
         RING_JOBS3="

@@ -238,6 +238,7 @@ typedef struct {
     double bucket_mb;
     const char *comm;
     int nodes, colocated;
+    bool ps_contiguous; /* servers held contiguous shards: each bucket went to one (cnnperf-measure before ps_sharding) */
 } run_config;
 
 /* Worker and server hosts of a multi-rank run: ranks[] where present,
@@ -317,6 +318,7 @@ static int read_config(cp_jctx *c, const cJSON *root, run_config *rc)
         size_t mark = cp_jpush_key(c, "provenance");
         size_t mark2 = cp_jpush_key(c, "exchange");
         int bad = cp_jnum(c, ex, "bucket_mb", false, 25, 1e-6, 1e6, &rc->bucket_mb);
+        rc->ps_contiguous = m == CP_COMM_PS && rc->ps_servers > 1 && !cp_jget(ex, "ps_sharding");
         cp_jpop(c, mark2);
         cp_jpop(c, mark);
         if (bad)
@@ -683,6 +685,10 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
                 snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note),
                          "%sPS server pass measured (cnnperf-psbench)", *ipc_note ? "; " : "");
         }
+        if (rc->ps_contiguous) /* scored all the same: the data are what they are */
+            snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note),
+                     "%sservers held contiguous shards, each bucket on one (the model splits every bucket)",
+                     *ipc_note ? "; " : "");
         cp_dist_config cfg = {.gpus = r->gpus, .batch = r->batch, .prec = rc->prec, .algo = CP_AR_AUTO,
                               .ps = {.servers = r->ps_servers, .colocated = rc->colocated}, .overlap = r->overlap,
                               .bucket_mb = rc->bucket_mb, .mode = eager ? CP_MODE_EAGER : CP_MODE_HARNESS,

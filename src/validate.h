@@ -48,7 +48,7 @@ typedef struct {
     double host_enqueue_ms;
     cp_val_layer *layers;
     int n_layers;
-    char note[192];
+    char note[384];
     int selected;     /* summaries can be restricted to selected runs (the baseline's) */
     /* the baseline's record of a selected run */
     double base_meas_ms, base_pred_ms, base_layer_sum_pct;

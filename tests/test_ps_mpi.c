@@ -27,7 +27,7 @@
 
 static const cm_ps_type part_type[PARTS] = {CM_PS_F32, CM_PS_F16, CM_PS_BF16};
 static const long long part_count[PARTS] = {150001, 257, 77};
-static long long cuts_f32[] = {100, 333, 700, 70000};
+static long long cuts_f32[] = {100, 102, 333, 700, 70000}; /* [100, 102): fewer elements than servers */
 static long long cuts_f16[] = {128};
 static const float LR = 0.05f, MU = 0.9f;
 
@@ -81,7 +81,8 @@ static void fill_grads(void *g, int part, int worker, int round)
 }
 
 /* The plan covers every part exactly, in order, cut at every bucket
- * boundary and never across a shard boundary. */
+ * boundary, and splits every bucket evenly over the K servers: piece s of
+ * each bucket to server s, the pieces' sizes at most one element apart. */
 static void check_plan(const cm_ps_layout *lay)
 {
     for (int K = 1; K <= 5; K++) {
@@ -91,20 +92,25 @@ static void check_plan(const cm_ps_layout *lay)
         int k = 0;
         for (int p = 0; p < lay->n_parts; p++) {
             long long at = 0;
-            for (; k < n && c[k].part == p; k++) {
-                long long lo, hi;
-                cm_ps_shard(lay->count[p], K, c[k].server, &lo, &hi);
-                EXPECT(c[k].lo == at && c[k].hi > c[k].lo,
-                       "K=%d part %d: chunk %d is [%lld, %lld), expected to start at %lld", K, p, k, c[k].lo, c[k].hi,
-                       at);
-                EXPECT(c[k].lo >= lo && c[k].hi <= hi,
-                       "K=%d part %d: chunk [%lld, %lld) leaves shard %d [%lld, %lld)", K, p, c[k].lo, c[k].hi,
-                       c[k].server, lo, hi);
-                for (int j = 0; j < lay->n_cuts[p]; j++)
-                    EXPECT(!(c[k].lo < lay->cuts[p][j] && lay->cuts[p][j] < c[k].hi),
-                           "K=%d part %d: chunk [%lld, %lld) spans the cut %lld", K, p, c[k].lo, c[k].hi,
-                           lay->cuts[p][j]);
-                at = c[k].hi;
+            for (int b = 0; b <= lay->n_cuts[p]; b++) {
+                long long lo = b ? lay->cuts[p][b - 1] : 0, hi = b < lay->n_cuts[p] ? lay->cuts[p][b] : lay->count[p];
+                long long len = hi - lo, small = len / K;
+                int pieces = 0;
+                for (; k < n && c[k].part == p && c[k].lo < hi; k++, pieces++) {
+                    EXPECT(c[k].lo == at && c[k].hi > c[k].lo && c[k].hi <= hi,
+                           "K=%d part %d: chunk %d is [%lld, %lld), expected [%lld, <= %lld)", K, p, k, c[k].lo,
+                           c[k].hi, at, hi);
+                    long long size = c[k].hi - c[k].lo;
+                    EXPECT(size == small || size == small + 1,
+                           "K=%d part %d bucket %d: a piece of %lld of %lld elements, not an even split", K, p, b,
+                           size, len);
+                    EXPECT(c[k].server >= 0 && c[k].server < K && (pieces == 0 || c[k].server > c[k - 1].server),
+                           "K=%d part %d bucket %d: piece %d on server %d", K, p, b, pieces, c[k].server);
+                    at = c[k].hi;
+                }
+                EXPECT(at == hi, "K=%d part %d: bucket %d covered to %lld of [%lld, %lld)", K, p, b, at, lo, hi);
+                EXPECT(pieces == (len < K ? len : K), "K=%d part %d bucket %d: %d pieces of %lld elements", K, p, b,
+                       pieces, len);
             }
             EXPECT(at == lay->count[p], "K=%d part %d: chunks end at %lld of %lld", K, p, at, lay->count[p]);
         }
@@ -154,7 +160,7 @@ int main(int argc, char **argv)
     cm_ps_layout lay = {PARTS,
                         {part_type[0], part_type[1], part_type[2]},
                         {part_count[0], part_count[1], part_count[2]},
-                        {4, 1, 0},
+                        {5, 1, 0},
                         {cuts_f32, cuts_f16, NULL}};
     if (rank == 0)
         check_plan(&lay);
