@@ -26,6 +26,7 @@ typedef struct {
     int type;         /* cm_dtype of the flat buffer */
     long long lo, hi; /* elements */
     int trigger;      /* the layer after whose backward it is complete; -1: after backward */
+    bool bucket_start; /* lo is where a bucket starts (not a server's share inside one) */
     bool fired, sent;
 } piece;
 
@@ -104,7 +105,8 @@ static void give_up(const char *what)
 }
 
 /* The pieces: buckets of --bucket-mb in backward order per flat buffer,
- * cut again at the PS shards, each with the layer that completes it. */
+ * under a PS each split evenly over the servers as ps.c's cm_ps_plan
+ * splits it, each piece with the layer that completes it. */
 static void plan(cm_exchange *x, const cm_exchange_opts *o)
 {
     cm_net *n = x->net;
@@ -128,37 +130,29 @@ static void plan(cm_exchange *x, const cm_exchange_opts *o)
         }
     }
     int servers = x->comm == CM_COMM_PS ? o->servers : 1;
-    /* Split each buffer at its cuts and the shard boundaries. */
-    x->p = cm_xcalloc((size_t)CM_DTYPE_COUNT * ((size_t)n->n + 1 + (size_t)servers), sizeof *x->p);
+    x->p = cm_xcalloc((size_t)CM_DTYPE_COUNT * ((size_t)n->n + 1) * (size_t)servers, sizeof *x->p);
     for (int t = 0; t < CM_DTYPE_COUNT; t++) {
         long long count = n->flat[t].count;
-        if (!count)
-            continue;
-        long long at = 0;
-        int k = 0;
-        while (at < count) {
-            long long next = k < n_cuts[t] ? cuts[t][k] : count;
-            /* the next shard boundary after `at` */
-            for (int s = 1; s < servers; s++) {
-                long long b = count * s / servers;
-                if (b > at && b < next)
-                    next = b;
+        for (int k = 0; count && k <= n_cuts[t]; k++) {
+            long long lo = k ? cuts[t][k - 1] : 0, hi = k < n_cuts[t] ? cuts[t][k] : count;
+            for (int s = 0; s < servers; s++) {
+                long long a = lo + (hi - lo) * s / servers, b = lo + (hi - lo) * (s + 1) / servers;
+                if (b <= a)
+                    continue;
+                piece *q = &x->p[x->n++];
+                q->type = t;
+                q->lo = a;
+                q->hi = b;
+                q->bucket_start = a == lo;
+                q->trigger = -1;
+                if (x->overlap) /* the layer holding the last element: the last of the range backward finishes */
+                    for (int i = 0; i < n->n; i++) {
+                        const cm_layer *L = &n->layers[i];
+                        long long seg = (L->n_params + CM_FLAT_ALIGN - 1) / CM_FLAT_ALIGN * CM_FLAT_ALIGN;
+                        if (L->n_params && (int)L->ptype == t && L->flat_off <= b - 1 && b - 1 < L->flat_off + seg)
+                            q->trigger = i;
+                    }
             }
-            if (k < n_cuts[t] && next == cuts[t][k])
-                k++;
-            piece *q = &x->p[x->n++];
-            q->type = t;
-            q->lo = at;
-            q->hi = next;
-            q->trigger = -1;
-            if (x->overlap) /* the layer holding the last element: the last of the range backward finishes */
-                for (int i = 0; i < n->n; i++) {
-                    const cm_layer *L = &n->layers[i];
-                    long long seg = (L->n_params + CM_FLAT_ALIGN - 1) / CM_FLAT_ALIGN * CM_FLAT_ALIGN;
-                    if (L->n_params && (int)L->ptype == t && L->flat_off <= next - 1 && next - 1 < L->flat_off + seg)
-                        q->trigger = i;
-                }
-            at = next;
         }
     }
     for (int t = 0; t < CM_DTYPE_COUNT; t++)
@@ -181,8 +175,8 @@ static void ps_setup(cm_exchange *x, const cm_exchange_opts *o)
         lay.type[p] = (cm_ps_type)t;
         lay.count[p] = n->flat[t].count;
         lay.cuts[p] = cm_xcalloc((size_t)x->n + 1, sizeof(long long));
-        for (int k = 0; k < x->n; k++) /* every piece start but the first: bucket or shard boundaries, both fine */
-            if (x->p[k].type == t && x->p[k].lo > 0)
+        for (int k = 0; k < x->n; k++) /* the buckets' starts; cm_ps_plan splits each over the servers again */
+            if (x->p[k].type == t && x->p[k].lo > 0 && x->p[k].bucket_start)
                 lay.cuts[p][lay.n_cuts[p]++] = x->p[k].lo;
     }
     cm_ps_setup(&x->ps, cm_mpi.world, o->servers, &lay, n->lr, n->momentum, o->threads);
