@@ -1309,6 +1309,20 @@ vgg16 32 fp16 ps2"
             </dev/null || fail "validate in the call"
         print_in_call "$RES/predicted-in-call.json"
         bundle ;;
+    holdout23) # session 23: three- and four-GPU jobs no call had run, chosen before the call, graph API, PS with
+        # every bucket split over the servers, predicted in the call
+        quad_calibrate || return
+        GPUS=4 CONV_API=graph multi_runs "
+resnet34 64 fp32 nccl
+alexnet 256 fp16 nccl
+vgg19 32 fp16 nccl
+googlenet 128 fp16 nccl
+resnet50 64 fp16 ps2
+resnet101 32 fp32 ps1"
+        GPUS=3 CONV_API=graph multi_runs "
+resnet152 32 fp32 nccl
+resnet50 64 fp32 ps2"
+        quad_predict ;;
     psbucket) # session 23: PS jobs after the servers' shards changed from contiguous to every bucket split over
         # them (measure/ps.h), configurations measured before with contiguous shards, chosen before the call
         CONV_API=graph psholdout "
