@@ -571,6 +571,12 @@ int cp_cluster_net_parse(const cJSON *root, const char *path, cp_link *net, cp_e
     return 0;
 }
 
+void cp_cluster_net_emulated_default(int ranks, cp_link *net)
+{
+    cp_nccl_net_link(ranks, (28.50 + 28.06) / 2, (3.463 + 3.443) / 2, net);
+    snprintf(net->name, sizeof net->name, "NCCL's emulated network on a 2 x H200 host (validation/h200x2/netemu*/)");
+}
+
 int cp_cluster_net_measured(const char *path, cp_link *net, cp_error *err)
 {
     cJSON *root = cp_json_read_file(path, err);

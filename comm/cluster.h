@@ -98,6 +98,12 @@ int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_e
  * name the file and the JSON path. */
 int cp_cluster_net_parse(const cJSON *root, const char *path, cp_link *net, cp_error *err);
 int cp_cluster_net_measured(const char *path, cp_link *net, cp_error *err);
+/* The network of an emulated run (NCCL's network transport forced on one
+ * host) whose folder measured none: the fit of the two such 2-rank sweeps
+ * this project took, on two 2 x H200 leases (validation/h200x2/netemu/,
+ * netemu2/: 3.46 and 3.44 GB/s, 28.5 and 28.1 us), as a link for a ring of
+ * `ranks`. A measured microbenchmark of the same emulation, not the run. */
+void cp_cluster_net_emulated_default(int ranks, cp_link *net);
 /* 1: the file's NCCL ran with its network transport forced on one host. */
 int cp_cluster_net_emulated(const cJSON *root);
 /* 1: an NCCL sweep of two or more ranks, one per node: emulated, or every

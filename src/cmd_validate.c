@@ -667,6 +667,12 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
             return cp_jfail(c, "gpus", "%s", e.msg);
         if (run_ipc(s, c->file, &ipc, &ps_gbs, c->err) || (cl.nodes > 1 && run_net(s, c->file, &link, c->err)))
             return -1;
+        cp_link emulated_net;
+        if (!link && cl.nodes > 1 && rc->emulated && !s->have_cluster) {
+            /* the emulation measured in another call: closer to what ran than an assumed network */
+            cp_cluster_net_emulated_default((int)r->gpus, &emulated_net);
+            link = &emulated_net;
+        }
         if (link) {
             cl.inter = *link;
             snprintf(ipc_note, sizeof ipc_note, "network measured: %.120s", link->name);
