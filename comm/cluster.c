@@ -410,6 +410,14 @@ int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error
     snprintf(c->ipc.name, sizeof c->ipc.name, "MPI shared memory (assumed)");
     c->ipc.bandwidth_gbs = 8.5;
     c->ipc.latency_us = 0.5;
+    /* A CPU server's own sum and SGD (GB/s moved, FP32 / FP16 / BF16
+     * gradients): the median of the eight cnnperf-psbench runs under
+     * validation/ (2 x H100, 2 and 4 x H200 hosts, 2026-11-25/26: FP32
+     * 76-155, FP16 55-90, BF16 50-124), not the host memory's bandwidth,
+     * which no server pass reached. --ps-bench FILE gives the user's own. */
+    c->ps_server_gbs[0] = 118.1;
+    c->ps_server_gbs[1] = 65.6;
+    c->ps_server_gbs[2] = 70.6;
     snprintf(c->file, sizeof c->file, "(assumed from --device %s --gpus %d)", d->id, gpus);
     return 0;
 }
