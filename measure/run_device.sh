@@ -1323,6 +1323,22 @@ resnet101 32 fp32 ps1"
 resnet152 32 fp32 nccl
 resnet50 64 fp32 ps2"
         quad_predict ;;
+    psthreads4) # session 23: four workers' server, 60 threads by default on 64 cores, ran its pass at 0.84-1.2 ns
+        # per parameter where cnnperf-psbench took 0.17-0.18: the same two PS jobs on 4 GPUs with 60, 48, 32 and
+        # 16 server threads, and the pass alone on those threads
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
+        local t
+        for t in 60 48 32 16; do
+            timeout 60 "$BUILD/measure/cnnperf-psbench" --threads "$t" --beside 4 </dev/null || fail "psbench --threads $t"
+        done
+        mpi_setup
+        for t in 60 48 32 16; do
+            mpirun_measure "multi-resnet50-b64-fp32-ps1-4gpu-t$t" 5 "--network resnet50 --batch 64 --precision fp32 --device $DEV --gpus 4 --comm ps --conv-api graph" -- \
+                --network resnet50 --batch 64 --precision fp32 --comm ps --ps-servers 1 --ps-threads "$t" --conv-api graph
+            mpirun_measure "multi-googlenet-b64-fp32-ps1-4gpu-t$t" 5 "--network googlenet --batch 64 --precision fp32 --device $DEV --gpus 4 --comm ps --conv-api graph" -- \
+                --network googlenet --batch 64 --precision fp32 --comm ps --ps-servers 1 --ps-threads "$t" --conv-api graph
+        done
+        bundle ;;
     psbucket) # session 23: PS jobs after the servers' shards changed from contiguous to every bucket split over
         # them (measure/ps.h), configurations measured before with contiguous shards, chosen before the call
         CONV_API=graph psholdout "
