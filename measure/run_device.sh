@@ -1328,11 +1328,11 @@ resnet50 64 fp32 ps2"
         # 16 server threads, and the pass alone on those threads
         [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
         local t
-        for t in 60 48 32 16; do
+        for t in ${PS_THREADS:-60 48 32 16}; do
             timeout 60 "$BUILD/measure/cnnperf-psbench" --threads "$t" --beside 4 </dev/null || fail "psbench --threads $t"
         done
         mpi_setup
-        for t in 60 48 32 16; do
+        for t in ${PS_THREADS:-60 48 32 16}; do
             mpirun_measure "multi-resnet50-b64-fp32-ps1-4gpu-t$t" 5 "--network resnet50 --batch 64 --precision fp32 --device $DEV --gpus 4 --comm ps --conv-api graph" -- \
                 --network resnet50 --batch 64 --precision fp32 --comm ps --ps-servers 1 --ps-threads "$t" --conv-api graph
             mpirun_measure "multi-googlenet-b64-fp32-ps1-4gpu-t$t" 5 "--network googlenet --batch 64 --precision fp32 --device $DEV --gpus 4 --comm ps --conv-api graph" -- \
