@@ -1339,6 +1339,13 @@ resnet50 64 fp32 ps2"
                 --network googlenet --batch 64 --precision fp32 --comm ps --ps-servers 1 --ps-threads "$t" --conv-api graph
         done
         bundle ;;
+    psbench3) # session 23: psbench's six jobs again (all 8-29% short on 2 x H100 in session 16) with the servers'
+        # buckets split and their loop in dynamic blocks, predicted in the call
+        psholdout "$PSBENCH_CONFIGS"
+        "$PREDICT" validate --measured "$RES"/measure-*.json --format json -o "$RES/predicted-in-call.json" \
+            </dev/null || fail "validate in the call"
+        print_in_call "$RES/predicted-in-call.json"
+        bundle ;;
     psbucket) # session 23: PS jobs after the servers' shards changed from contiguous to every bucket split over
         # them (measure/ps.h), configurations measured before with contiguous shards, chosen before the call
         CONV_API=graph psholdout "
