@@ -500,9 +500,57 @@ static const char *file_part(const char *path)
     return base ? base + 1 : path;
 }
 
+/* cnnperf-psexchange's rounds: a server's stream moved 2 W S / K bytes
+ * (its shard pushed by W workers and pulled back) in the round less its own
+ * sum and SGD; the rate over the sizes from CP_IPC_FIT_MIN_BYTES up, all
+ * their bytes over all their time. Latency 0: the rounds hold it. */
+static int ipc_from_exchange(cp_jctx *c, const cJSON *root, const char *path, cp_link *ipc)
+{
+    long long w, k;
+    const cJSON *pts = cp_jget(root, "points"), *p;
+    if (cp_jint(c, root, "workers", true, 0, 1, 4096, &w) || cp_jint(c, root, "servers", true, 0, 1, 4096, &k))
+        return -1;
+    if (!cJSON_IsArray(pts))
+        return cp_jfail(c, "points", "missing or not an array");
+    double bytes = 0, us = 0;
+    int i = 0, used = 0, rc = 0;
+    size_t mark = cp_jpush_key(c, "points");
+    cJSON_ArrayForEach(p, pts)
+    {
+        size_t m = cp_jpush_index(c, i++);
+        double s, round, pass;
+        if (!cJSON_IsObject(p))
+            rc = cp_jfail(c, NULL, "must be an object {bytes_per_worker, round_us, server_pass_us}");
+        else if (cp_jnum(c, p, "bytes_per_worker", true, 0, 1, 1e15, &s) ||
+                 cp_jnum(c, p, "round_us", true, 0, 1e-9, 1e12, &round) ||
+                 cp_jnum(c, p, "server_pass_us", true, 0, 0, 1e12, &pass))
+            rc = -1;
+        else if (round <= pass)
+            rc = cp_jfail(c, "round_us", "%g us is not longer than the servers' pass (%g us)", round, pass);
+        else if (s >= CP_IPC_FIT_MIN_BYTES)
+            bytes += 2.0 * (double)w * s / (double)k, us += round - pass, used++;
+        cp_jpop(c, m);
+        if (rc)
+            break;
+    }
+    cp_jpop(c, mark);
+    if (!rc && !used)
+        rc = cp_jfail(c, "points", "no size of %.0f MiB or more per worker", CP_IPC_FIT_MIN_BYTES / (1 << 20));
+    if (rc)
+        return -1;
+    snprintf(ipc->name, sizeof ipc->name, "PS exchange of %.80s (%lld worker%s, %lld server%s)", file_part(path), w,
+             w == 1 ? "" : "s", k, k == 1 ? "" : "s");
+    ipc->bandwidth_gbs = bytes / us / 1e3;
+    ipc->latency_us = 0;
+    return 0;
+}
+
 int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_error *err)
 {
     cp_jctx c = {path, "$", err};
+    const cJSON *format = cJSON_IsObject(root) ? cp_jget(root, "format") : NULL;
+    if (cJSON_IsString(format) && strcmp(format->valuestring, "cnnperf-psexchange/1") == 0)
+        return ipc_from_exchange(&c, root, path, ipc);
     cp_lat_bw_fit f;
     if (fit_sweep(&c, root, "mpi_pingpong", "sweep",
                   "no MPI ping-pong sweep here (cnnperf-calibrate --only mpi --raw FILE writes one)", &f))

@@ -80,6 +80,11 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g);
  * CP_IPC_FIT_MIN_BYTES up: a parameter server's messages are gradient
  * buckets (25 MB by default) and layers larger than one, and a host copies
  * such messages at DRAM speed, not at the cache speed of the small sizes.
+ * Or, from a cnnperf-psexchange file (format cnnperf-psexchange/1: the
+ * whole PS exchange of W workers and K servers timed under mpirun), the
+ * rate one server's message stream moves while the workers push and pull
+ * at once: 2 W S / K bytes per round less the servers' own pass, over the
+ * same sizes; the model's one-stream exchange then gives the measured round.
  * The caller puts *ipc into cp_cluster.ipc. Errors name the file and the
  * JSON path. */
 #define CP_IPC_FIT_MIN_BYTES (16.0 * (1 << 20))

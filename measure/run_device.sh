@@ -1339,6 +1339,20 @@ resnet50 64 fp32 ps2"
                 --network googlenet --batch 64 --precision fp32 --comm ps --ps-servers 1 --ps-threads "$t" --conv-api graph
         done
         bundle ;;
+    psbench3x) # session 23: psbench3 again with the whole PS exchange measured first (cnnperf-psexchange, 2
+        # workers and 1 server, no GPU), which validate then takes as the folder's server stream
+        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
+        mpi_setup
+        timeout 60 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
+            --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate mpi"
+        timeout 60 "$BUILD/measure/cnnperf-psbench" --beside 2 -o "$RES/psbench.json" </dev/null || fail "psbench"
+        timeout 120 "${MPIRUN[@]}" -np 3 "$BUILD/measure/cnnperf-psexchange" --max-mb 128 --rounds 3 \
+            -o "$RES/psexchange.json" </dev/null || fail "psexchange"
+        multi_runs "$PSBENCH_CONFIGS"
+        "$PREDICT" validate --measured "$RES"/measure-*.json --format json -o "$RES/predicted-in-call.json" \
+            </dev/null || fail "validate in the call"
+        print_in_call "$RES/predicted-in-call.json"
+        bundle ;;
     psbench3) # session 23: psbench's six jobs again (all 8-29% short on 2 x H100 in session 16) with the servers'
         # buckets split and their loop in dynamic blocks, predicted in the call
         psholdout "$PSBENCH_CONFIGS"

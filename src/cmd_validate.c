@@ -34,15 +34,16 @@ typedef struct {
 } val_opts;
 
 /* What a folder's device call measured of its host: the MPI link (--host-mpi
- * auto; found: how many MPI ping-pong sweeps the folder holds, 0 for none), its
+ * auto; found: how many MPI ping-pong sweeps the folder holds, 0 for none;
+ * a cnnperf-psexchange file, x_found, takes their place), its
  * parameter servers' pass (cnnperf-psbench; ps_found), PyTorch's eager
  * operator costs (torch_bench.py --eager-overhead, without --eager-profile;
  * eager_found), and the network between its nodes (--net-link auto: an NCCL
  * sweep with one rank per node, emulated or not; net_found). */
 typedef struct {
     char dir[512];
-    int found, ps_found, eager_found, net_found, ddp_found;
-    cp_link ipc, net;
+    int found, ps_found, eager_found, net_found, ddp_found, x_found;
+    cp_link ipc, net, xipc;
     double ps_gbs[3];
     cp_eager_costs eager, ddp; /* ddp: torch_bench.py --ddp-overhead's, merged into eager */
 } folder_host;
@@ -500,6 +501,10 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
             h->net_found = !(rc = cp_cluster_net_parse(root, path, &h->net, err));
         if (rc) {
             /* the file's error is the folder's */
+        } else if (format && strcmp(format, "cnnperf-psexchange/1") == 0 && !h->x_found) {
+            /* the PS exchange itself measured: it, not a ping-pong, is the folder's server stream */
+            rc = cp_cluster_ipc_parse(root, path, &h->xipc, err);
+            h->x_found = !rc;
         } else if (calib && cp_jget(root, "mpi_pingpong")) {
             cp_link one;
             rc = cp_cluster_ipc_parse(root, path, &one, err);
@@ -526,7 +531,10 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
         memcpy(h->eager.ddp_us, h->ddp.ddp_us, sizeof h->eager.ddp_us);
         h->eager.has_ddp = 1;
     }
-    if (!rc && h->found) {
+    if (!rc && h->x_found) {
+        h->ipc = h->xipc;
+        h->found = 1;
+    } else if (!rc && h->found) {
         h->ipc.bandwidth_gbs = h->found / inv_bw;
         h->ipc.latency_us = lat / h->found;
         if (h->found == 1)

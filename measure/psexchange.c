@@ -1,0 +1,208 @@
+/* cnnperf-psexchange: a parameter server's whole exchange, measured apart
+ * from training, as nccl-tests measure an all-reduce apart from a job.
+ *
+ *   mpirun -np W+K cnnperf-psexchange [--servers K] [--bucket-mb M] [--max-mb S] [--rounds R] [-o FILE]
+ *
+ * Ranks 0..W-1 are workers, the last K servers, running cnnperf-measure's
+ * own parameter server (measure/ps.c: every bucket of M MB split over the
+ * servers). Per size S (16 MB doubling up to --max-mb, default 256, per
+ * worker, fp32 gradients): each round every worker pushes its S bytes,
+ * bucket by bucket, as fast as it can, the servers sum and apply SGD, the
+ * workers pull the parameters back; no GPU and no compute between. The
+ * round is timed from a barrier to the last worker's last pull, R rounds
+ * (default 5) after 2 untimed, the median; with it the servers' own pass
+ * (the busiest server's sum-and-SGD time). The PS model takes from it the
+ * rate a server's message stream moves while W workers push and pull at
+ * once (comm/cluster.c, cp_cluster_ipc_parse). CPU and MPI only. Writes
+ * JSON (format cnnperf-psexchange/1) to FILE atomically, or to stdout. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ps.h"
+
+#define MAX_POINTS 16
+#define TIMED_MAX 64
+
+typedef struct {
+    double bytes, round_us, pass_us;
+} point;
+
+static int usage(const char *why)
+{
+    fprintf(stderr,
+            "cnnperf-psexchange: %s\nusage: mpirun -np W+K cnnperf-psexchange [--servers K] [--bucket-mb M] "
+            "[--max-mb S] [--rounds R] [-o FILE]\n",
+            why);
+    return 2;
+}
+
+static int arg_ll(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || !*s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One size: the median round and the busiest server's pass over `rounds`
+ * timed rounds of `count` fp32 gradients per worker. */
+static point measure_size(long long count, int servers, double bucket_mb, int rounds)
+{
+    long long bucket = (long long)(bucket_mb * 1e6 / 4), n_cuts = count > 0 ? (count - 1) / bucket : 0;
+    long long *cuts = calloc((size_t)(n_cuts + 1), sizeof *cuts);
+    float *params = calloc((size_t)count, sizeof *params), *grads = calloc((size_t)count, sizeof *grads);
+    if (!cuts || !params || !grads) {
+        fprintf(stderr, "cnnperf-psexchange: %sout of memory for %lld parameters\n", cm_mpi_who(), count);
+        cm_mpi_abort(1);
+    }
+    for (long long k = 0; k < n_cuts; k++)
+        cuts[k] = (k + 1) * bucket;
+    for (long long i = 0; i < count; i++)
+        grads[i] = params[i] = 1e-3f * (float)(i % 1000);
+    cm_ps_layout lay = {1, {CM_PS_F32}, {count}, {(int)n_cuts}, {cuts}};
+    cm_ps ps;
+    cm_ps_setup(&ps, cm_mpi.world, servers, cm_mpi.rank == 0 ? &lay : NULL, 0.01f, 0.9f, 0);
+    float *const w[1] = {params};
+    void *const g[1] = {grads};
+    cm_ps_init_params(&ps, cm_mpi.rank == 0 ? w : NULL);
+    int *ids = calloc((size_t)ps.n_chunks + 1, sizeof *ids);
+    double round_us[TIMED_MAX], pass_us[TIMED_MAX];
+    for (int r = -2; r < rounds; r++) {
+        mpiCheck(MPI_Barrier(cm_mpi.world));
+        double t0 = cm_mpi_now(), busy = 0;
+        if (ps.server) {
+            busy = cm_ps_serve_round(&ps);
+        } else {
+            cm_ps_round_begin(&ps, w);
+            for (int c = ps.n_chunks - 1; c >= 0; c--) /* backward order: the last bucket first */
+                cm_ps_push(&ps, c, g);
+            double since = cm_mpi_now();
+            while (ps.pulls_left > 0)
+                if (cm_ps_pulled(&ps, ids))
+                    since = cm_mpi_now();
+                else
+                    cm_mpi_deadline(since, "parameters from the servers");
+            cm_ps_round_end(&ps);
+        }
+        double mine[2] = {(cm_mpi_now() - t0) * 1e6, busy * 1e6}, most[2];
+        mpiCheck(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, cm_mpi.world));
+        if (r >= 0) {
+            round_us[r] = most[0];
+            pass_us[r] = most[1];
+        }
+    }
+    qsort(round_us, (size_t)rounds, sizeof *round_us, by_value);
+    qsort(pass_us, (size_t)rounds, sizeof *pass_us, by_value);
+    point p = {(double)count * 4, round_us[rounds / 2], pass_us[rounds / 2]};
+    cm_ps_free(&ps);
+    free(ids);
+    free(cuts);
+    free(params);
+    free(grads);
+    return p;
+}
+
+static int write_json(const char *out, int argc, char **argv, int workers, int servers, double bucket_mb,
+                      int rounds, const point *pts, int n)
+{
+    char host[256] = "?", date[32] = "?", cmd[1024] = "", mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "?";
+    gethostname(host, sizeof host - 1);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (int i = 0; i < argc; i++)
+        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s", i ? " " : "", argv[i]);
+    int len = 0;
+    MPI_Get_library_version(mpi, &len);
+    mpi[strcspn(mpi, ",\n")] = 0; /* "Open MPI v4.1.6, package: ..." -> the name and version */
+    const char *commit = getenv("CNNPERF_GIT_COMMIT");
+
+    char tmp[4096];
+    FILE *f = stdout;
+    if (out) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", out);
+        if (!(f = fopen(tmp, "w"))) {
+            fprintf(stderr, "cnnperf-psexchange: %s: %s\n", tmp, strerror(errno));
+            return 1;
+        }
+    }
+    fprintf(f,
+            "{\n \"format\": \"cnnperf-psexchange/1\",\n \"provenance\": {\"command\": \"%s\", \"hostname\": \"%s\", "
+            "\"date_utc\": \"%s\", \"git_commit\": \"%s\", \"mpi\": \"%s\"},\n"
+            " \"workers\": %d, \"servers\": %d, \"bucket_mb\": %g, \"rounds\": %d,\n"
+            " \"timing\": \"per size: every worker pushes its fp32 gradients bucket by bucket (measure/ps.c, each bucket "
+            "split over the servers), the servers sum and apply SGD, the workers pull the parameters; from a barrier "
+            "to the last pull, the median of the rounds after 2 untimed; server_pass_us: the median over the rounds of "
+            "the busiest server's sum and SGD\",\n \"points\": [",
+            cmd, host, date, commit ? commit : "unknown", mpi, workers, servers, bucket_mb, rounds);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s\n  {\"bytes_per_worker\": %.0f, \"round_us\": %.1f, \"server_pass_us\": %.1f}", i ? "," : "",
+                pts[i].bytes, pts[i].round_us, pts[i].pass_us);
+    fprintf(f, "\n ]\n}\n");
+    if (out && (fclose(f) != 0 || rename(tmp, out) != 0)) {
+        fprintf(stderr, "cnnperf-psexchange: %s: %s\n", out, strerror(errno));
+        remove(tmp);
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long long servers = 1, bucket = 25, max_mb = 256, rounds = 5;
+    const char *out = NULL;
+    for (int i = 1; i < argc; i += 2) { /* every option takes a value */
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return usage("a parameter server's whole exchange, timed"), 0;
+        if (!v)
+            return usage("an option without its value");
+        if (strcmp(a, "--servers") == 0 ? arg_ll(v, 1, 64, &servers)
+            : strcmp(a, "--bucket-mb") == 0 ? arg_ll(v, 1, 4096, &bucket)
+            : strcmp(a, "--max-mb") == 0 ? arg_ll(v, 1, 4096, &max_mb)
+            : strcmp(a, "--rounds") == 0 ? arg_ll(v, 1, TIMED_MAX, &rounds)
+            : strcmp(a, "-o") == 0 ? (out = v, 0)
+                                   : -1)
+            return usage("unknown option or value out of range");
+    }
+    cm_mpi_prog = "cnnperf-psexchange";
+    setenv("CNNPERF_MPI", "1", 0); /* MPI even as a singleton, which then refuses below */
+    cm_mpi_init(&argc, &argv);
+    int workers = cm_mpi.size - (int)servers;
+    if (workers < 1) {
+        fprintf(stderr, "cnnperf-psexchange: needs more ranks than --servers %lld (got %d): mpirun -np W+K\n",
+                servers, cm_mpi.size);
+        cm_mpi_finalize();
+        return 2;
+    }
+    point pts[MAX_POINTS];
+    int n = 0;
+    for (long long mb = max_mb < 16 ? max_mb : 16; mb <= max_mb && n < MAX_POINTS; mb *= 2) {
+        pts[n] = measure_size(mb * 1000000 / 4, (int)servers, (double)bucket, (int)rounds);
+        if (cm_mpi.rank == 0)
+            fprintf(stderr,
+                    "cnnperf-psexchange: %d workers, %lld server%s: %.0f MB each, round %.1f ms, servers' pass "
+                    "%.1f ms\n",
+                    workers, servers, servers == 1 ? "" : "s", pts[n].bytes / 1e6, pts[n].round_us / 1e3,
+                    pts[n].pass_us / 1e3);
+        n++;
+    }
+    int rc = cm_mpi.rank == 0 ? write_json(out, argc, argv, workers, (int)servers, (double)bucket, (int)rounds, pts, n)
+                              : 0;
+    cm_mpi_finalize();
+    return rc;
+}
