@@ -16,17 +16,15 @@
  * MPI launch. Writes JSON (format cnnperf-psbench/1) to FILE atomically, or
  * to stdout. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "ps.h"
+#include "toolio.h"
 
 #define COPY_BYTES (64u << 20)
 
@@ -56,17 +54,6 @@ static int usage(const char *why)
     return 2;
 }
 
-static int arg_ll(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || !*s || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     long long workers = 2, params = 1LL << 26, threads = 0, beside = 0;
@@ -78,10 +65,10 @@ int main(int argc, char **argv)
             return usage("the parameter server's sum and SGD, timed"), 0;
         if (!v)
             return usage("an option without its value");
-        if (strcmp(a, "--workers") == 0 ? arg_ll(v, 1, 64, &workers)
-            : strcmp(a, "--params") == 0 ? arg_ll(v, 1 << 16, 1LL << 30, &params)
-            : strcmp(a, "--threads") == 0 ? arg_ll(v, 1, 4096, &threads)
-            : strcmp(a, "--beside") == 0  ? arg_ll(v, 0, 64, &beside)
+        if (strcmp(a, "--workers") == 0 ? cm_arg_ll(v, 1, 64, &workers)
+            : strcmp(a, "--params") == 0 ? cm_arg_ll(v, 1 << 16, 1LL << 30, &params)
+            : strcmp(a, "--threads") == 0 ? cm_arg_ll(v, 1, 4096, &threads)
+            : strcmp(a, "--beside") == 0  ? cm_arg_ll(v, 0, 64, &beside)
             : strcmp(a, "-o") == 0 ? (out = v, 0)
                                    : -1)
             return usage("unknown option or value out of range");
@@ -95,9 +82,9 @@ int main(int argc, char **argv)
 
     pthread_t copiers[64];
     int started = 0;
-    for (; started < beside; started++)
-        if (pthread_create(&copiers[started], NULL, copy_loop, NULL) != 0) {
-            fprintf(stderr, "cnnperf-psbench: cannot start copy thread %d: %s\n", started + 1, strerror(errno));
+    for (int e; started < beside; started++)
+        if ((e = pthread_create(&copiers[started], NULL, copy_loop, NULL)) != 0) { /* returns the error, no errno */
+            fprintf(stderr, "cnnperf-psbench: cannot start copy thread %d: %s\n", started + 1, strerror(e));
             break;
         }
     static const char *const names[CM_PS_TYPE_COUNT] = {"fp32", "fp16", "bf16"};
@@ -117,36 +104,18 @@ int main(int argc, char **argv)
     if (started < beside)
         return 1;
 
-    char host[256] = "?", date[32] = "?", cmd[1024] = "";
-    gethostname(host, sizeof host - 1);
-    time_t now = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&now, &tm))
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    for (int i = 0; i < argc; i++)
-        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s", i ? " " : "", argv[i]);
-    const char *commit = getenv("CNNPERF_GIT_COMMIT");
-
+    cm_stamp st;
+    cm_stamp_now(&st, argc, argv);
     char tmp[4096];
-    FILE *f = stdout;
-    if (out) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", out);
-        if (!(f = fopen(tmp, "w"))) {
-            fprintf(stderr, "cnnperf-psbench: %s: %s\n", tmp, strerror(errno));
-            return 1;
-        }
-    }
+    FILE *f = cm_atomic_open("cnnperf-psbench", out, tmp, sizeof tmp);
+    if (!f)
+        return 1;
     fprintf(f,
             "{\n \"format\": \"cnnperf-psbench/1\",\n \"provenance\": {\"command\": \"%s\", \"hostname\": \"%s\", "
             "\"date_utc\": \"%s\", \"git_commit\": \"%s\", \"affinity_cores\": %d},\n"
             " \"workers\": %lld, \"params\": %lld, \"threads\": %lld, \"beside\": %lld,\n",
-            cmd, host, date, commit ? commit : "unknown", cores, workers, params, threads, beside);
+            st.command, st.host, st.date, st.commit, cores, workers, params, threads, beside);
     fprintf(f, " \"ns_per_param\": {\"fp32\": %.4f, \"fp16\": %.4f, \"bf16\": %.4f},\n", ns[0], ns[1], ns[2]);
     fprintf(f, " \"server_gbs\": {\"fp32\": %.2f, \"fp16\": %.2f, \"bf16\": %.2f}\n}\n", gbs[0], gbs[1], gbs[2]);
-    if (out && (fclose(f) != 0 || rename(tmp, out) != 0)) {
-        fprintf(stderr, "cnnperf-psbench: %s: %s\n", out, strerror(errno));
-        remove(tmp);
-        return 1;
-    }
-    return 0;
+    return cm_atomic_close("cnnperf-psbench", f, out, tmp);
 }

@@ -15,14 +15,12 @@
  * rate a server's message stream moves while W workers push and pull at
  * once (comm/cluster.c, cp_cluster_ipc_parse). CPU and MPI only. Writes
  * JSON (format cnnperf-psexchange/1) to FILE atomically, or to stdout. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "ps.h"
+#include "toolio.h"
 
 #define MAX_POINTS 16
 #define TIMED_MAX 64
@@ -38,17 +36,6 @@ static int usage(const char *why)
             "[--max-mb S] [--rounds R] [-o FILE]\n",
             why);
     return 2;
-}
-
-static int arg_ll(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || !*s || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static int by_value(const void *a, const void *b)
@@ -118,28 +105,16 @@ static point measure_size(long long count, int servers, double bucket_mb, int ro
 static int write_json(const char *out, int argc, char **argv, int workers, int servers, double bucket_mb,
                       int rounds, const point *pts, int n)
 {
-    char host[256] = "?", date[32] = "?", cmd[1024] = "", mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "?";
-    gethostname(host, sizeof host - 1);
-    time_t now = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&now, &tm))
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    for (int i = 0; i < argc; i++)
-        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s", i ? " " : "", argv[i]);
+    cm_stamp st;
+    cm_stamp_now(&st, argc, argv);
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "?";
     int len = 0;
     MPI_Get_library_version(mpi, &len);
     mpi[strcspn(mpi, ",\n")] = 0; /* "Open MPI v4.1.6, package: ..." -> the name and version */
-    const char *commit = getenv("CNNPERF_GIT_COMMIT");
-
     char tmp[4096];
-    FILE *f = stdout;
-    if (out) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", out);
-        if (!(f = fopen(tmp, "w"))) {
-            fprintf(stderr, "cnnperf-psexchange: %s: %s\n", tmp, strerror(errno));
-            return 1;
-        }
-    }
+    FILE *f = cm_atomic_open("cnnperf-psexchange", out, tmp, sizeof tmp);
+    if (!f)
+        return 1;
     fprintf(f,
             "{\n \"format\": \"cnnperf-psexchange/1\",\n \"provenance\": {\"command\": \"%s\", \"hostname\": \"%s\", "
             "\"date_utc\": \"%s\", \"git_commit\": \"%s\", \"mpi\": \"%s\"},\n"
@@ -148,17 +123,12 @@ static int write_json(const char *out, int argc, char **argv, int workers, int s
             "split over the servers), the servers sum and apply SGD, the workers pull the parameters; from a barrier "
             "to the last pull, the median of the rounds after 2 untimed; server_pass_us: the median over the rounds of "
             "the busiest server's sum and SGD\",\n \"points\": [",
-            cmd, host, date, commit ? commit : "unknown", mpi, workers, servers, bucket_mb, rounds);
+            st.command, st.host, st.date, st.commit, mpi, workers, servers, bucket_mb, rounds);
     for (int i = 0; i < n; i++)
         fprintf(f, "%s\n  {\"bytes_per_worker\": %.0f, \"round_us\": %.1f, \"server_pass_us\": %.1f}", i ? "," : "",
                 pts[i].bytes, pts[i].round_us, pts[i].pass_us);
     fprintf(f, "\n ]\n}\n");
-    if (out && (fclose(f) != 0 || rename(tmp, out) != 0)) {
-        fprintf(stderr, "cnnperf-psexchange: %s: %s\n", out, strerror(errno));
-        remove(tmp);
-        return 1;
-    }
-    return 0;
+    return cm_atomic_close("cnnperf-psexchange", f, out, tmp);
 }
 
 int main(int argc, char **argv)
@@ -171,10 +141,10 @@ int main(int argc, char **argv)
             return usage("a parameter server's whole exchange, timed"), 0;
         if (!v)
             return usage("an option without its value");
-        if (strcmp(a, "--servers") == 0 ? arg_ll(v, 1, 64, &servers)
-            : strcmp(a, "--bucket-mb") == 0 ? arg_ll(v, 1, 4096, &bucket)
-            : strcmp(a, "--max-mb") == 0 ? arg_ll(v, 1, 4096, &max_mb)
-            : strcmp(a, "--rounds") == 0 ? arg_ll(v, 1, TIMED_MAX, &rounds)
+        if (strcmp(a, "--servers") == 0 ? cm_arg_ll(v, 1, 64, &servers)
+            : strcmp(a, "--bucket-mb") == 0 ? cm_arg_ll(v, 1, 4096, &bucket)
+            : strcmp(a, "--max-mb") == 0 ? cm_arg_ll(v, 1, 4096, &max_mb)
+            : strcmp(a, "--rounds") == 0 ? cm_arg_ll(v, 1, TIMED_MAX, &rounds)
             : strcmp(a, "-o") == 0 ? (out = v, 0)
                                    : -1)
             return usage("unknown option or value out of range");

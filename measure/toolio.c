@@ -1,0 +1,60 @@
+/* toolio: see toolio.h. */
+#include "toolio.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cm_arg_ll(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || !*s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+void cm_stamp_now(cm_stamp *s, int argc, char **argv)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->host, sizeof s->host, "?");
+    snprintf(s->date, sizeof s->date, "?");
+    gethostname(s->host, sizeof s->host - 1);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(s->date, sizeof s->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (int i = 0; i < argc; i++)
+        snprintf(s->command + strlen(s->command), sizeof s->command - strlen(s->command), "%s%s", i ? " " : "",
+                 argv[i]);
+    s->commit = getenv("CNNPERF_GIT_COMMIT");
+    if (!s->commit)
+        s->commit = "unknown";
+}
+
+FILE *cm_atomic_open(const char *prog, const char *out, char *tmp, size_t tmp_size)
+{
+    if (!out)
+        return stdout;
+    snprintf(tmp, tmp_size, "%s.tmp", out);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        fprintf(stderr, "%s: %s: %s\n", prog, tmp, strerror(errno));
+    return f;
+}
+
+int cm_atomic_close(const char *prog, FILE *f, const char *out, const char *tmp)
+{
+    if (!out)
+        return fflush(f) != 0;
+    if (fclose(f) != 0 || rename(tmp, out) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
+        remove(tmp);
+        return 1;
+    }
+    return 0;
+}
