@@ -31,8 +31,11 @@ void cm_stamp_now(cm_stamp *s, int argc, char **argv)
     for (int i = 0; i < argc; i++)
         snprintf(s->command + strlen(s->command), sizeof s->command - strlen(s->command), "%s%s", i ? " " : "",
                  argv[i]);
+    for (char *c = s->command; *c; c++) /* the JSON writers print it between quotes as it is */
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+            *c = '_';
     s->commit = getenv("CNNPERF_GIT_COMMIT");
-    if (!s->commit)
+    if (!s->commit || strpbrk(s->commit, "\"\\"))
         s->commit = "unknown";
 }
 

@@ -14,7 +14,9 @@ typedef struct {
     char command[1024], host[256], date[32];
     const char *commit; /* $CNNPERF_GIT_COMMIT or "unknown" */
 } cm_stamp;
-/* The command line, host, UTC date and git commit of this run. */
+/* The command line, host, UTC date and git commit of this run; the command's
+ * quotes, backslashes and control characters become '_', so each prints as
+ * a JSON string as it is. */
 void cm_stamp_now(cm_stamp *s, int argc, char **argv);
 
 /* Opens out's temporary file (stdout when out is NULL); NULL after saying
