@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/atomic_file.h"
 #include "../util/jsonread.h"
@@ -933,6 +934,31 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
 
 /* --- files ----------------------------------------------------------------------------- */
 
+/* A run whose network was a file on the measuring machine (`--network
+ * PATH.json` in provenance.command) that is not here and is no built-in
+ * name either: layer microbenchmarks build such networks on the fly.
+ * Writes the path into `file`; 0 when the run's network can be loaded. */
+static int network_file_elsewhere(const cJSON *root, char *file, size_t n)
+{
+    const char *net = str_at(root, "network"), *cmd = str_at(cp_jget(root, "provenance"), "command");
+    const char *arg = cmd ? strstr(cmd, "--network ") : NULL;
+    if (!net || !arg)
+        return 0;
+    arg += strlen("--network ");
+    size_t len = strcspn(arg, " ");
+    if (len < 6 || len >= n || strncmp(arg + len - 5, ".json", 5) != 0)
+        return 0;
+    snprintf(file, n, "%.*s", (int)len, arg);
+    if (access(file, R_OK) == 0)
+        return 0;
+    cp_network probe;
+    cp_error ignored;
+    if (cp_network_load(net, &probe, &ignored) != 0)
+        return 1;
+    cp_network_free(&probe);
+    return 0;
+}
+
 static int load_file(val_state *s, const char *path, cp_error *err)
 {
     cJSON *root = cp_json_read_file(path, err);
@@ -941,7 +967,7 @@ static int load_file(val_state *s, const char *path, cp_error *err)
     cp_jctx c = {path, "$", err};
     int rc = 0;
     const char *format = str_at(root, "format"), *schema = str_at(root, "schema"), *source = str_at(root, "source");
-    char why[192] = "";
+    char why[192] = "", netfile[160];
     if (!cJSON_IsObject(root))
         snprintf(why, sizeof why, "not a JSON object");
     else if (strcmp(base_name(path), CALIB_SET_NAME) == 0)
@@ -950,6 +976,10 @@ static int load_file(val_state *s, const char *path, cp_error *err)
         rc = load_calibration(s, &c, root);
     else if (format && strcmp(format, BASELINE_FORMAT) == 0)
         snprintf(why, sizeof why, "an accuracy baseline");
+    else if (schema && strcmp(schema, "cnnperf-result/1") == 0 &&
+             network_file_elsewhere(root, netfile, sizeof netfile))
+        snprintf(why, sizeof why, "its network was a file of the measuring machine (%.80s), not here",
+                 base_name(netfile));
     else if (schema && strcmp(schema, "cnnperf-result/1") == 0 && source && strcmp(source, "measurement") == 0)
         rc = load_run(s, &c, root, CP_VAL_CNNPERF);
     else if (schema && strcmp(schema, "cnnperf-result/1") == 0 && source && strcmp(source, "pytorch") == 0)
