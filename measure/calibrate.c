@@ -388,6 +388,17 @@ static cJSON *sweep_with_fit(const cal_sweep *s, const cal_fit *f)
     return o;
 }
 
+/* One NCCL sweep's section of the raw file: root.key with what every NCCL
+ * sweep of the run shares (NCCL's version, the ranks, the data type). */
+static cJSON *nccl_section(cJSON *root, const char *key, const cal_nccl *nc)
+{
+    cJSON *o = cJSON_AddObjectToObject(root, key);
+    cJSON_AddStringToObject(o, "nccl", nc->version);
+    cJSON_AddNumberToObject(o, "ranks", nc->ranks);
+    cJSON_AddStringToObject(o, "datatype", "float32");
+    return o;
+}
+
 static cJSON *raw_json(const options *o, const provenance *pv, const cal_gpu *g, const char *base_file,
                        const cal_device_results *r, const cal_nccl *nc, const cal_mpi *mp, const cal_overlap *ov,
                        cJSON *changes)
@@ -491,33 +502,21 @@ static cJSON *raw_json(const options *o, const provenance *pv, const cal_gpu *g,
         cJSON_AddNumberToObject(q, "both_ways_gbs_each", r->p2p.both_ways_gbs);
     }
     if (nc->done) {
-        cJSON *n = cJSON_AddObjectToObject(root, "nccl_allreduce");
-        cJSON_AddStringToObject(n, "nccl", nc->version);
-        cJSON_AddNumberToObject(n, "ranks", nc->ranks);
-        cJSON_AddStringToObject(n, "datatype", "float32");
+        cJSON *n = nccl_section(root, "nccl_allreduce", nc);
         cJSON_AddStringToObject(n, "op", "sum");
         cJSON_AddNumberToObject(n, "iters", nc->iters);
         cJSON_AddNumberToObject(n, "warmup", nc->warmup);
         cJSON_AddItemToObject(n, "out_of_place", sweep_with_fit(&nc->oop, &nc->oop_fit));
         cJSON_AddItemToObject(n, "in_place", sweep_with_fit(&nc->ip, &nc->ip_fit));
-        cJSON *sr = cJSON_AddObjectToObject(root, "nccl_sendrecv");
-        cJSON_AddStringToObject(sr, "nccl", nc->version);
-        cJSON_AddNumberToObject(sr, "ranks", nc->ranks);
-        cJSON_AddStringToObject(sr, "datatype", "float32");
+        cJSON *sr = nccl_section(root, "nccl_sendrecv", nc);
         cJSON_AddStringToObject(sr, "pattern", "every rank sends to rank+1 and receives from rank-1 at once");
         cJSON_AddItemToObject(sr, "sweep", sweep_with_fit(&nc->sendrecv, &nc->sendrecv_fit));
         const char *names[2] = {"nccl_allgather", "nccl_reducescatter"};
         const cal_sweep *sw[2] = {&nc->allgather, &nc->reducescatter};
         const cal_fit *fit[2] = {&nc->allgather_fit, &nc->reducescatter_fit};
-        for (int i = 0; i < 2; i++) {
-            if (!sw[i]->n)
-                continue;
-            cJSON *c = cJSON_AddObjectToObject(root, names[i]);
-            cJSON_AddStringToObject(c, "nccl", nc->version);
-            cJSON_AddNumberToObject(c, "ranks", nc->ranks);
-            cJSON_AddStringToObject(c, "datatype", "float32");
-            cJSON_AddItemToObject(c, "sweep", sweep_with_fit(sw[i], fit[i]));
-        }
+        for (int i = 0; i < 2; i++)
+            if (sw[i]->n)
+                cJSON_AddItemToObject(nccl_section(root, names[i], nc), "sweep", sweep_with_fit(sw[i], fit[i]));
     }
     if (mp->done) {
         cJSON *m = cJSON_AddObjectToObject(root, "mpi_pingpong");
