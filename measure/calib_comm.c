@@ -278,56 +278,52 @@ static void work_round(co_bench *b)
         cal_enqueue_copy(b->g, b->work, b->a, b->b, b->copy);
 }
 
-/* `rounds` of work timed on the work stream; with ars > 0, that many
- * all-reduces are enqueued first and the work starts after the first one
- * is done, so they run beside all of it. Returns ms per round. */
-static double time_work(co_bench *b, int rounds, int ars)
+static void allreduce(co_bench *b)
 {
-    mpiCheck(MPI_Barrier(MPI_COMM_WORLD));
-    if (ars > 0) {
-        ncclCheck(ncclAllReduce(b->buf, b->buf, b->count, ncclFloat, ncclSum, b->comm, b->g->stream));
-        cudaCheck(cudaEventRecord(b->ev[2], b->g->stream));
-        for (int i = 1; i < ars; i++)
-            ncclCheck(ncclAllReduce(b->buf, b->buf, b->count, ncclFloat, ncclSum, b->comm, b->g->stream));
-        cudaCheck(cudaEventRecord(b->ev[3], b->g->stream));
-        cudaCheck(cudaStreamWaitEvent(b->work, b->ev[2], 0));
-    }
-    cudaCheck(cudaEventRecord(b->ev[0], b->work));
-    for (int i = 0; i < rounds; i++)
-        work_round(b);
-    cudaCheck(cudaEventRecord(b->ev[1], b->work));
-    wait_events(b->comm, b->ev, 2, "all-reduce", b->count, b->timeout_s);
-    if (ars > 0)
-        wait_events(b->comm, b->ev + 3, 1, "all-reduce", b->count, b->timeout_s);
-    float ms = 0;
-    cudaCheck(cudaEventElapsedTime(&ms, b->ev[0], b->ev[1]));
-    return ms / rounds;
+    ncclCheck(ncclAllReduce(b->buf, b->buf, b->count, ncclFloat, ncclSum, b->comm, b->g->stream));
 }
 
-/* `ars` all-reduces timed on their stream; with rounds > 0, that much work
- * is enqueued first and the all-reduces start after its first round.
- * Returns us per all-reduce. */
-static double time_allreduces(co_bench *b, int ars, int rounds)
+/* `n` units of one side (work rounds on the work stream, or all-reduces on
+ * the GPU's stream) timed with CUDA events; with `beside` > 0, that many
+ * units of the other side are enqueued first and the timed ones start after
+ * the first of them is done, so they run beside all of it. Returns ms per
+ * timed unit. */
+static double time_beside(co_bench *b, int timed_work, int n, int beside)
 {
+    void (*timed)(co_bench *) = timed_work ? work_round : allreduce;
+    void (*other)(co_bench *) = timed_work ? allreduce : work_round;
+    cudaStream_t timed_st = timed_work ? b->work : b->g->stream, other_st = timed_work ? b->g->stream : b->work;
     mpiCheck(MPI_Barrier(MPI_COMM_WORLD));
-    if (rounds > 0) {
-        work_round(b);
-        cudaCheck(cudaEventRecord(b->ev[2], b->work));
-        for (int i = 1; i < rounds; i++)
-            work_round(b);
-        cudaCheck(cudaEventRecord(b->ev[3], b->work));
-        cudaCheck(cudaStreamWaitEvent(b->g->stream, b->ev[2], 0));
+    if (beside > 0) {
+        other(b);
+        cudaCheck(cudaEventRecord(b->ev[2], other_st));
+        for (int i = 1; i < beside; i++)
+            other(b);
+        cudaCheck(cudaEventRecord(b->ev[3], other_st));
+        cudaCheck(cudaStreamWaitEvent(timed_st, b->ev[2], 0));
     }
-    cudaCheck(cudaEventRecord(b->ev[0], b->g->stream));
-    for (int i = 0; i < ars; i++)
-        ncclCheck(ncclAllReduce(b->buf, b->buf, b->count, ncclFloat, ncclSum, b->comm, b->g->stream));
-    cudaCheck(cudaEventRecord(b->ev[1], b->g->stream));
+    cudaCheck(cudaEventRecord(b->ev[0], timed_st));
+    for (int i = 0; i < n; i++)
+        timed(b);
+    cudaCheck(cudaEventRecord(b->ev[1], timed_st));
     wait_events(b->comm, b->ev, 2, "all-reduce", b->count, b->timeout_s);
-    if (rounds > 0)
+    if (beside > 0)
         wait_events(b->comm, b->ev + 3, 1, "all-reduce", b->count, b->timeout_s);
     float ms = 0;
     cudaCheck(cudaEventElapsedTime(&ms, b->ev[0], b->ev[1]));
-    return ms * 1e3 / ars;
+    return ms / n;
+}
+
+/* `rounds` of work, ms per round; beside `ars` all-reduces when ars > 0 */
+static double time_work(co_bench *b, int rounds, int ars)
+{
+    return time_beside(b, 1, rounds, ars);
+}
+
+/* `ars` all-reduces, us per all-reduce; beside `rounds` of work when rounds > 0 */
+static double time_allreduces(co_bench *b, int ars, int rounds)
+{
+    return time_beside(b, 0, ars, rounds) * 1e3;
 }
 
 static double median3(double x, double y, double z)
