@@ -442,8 +442,6 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g)
 
 /* --- the host's process-to-process link, measured ----------------------------------- */
 
-/* cnnperf-calibrate's MPI ping-pong (two ranks of one node, host memory):
- * $.mpi_pingpong.sweep.points[{bytes, time_us}], time one way. */
 /* The sizes from CP_IPC_FIT_MIN_BYTES up of a sweep's points
  * [{bytes, time_us}] at root.k1.k2.points, fitted t = L + S / B. what:
  * the error when root.k1 is missing. */
@@ -545,6 +543,9 @@ static int ipc_from_exchange(cp_jctx *c, const cJSON *root, const char *path, cp
     return 0;
 }
 
+/* cnnperf-calibrate's MPI ping-pong (two ranks of one node, host memory):
+ * $.mpi_pingpong.sweep.points[{bytes, time_us}], time one way; or a
+ * cnnperf-psexchange file. */
 int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_error *err)
 {
     cp_jctx c = {path, "$", err};
@@ -574,20 +575,21 @@ int cp_cluster_net_emulated(const cJSON *root)
     return p2p && shm && strcmp(p2p, "1") == 0 && strcmp(shm, "1") == 0;
 }
 
-static int distinct_hosts(const char *list, int ranks)
+int cp_cluster_hosts_in(const char *list, int *total)
 {
     char buf[4096], *save = NULL, *seen[256];
-    int n = 0;
+    int n = 0, distinct = 0;
     snprintf(buf, sizeof buf, "%s", list ? list : "");
-    for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-        for (int i = 0; i < n; i++)
-            if (strcmp(seen[i], t) == 0)
-                return 0;
-        if (n == 256)
-            return 0;
+    for (char *t = strtok_r(buf, ", ", &save); t && n < 256; t = strtok_r(NULL, ", ", &save)) {
+        int again = 0;
+        for (int i = 0; i < n && !again; i++)
+            again = strcmp(seen[i], t) == 0;
+        distinct += !again;
         seen[n++] = t;
     }
-    return n == ranks;
+    if (total)
+        *total = n;
+    return distinct;
 }
 
 int cp_cluster_net_one_per_node(const cJSON *root)
@@ -595,8 +597,9 @@ int cp_cluster_net_one_per_node(const cJSON *root)
     const cJSON *nc = cp_jget(root, "nccl_allreduce"), *r = cJSON_IsObject(nc) ? cp_jget(nc, "ranks") : NULL;
     if (!cJSON_IsNumber(r) || r->valuedouble < 2)
         return 0;
+    int ranks = (int)r->valuedouble, total = 0;
     return cp_cluster_net_emulated(root) ||
-           distinct_hosts(str_in(cp_jget(root, "provenance"), "hostnames"), (int)r->valuedouble);
+           (cp_cluster_hosts_in(str_in(cp_jget(root, "provenance"), "hostnames"), &total) == ranks && total == ranks);
 }
 
 int cp_cluster_net_parse(const cJSON *root, const char *path, cp_link *net, cp_error *err)

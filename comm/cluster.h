@@ -109,6 +109,10 @@ int cp_cluster_net_measured(const char *path, cp_link *net, cp_error *err);
  * netemu2/: 3.46 and 3.44 GB/s, 28.5 and 28.1 us), as a link for a ring of
  * `ranks`. A measured microbenchmark of the same emulation, not the run. */
 void cp_cluster_net_emulated_default(int ranks, cp_link *net);
+/* Distinct host names among the first 256 of a comma- or space-separated
+ * list (provenance.hostnames: one per rank); *total (may be NULL): how many
+ * names were read. */
+int cp_cluster_hosts_in(const char *list, int *total);
 /* 1: the file's NCCL ran with its network transport forced on one host. */
 int cp_cluster_net_emulated(const cJSON *root);
 /* 1: an NCCL sweep of two or more ranks, one per node: emulated, or every

@@ -440,17 +440,6 @@ static void note_calibration(cp_validation *v, const cp_calibration *cal)
     snprintf(v->calibration + k, sizeof v->calibration - k, "%s%s", k ? ", " : "", f);
 }
 
-/* Ranks on the hosts of a comma-separated list (provenance.hostnames). */
-static int count_hosts_of(const char *hosts)
-{
-    const char *list[256];
-    char buf[4096];
-    int nh = 0;
-    snprintf(buf, sizeof buf, "%s", hosts ? hosts : "");
-    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t && nh < 256; t = strtok_r(NULL, ", ", &save))
-        list[nh++] = t;
-    return count_hosts(list, nh);
-}
 
 static int by_name(const void *a, const void *b)
 {
@@ -872,7 +861,8 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
         return skip_file(s, c->file, why) ? cp_jfail(c, NULL, "out of memory") : 0;
     }
     int emulated = cp_cluster_net_emulated(root);
-    int nodes = emulated ? (int)ranks : count_hosts_of(str_at(prov, "hostnames"));
+    int hosts = cp_cluster_hosts_in(str_at(prov, "hostnames"), NULL);
+    int nodes = emulated ? (int)ranks : hosts ? hosts : 1;
 
     cp_error e;
     cp_device dev;
