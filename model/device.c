@@ -93,14 +93,10 @@ static int get_text(cp_jctx *c, const cJSON *root, const char *key, int required
 static int parse_nccl_overlap(cp_jctx *c, const cJSON *o, cp_device *d)
 {
     static const char *const kinds[2] = {"compute_bound", "memory_bound"};
+    static const char *const known[] = {"compute_bound", "memory_bound", "source", NULL};
     size_t mark = cp_jpush_key(c, "nccl_overlap");
-    int rc = 0;
-    if (!cJSON_IsObject(o))
-        rc = cp_jfail(c, NULL, "must be an object {compute_bound, memory_bound, source}");
-    for (const cJSON *it = rc ? NULL : o->child; it && !rc; it = it->next)
-        if (strcmp(it->string, kinds[0]) != 0 && strcmp(it->string, kinds[1]) != 0 &&
-            strcmp(it->string, "source") != 0)
-            rc = cp_jfail(c, it->string, "unknown field (expected compute_bound, memory_bound, source)");
+    int rc = !cJSON_IsObject(o) ? cp_jfail(c, NULL, "must be an object {compute_bound, memory_bound, source}")
+                                : cp_jonly(c, o, known);
     for (int k = 0; k < 2 && !rc; k++) {
         const cJSON *w = cp_jget(o, kinds[k]);
         size_t m = cp_jpush_key(c, kinds[k]);
