@@ -153,7 +153,7 @@ static int is_concat(const cp_layer *l)
 
 /* Counts, per layer, the concatenations that hold its output (through
  * concatenations of concatenations) and have a reader that is not one. */
-static void count_in_concats(const cp_network *net, int c, const int *real, int *held)
+static void count_in_concats(const cp_network *net, int c, int *held)
 {
     const cp_layer *l = &net->layers[c];
     for (int j = 0; j < l->n_inputs; j++) {
@@ -161,7 +161,7 @@ static void count_in_concats(const cp_network *net, int c, const int *real, int 
         if (in < 0)
             continue;
         if (is_concat(&net->layers[in]))
-            count_in_concats(net, in, real, held);
+            count_in_concats(net, in, held);
         else
             held[in]++;
     }
@@ -193,7 +193,7 @@ static int accumulations(const cp_network *net, int *acc, cp_error *err)
                     real[net->layers[i].inputs[j]]--;
     for (int i = 0; i < n; i++)
         if (is_concat(&net->layers[i]) && real[i] > 0)
-            count_in_concats(net, i, real, held);
+            count_in_concats(net, i, held);
     for (int i = 0; i < n; i++) {
         int got = is_concat(&net->layers[i]) ? real[i] : real[i] + held[i];
         acc[i] = got > 1 ? got - 1 : 0;
