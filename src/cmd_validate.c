@@ -1474,10 +1474,15 @@ int cp_cmd_validate(int argc, char **argv)
     s.v.n_pairs = cp_val_pairs(s.v.runs, s.v.n_runs, s.v.pairs, s.v.n_runs);
     cp_val_targets(s.v.runs, s.v.n_runs, s.v.ar, s.v.n_ar, s.v.pairs, s.v.n_pairs, 0, s.v.targets);
     double limit = s.v.targets[CP_T_ONE_GPU_WORST].limit;
+    int floor_rc = 0;
     for (int multi = 0; multi < 2; multi++)
-        cp_val_floor_of(s.v.runs, s.v.n_runs, multi, NULL, limit, &s.v.floor[multi]);
+        floor_rc |= cp_val_floor_of(s.v.runs, s.v.n_runs, multi, NULL, limit, &s.v.floor[multi]);
     for (int h = 0; h < 3; h++)
-        cp_val_floor_of(s.v.runs, s.v.n_runs, 0, cp_val_harnesses[h], limit, &s.v.floor_by_harness[h]);
+        floor_rc |= cp_val_floor_of(s.v.runs, s.v.n_runs, 0, cp_val_harnesses[h], limit, &s.v.floor_by_harness[h]);
+    if (floor_rc) {
+        rc = cp_bad("out of memory");
+        goto done;
+    }
     if (o.baseline && check_baseline(&s, o.baseline, &err)) {
         rc = cp_bad("%s", err.msg);
         goto done;

@@ -251,39 +251,47 @@ static int in_floor_scope(const cp_val_run *r, int multi, const char *harness)
            (!harness || strcmp(r->harness, harness) == 0);
 }
 
-void cp_val_floor_of(const cp_val_run *runs, int n, int multi, const char *harness, double limit_pct,
-                     cp_val_floor *out)
+int cp_val_floor_of(const cp_val_run *runs, int n, int multi, const char *harness, double limit_pct,
+                    cp_val_floor *out)
 {
     memset(out, 0, sizeof *out);
     out->worst_run = -1;
     out->limit_pct = limit_pct;
-    double sum_pct = 0, repeated_pct = 0;
+    /* each run in scope once, grouped by configuration: group[i] the first run of i's */
+    int *group = malloc(sizeof *group * (size_t)(n ? n : 1)), *member = malloc(sizeof *member * (size_t)(n ? n : 1));
+    if (!group || !member) {
+        free(group);
+        free(member);
+        return -1;
+    }
     for (int i = 0; i < n; i++) {
+        group[i] = -1;
         if (!in_floor_scope(&runs[i], multi, harness))
             continue;
-        out->runs++;
-        int first = 1; /* the configuration's first run in scope stands for it */
-        for (int j = 0; j < i && first; j++)
-            if (in_floor_scope(&runs[j], multi, harness) && cp_val_same_config(&runs[i], &runs[j]))
-                first = 0;
-        if (!first)
+        group[i] = i;
+        for (int j = 0; j < i && group[i] == i; j++)
+            if (group[j] == j && cp_val_same_config(&runs[i], &runs[j]))
+                group[i] = j;
+    }
+    double sum_pct = 0, repeated_pct = 0;
+    for (int i = 0; i < n; i++) {
+        out->runs += group[i] >= 0;
+        if (group[i] != i)
             continue;
         out->configs++;
         int count = 0;
+        for (int j = i; j < n; j++)
+            if (group[j] == i)
+                member[count++] = j;
         double lo = runs[i].meas_ms, hi = lo, best = -1;
         /* sum over the runs of |p - m| / m is convex and piecewise linear in p with its
          * kinks at the measured times: its least value is at one of them */
-        for (int j = i; j < n; j++) {
-            const cp_val_run *c = &runs[j];
-            if (j > i && (!in_floor_scope(c, multi, harness) || !cp_val_same_config(&runs[i], c)))
-                continue;
-            count++;
-            lo = c->meas_ms < lo ? c->meas_ms : lo;
-            hi = c->meas_ms > hi ? c->meas_ms : hi;
-            double s = 0;
-            for (int k = i; k < n; k++)
-                if (k == i || (in_floor_scope(&runs[k], multi, harness) && cp_val_same_config(&runs[i], &runs[k])))
-                    s += fabs(c->meas_ms - runs[k].meas_ms) / runs[k].meas_ms;
+        for (int a = 0; a < count; a++) {
+            double t = runs[member[a]].meas_ms, s = 0;
+            lo = t < lo ? t : lo;
+            hi = t > hi ? t : hi;
+            for (int b = 0; b < count; b++)
+                s += fabs(t - runs[member[b]].meas_ms) / runs[member[b]].meas_ms;
             best = best < 0 || s < best ? s : best;
         }
         sum_pct += 100 * best;
@@ -302,11 +310,12 @@ void cp_val_floor_of(const cp_val_run *runs, int n, int multi, const char *harne
             out->worst_n = count;
         }
     }
+    free(group);
+    free(member);
     out->mape_floor_pct = out->runs ? sum_pct / out->runs : 0;
     out->repeated_floor_pct = out->repeated_runs ? repeated_pct / out->repeated_runs : 0;
+    return 0;
 }
-
-/* --- groups ------------------------------------------------------------------------- */
 
 const char *const cp_val_harnesses[3] = {"legacy API", "graph API", "PyTorch"};
 

@@ -208,9 +208,9 @@ int cp_val_same_config(const cp_val_run *a, const cp_val_run *b);
 /* The floor over the target's runs: multi 0 the one-GPU scope, 1 the
  * multi-GPU runs (evaluation set, cp_val_in_targets), of one harness
  * (cp_val_run.harness; NULL: all); limit_pct: the worst case to count
- * wide configurations against. */
-void cp_val_floor_of(const cp_val_run *runs, int n, int multi, const char *harness, double limit_pct,
-                     cp_val_floor *out);
+ * wide configurations against. Returns 0, or -1 when out of memory. */
+int cp_val_floor_of(const cp_val_run *runs, int n, int multi, const char *harness, double limit_pct,
+                    cp_val_floor *out);
 
 /* --- paths ------------------------------------------------------------------- */
 
