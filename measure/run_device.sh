@@ -464,10 +464,7 @@ overlap() {
         grep -E 'co-execution|busbw' || fail "calibrate overlap"
     bundle
     multi_runs "$1"
-    "$PREDICT" validate --measured "$RES"/measure-multi-*.json --format json \
-        -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-    print_in_call "$RES/predicted-in-call.json"
-    bundle
+    predict_in_call "$RES"/measure-multi-*.json
 }
 
 # print_in_call FILE: each run of a cnnperf validate JSON, measured and predicted
@@ -480,6 +477,17 @@ for r in json.load(open(sys.argv[1]))["runs"]:
                                                    i["error_pct"], r["note"][:90]))
 EOF
 }
+
+# predict_in_call FILE...: validate FILE... (default: the call's measure-*.json) with the model as it is in this
+# call into predicted-in-call.json, print each run's error, bundle the results
+predict_in_call() {
+    [ $# -gt 0 ] || set -- "$RES"/measure-*.json
+    "$PREDICT" validate --measured "$@" --format json -o "$RES/predicted-in-call.json" </dev/null ||
+        fail "validate in the call"
+    print_in_call "$RES/predicted-in-call.json"
+    bundle
+}
+
 
 # MODE=ddp (session 21): PyTorch DDP jobs on 2 GPUs, chosen before the call
 # (torch_bench.py arguments, one torchrun each); MODE=ddpcalib: the
@@ -597,10 +605,7 @@ netemu() {
         tail -6 || fail "calibrate nccl"
     bundle
     multi_runs "$1"
-    "$PREDICT" validate --measured "$RES"/measure-multi-*.json "$RES"/calibrated-nccl-*.json --format json \
-        -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-    print_in_call "$RES/predicted-in-call.json"
-    bundle
+    predict_in_call "$RES"/measure-multi-*.json "$RES"/calibrated-nccl-*.json
 }
 
 # multi_runs CONFIGS: each 2-GPU configuration measured (mpirun_measure) and
@@ -1232,10 +1237,7 @@ quad_calibrate() {
 
 quad_predict() {
     rm -f "$RES/host-mpi-raw.json"
-    "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json --format json \
-        -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-    print_in_call "$RES/predicted-in-call.json"
-    bundle
+    predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json
 }
 
 run_mode() {
@@ -1305,10 +1307,7 @@ vgg16 32 fp16 ps2"
         CONV_API=legacy single "$LEGACYPROCS_CONFIGS"
         GPUS=4 CONV_API=legacy multi_runs "$(echo "$LEGACYPROCS_CONFIGS" | sed '/^$/d; s/$/ nccl/')"
         GPUS=2 CONV_API=legacy multi_runs "$(echo "$LEGACYPROCS_CONFIGS" | sed '/^$/d; s/$/ nccl/' | head -3)"
-        "$PREDICT" validate --measured "$RES"/measure-*.json --format json -o "$RES/predicted-in-call.json" \
-            </dev/null || fail "validate in the call"
-        print_in_call "$RES/predicted-in-call.json"
-        bundle ;;
+        predict_in_call ;;
     holdout23) # session 23: three- and four-GPU jobs no call had run, chosen before the call, graph API, PS with
         # every bucket split over the servers, predicted in the call
         quad_calibrate || return
@@ -1349,17 +1348,11 @@ resnet50 64 fp32 ps2"
         timeout 120 "${MPIRUN[@]}" -np 3 "$BUILD/measure/cnnperf-psexchange" --max-mb 128 --rounds 3 \
             -o "$RES/psexchange.json" </dev/null || fail "psexchange"
         multi_runs "$PSBENCH_CONFIGS"
-        "$PREDICT" validate --measured "$RES"/measure-*.json --format json -o "$RES/predicted-in-call.json" \
-            </dev/null || fail "validate in the call"
-        print_in_call "$RES/predicted-in-call.json"
-        bundle ;;
+        predict_in_call ;;
     psbench3) # session 23: psbench's six jobs again (all 8-29% short on 2 x H100 in session 16) with the servers'
         # buckets split and their loop in dynamic blocks, predicted in the call
         psholdout "$PSBENCH_CONFIGS"
-        "$PREDICT" validate --measured "$RES"/measure-*.json --format json -o "$RES/predicted-in-call.json" \
-            </dev/null || fail "validate in the call"
-        print_in_call "$RES/predicted-in-call.json"
-        bundle ;;
+        predict_in_call ;;
     psbucket) # session 23: PS jobs after the servers' shards changed from contiguous to every bucket split over
         # them (measure/ps.h), configurations measured before with contiguous shards, chosen before the call
         CONV_API=graph psholdout "
@@ -1369,10 +1362,7 @@ resnet50 128 fp32 ps2
 vgg16 32 fp32 ps2
 vgg16 64 fp16 ps2
 resnet34 96 fp32 ps2"
-        "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/host-mpi-raw.json "$RES"/psbench.json \
-            --format json -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-        print_in_call "$RES/predicted-in-call.json"
-        bundle ;;
+        predict_in_call "$RES"/measure-*.json "$RES"/host-mpi-raw.json "$RES"/psbench.json ;;
     ringsize2) # session 23: the ring sweeps again on another machine, with 3- and 4-GPU jobs chosen before the
         # call, predicted in it by the model fitted on ringsize's 4 x H200 sweep
         RING_JOBS3="
@@ -1406,10 +1396,7 @@ vgg16 32 fp16 nccl
 googlenet 64 fp32 nccl
 resnet101 32 fp32 nccl"
         fi
-        "$PREDICT" validate --measured "$RES"/measure-*.json "$RES"/calibrated-nccl-*gpu-raw.json --format json \
-            -o "$RES/predicted-in-call.json" </dev/null || fail "validate in the call"
-        print_in_call "$RES/predicted-in-call.json"
-        bundle ;;
+        predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-*gpu-raw.json ;;
     quad) # session 22: four GPUs of one host, configurations chosen before the call, through the graph API
         quad_calibrate || return
         GPUS=4 CONV_API=graph multi_runs "
@@ -1447,10 +1434,7 @@ alexnet 96 fp16
 vgg16 48 fp16
 resnet50 96 fp32
 resnet101 40 fp32" "--warmup 3 --iters 10"
-        "$PREDICT" validate --measured "$RES"/measure-*.json --format json -o "$RES/predicted-in-call.json" \
-            </dev/null || fail "validate in the call"
-        print_in_call "$RES/predicted-in-call.json"
-        bundle ;;
+        predict_in_call ;;
     hostcalib) # session 22: the calibration-set legacy-API runs of validation/h100/host-profile/ on this GPU's host,
         # so that its legacy calls' host cost has its own calibration (host_us per pass, --host-profile's default)
         CONV_API=legacy single "
