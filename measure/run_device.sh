@@ -452,7 +452,7 @@ vgg19 32 fp32 nccl nooverlap"
 # --only overlap), the NCCL and MPI sweeps, then CONFIGS on 2 GPUs, predicted
 # in the call by cnnperf validate.
 overlap() {
-    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=overlap needs 2 GPUs"; return; }
+    need_gpus 2 || return
     mpi_setup
     case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
     *h200*) DEV=h200 ;;
@@ -476,6 +476,11 @@ for r in json.load(open(sys.argv[1]))["runs"]:
     print("%-60s meas %8.2f pred %8.2f %+6.1f%%  %s" % (r["label"], i["measured_ms"], i["predicted_ms"],
                                                    i["error_pct"], r["note"][:90]))
 EOF
+}
+
+# need_gpus N: this machine has N GPUs or more; otherwise a FAILED line for the mode, and false
+need_gpus() {
+    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge "$1" ] || { fail "MODE=$MODE needs $1 GPUs"; return 1; }
 }
 
 # predict_in_call FILE...: validate FILE... (default: the call's measure-*.json) with the model as it is in this
@@ -509,7 +514,7 @@ DDP_CALIB_CONFIGS="
 # --ddp), one torchrun per line of CONFIGS, the folder's eager costs measured
 # first, predicted in the call in eager mode by cnnperf validate.
 ddp() {
-    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
+    need_gpus 2 || return
     export NCCL_NVLS_ENABLE=0
     NCCL_DEBUG=WARN torch_one "$(sed '/./s/^/--ddp /' <<<"$1")" ddp \
         torchrun --standalone --nproc-per-node "${NPROC:-2}"
@@ -589,7 +594,7 @@ lenet5 128 fp32 nccl netemu"
 # link, cnnperf validate --net-link auto), then CONFIGS, predicted in the call
 # by cnnperf validate with that link.
 netemu() {
-    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=netemu needs 2 GPUs"; return; }
+    need_gpus 2 || return
     mpi_setup
     case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
     *h200*) DEV=h200 ;;
@@ -827,7 +832,7 @@ alexnet 160 fp16 ps1
 resnet152 40 fp16 ps1
 googlenet 160 fp32 ps1"
 psholdout() { # [CONFIGS]: default PSHOLDOUT_CONFIGS
-    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=psholdout needs 2 GPUs"; return; }
+    need_gpus 2 || return
     mpi_setup
     say "calibrate: MPI ping-pong, 2 ranks (the host link the predictions use)"
     timeout 120 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
@@ -845,7 +850,7 @@ psholdout() { # [CONFIGS]: default PSHOLDOUT_CONFIGS
 # More networks, batch sizes and precisions on two GPUs (one rank each), NCCL
 # and parameter server (one CPU server rank, and two sharded).
 multi2() {
-    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=multi2 needs 2 GPUs"; return; }
+    need_gpus 2 || return
     mpi_setup
     multi_runs "$MULTI2_CONFIGS"
 }
@@ -1223,7 +1228,7 @@ main() {
 # 4 ranks (NCCL's tuner table in calibrate-4gpu-tuning.log) and the servers' pass, which the jobs after it
 # are predicted with (multi_runs's --host-mpi); quad_predict: the jobs predicted in the call.
 quad_calibrate() {
-    [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return 1; }
+    need_gpus 4 || return
     mpi_setup
     say "calibrate --only nccl,mpi, 4 ranks, with NCCL's tuner table"
     NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING timeout 150 "${MPIRUN[@]}" -np 4 -x LD_LIBRARY_PATH -x NCCL_DEBUG \
@@ -1300,7 +1305,7 @@ vgg16 32 fp16 ps2"
     legacyprocs) # session 23: do legacy-API calls cost the host more with four processes issuing them, or is the
         # 4-GPU host slower? Calibration-set networks only: each alone on one GPU, then on 2 and 4 GPUs (NCCL) of the
         # same host; the host's CPU and NUMA layout and the GPUs' topology in the log
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
+        need_gpus 4 || return
         lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Socket|NUMA' || true
         nvidia-smi topo -m || true
         mpi_setup
@@ -1325,7 +1330,7 @@ resnet50 64 fp32 ps2"
     psthreads4) # session 23: four workers' server, 60 threads by default on 64 cores, ran its pass at 0.84-1.2 ns
         # per parameter where cnnperf-psbench took 0.17-0.18: the same two PS jobs on 4 GPUs with 60, 48, 32 and
         # 16 server threads, and the pass alone on those threads
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
+        need_gpus 4 || return
         local t
         for t in ${PS_THREADS:-60 48 32 16}; do
             timeout 60 "$BUILD/measure/cnnperf-psbench" --threads "$t" --beside 4 </dev/null || fail "psbench --threads $t"
@@ -1340,7 +1345,7 @@ resnet50 64 fp32 ps2"
         bundle ;;
     psbench3x) # session 23: psbench3 again with the whole PS exchange measured first (cnnperf-psexchange, 2
         # workers and 1 server, no GPU), which validate then takes as the folder's server stream
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
+        need_gpus 2 || return
         mpi_setup
         timeout 60 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
             --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate mpi"
@@ -1375,7 +1380,7 @@ resnet152 32 fp16 nccl" run_mode ringsize ;;
     ringsize) # session 23: how an NCCL ring's link changes with its length: all-reduce, send/receive,
         # all-gather and reduce-scatter sweeps on 2, 3 and 4 GPUs of one host (NCCL's tuner table for
         # each), then 3-GPU jobs chosen before the call, predicted in it
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 4 ] || { fail "needs 4 GPUs"; return; }
+        need_gpus 4 || return
         mpi_setup
         local np
         for np in 2 3 4; do
@@ -1411,7 +1416,7 @@ googlenet 64 fp32 ps1"
         quad_predict ;;
     ddpoverhead) # session 22: DDP's own host costs (torch_bench --ddp-overhead) measured first, then the
         # calibration-set DDP jobs, then three evaluation ones chosen before the call
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
+        need_gpus 2 || return
         mkdir -p "$RES/ddp"
         say "torchrun torch_bench.py --ddp-overhead"
         NCCL_DEBUG=WARN timeout 240 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --ddp-overhead \
@@ -1468,7 +1473,7 @@ vgg11 32 fp32" "--warmup 3 --iters 10" ;;
             </dev/null || fail "eager overhead again"
         bundle ;;
     overlapprofile) # a calibrated profile with the co-execution rates, used by predict
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "needs 2 GPUs"; return; }
+        need_gpus 2 || return
         mpi_setup
         say "calibrate --only overlap -o calibrated-overlap.json"
         timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/measure/cnnperf-calibrate" --only overlap \
@@ -1517,7 +1522,7 @@ resnet50 64 fp32 r3" "--warmup 3 --iters 10" ;;
 resnet18 64 bf16" "--warmup 3 --iters 10"
         single "$CAMPAIGN_EVAL" "--warmup 3 --iters 10" ;;
     nccl) # the NCCL all-reduce and send/receive sweeps and MPI ping-pong, 2 ranks, then the speed figures
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=nccl needs 2 GPUs"; return; }
+        need_gpus 2 || return
         MPIRUN=(mpirun)
         mpirun --version 2>&1 | grep -q 'Open MPI' && MPIRUN+=(--allow-run-as-root --bind-to none)
         nvidia-smi topo -m 2>/dev/null | head -4
@@ -1532,7 +1537,7 @@ resnet18 64 bf16" "--warmup 3 --iters 10"
         # algorithm and protocol it picks per size (NCCL_DEBUG_SUBSYS=TUNING), then the all-reduce sweep
         # with each protocol forced on the ring, and the tree: diagnostics of the protocol model beside
         # the default sweeps (validate keeps forced sweeps out of the target)
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=nccltune needs 2 GPUs"; return; }
+        need_gpus 2 || return
         mpi_setup
         mkdir -p "$RES/nccl-protocols"
         say "calibrate --only nccl with NCCL's tuning log"
@@ -1554,7 +1559,7 @@ resnet18 64 bf16" "--warmup 3 --iters 10"
         bundle ;;
     ncclholdout) # NCCL all-reduce at sizes no sweep had measured (x1.5 from 1.5 MiB), then the usual
         # powers of two again, each predicted in the call by the commit measured (cnnperf validate)
-        [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge 2 ] || { fail "MODE=ncclholdout needs 2 GPUs"; return; }
+        need_gpus 2 || return
         mpi_setup
         local sweep
         for sweep in "holdout-x1.5 --min-bytes 1572864 --step 1.5" "repeat-x2 --min-bytes 1048576 --step 2"; do
