@@ -831,6 +831,96 @@ vgg19 40 fp16 ps1
 alexnet 160 fp16 ps1
 resnet152 40 fp16 ps1
 googlenet 160 fp32 ps1"
+# MODE=psredo_* (session 24): every PS job measured before 0dbc2fd (the server's
+# sum and SGD in static OpenMP shares, and before d9e61e9 each bucket on one
+# server), the same configurations again with today's server. By the folder
+# they replace: h100x2 graph-api, psholdout, multiholdout (graph API);
+# legacy-api, psbench2 (legacy API; psbench's six are psbench3/psbench3x);
+# h200x2 multiall-graph and psbucket (graph), multiall (legacy); h200x4 quad,
+# quad2, holdout23.
+PSREDO_H100X2_GRAPH="
+alexnet 128 fp32 ps1
+googlenet 64 fp32 ps1
+resnet50 64 fp16 ps1
+resnet50 64 fp32 ps1
+resnet50 64 fp32 ps2
+vgg16 32 fp32 ps1
+vgg16 32 fp32 ps2
+resnet34 64 fp32 ps1
+resnet101 32 fp32 ps1
+vgg19 32 fp16 ps1
+alexnet 256 fp16 ps1
+googlenet 128 fp16 ps1
+resnet50 128 fp32 ps2
+vgg16 64 fp16 ps2
+resnet152 32 fp32 ps1
+vgg19 32 fp32 ps1
+resnet50 128 fp16 ps1"
+PSREDO_H100X2_LEGACY="
+alexnet 128 fp32 ps1
+googlenet 64 fp32 ps1
+resnet50 64 fp16 ps1
+resnet50 64 fp32 ps1
+resnet50 64 fp32 ps2
+vgg16 32 fp32 ps1
+vgg16 32 fp32 ps2
+resnet50 48 fp32 ps1
+vgg19 40 fp16 ps1
+alexnet 160 fp16 ps1
+resnet152 40 fp16 ps1
+googlenet 160 fp32 ps1"
+PSREDO_H200X2_GRAPH="
+alexnet 128 fp32 ps1
+googlenet 64 fp32 ps1
+resnet50 64 fp16 ps1
+resnet50 64 fp32 ps1
+resnet50 64 fp32 ps2
+vgg16 32 fp32 ps1
+vgg16 32 fp32 ps2
+resnet34 96 fp32 ps2
+resnet50 128 fp32 ps2
+vgg16 64 fp16 ps2"
+PSREDO_H200X2_LEGACY="
+alexnet 128 fp32 ps1
+googlenet 64 fp32 ps1
+resnet50 64 fp16 ps1
+resnet50 64 fp32 ps1
+resnet50 64 fp32 ps2
+vgg16 32 fp32 ps1
+vgg16 32 fp32 ps2"
+PSREDO_H200X4="
+googlenet 64 fp32 ps1
+resnet50 64 fp32 ps1
+vgg16 32 fp16 ps2
+resnet101 32 fp32 ps1
+resnet50 64 fp16 ps2"
+PSREDO_H200X3="
+resnet50 64 fp32 ps2"
+
+# ps_host W: into $RES, this host's MPI ping-pong (2 ranks), the servers' pass beside W
+# workers' copies (cnnperf-psbench) and the whole exchange of W workers and one server
+# (cnnperf-psexchange), which validate's folder scan takes as the server's stream
+ps_host() {
+    mpi_setup
+    mkdir -p "$RES"
+    say "host: MPI ping-pong, the servers' pass beside $1 workers, the PS exchange of $1 workers"
+    timeout 60 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
+        --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate mpi"
+    timeout 60 "$BUILD/measure/cnnperf-psbench" --beside "$1" -o "$RES/psbench.json" </dev/null || fail "psbench"
+    timeout 120 "${MPIRUN[@]}" -np $(($1 + 1)) "$BUILD/measure/cnnperf-psexchange" --max-mb 128 --rounds 3 \
+        -o "$RES/psexchange.json" </dev/null || fail "psexchange"
+}
+
+# ps_redo API W CONFIGS [CONFIGS_ON_3_GPUS]: in results/API, ps_host W, then CONFIGS on W GPUs (and the
+# second list on 3) through that convolution API, predicted in the call
+ps_redo() {
+    local RES=$BUILD/results/$1
+    ps_host "$2"
+    GPUS=$2 CONV_API=$1 multi_runs "$3"
+    [ -z "${4:-}" ] || GPUS=3 CONV_API=$1 multi_runs "$4"
+    predict_in_call
+}
+
 psholdout() { # [CONFIGS]: default PSHOLDOUT_CONFIGS
     need_gpus 2 || return
     mpi_setup
@@ -1346,14 +1436,25 @@ resnet50 64 fp32 ps2"
     psbench3x) # session 23: psbench3 again with the whole PS exchange measured first (cnnperf-psexchange, 2
         # workers and 1 server, no GPU), which validate then takes as the folder's server stream
         need_gpus 2 || return
-        mpi_setup
-        timeout 60 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
-            --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate mpi"
-        timeout 60 "$BUILD/measure/cnnperf-psbench" --beside 2 -o "$RES/psbench.json" </dev/null || fail "psbench"
-        timeout 120 "${MPIRUN[@]}" -np 3 "$BUILD/measure/cnnperf-psexchange" --max-mb 128 --rounds 3 \
-            -o "$RES/psexchange.json" </dev/null || fail "psexchange"
+        ps_host 2
         multi_runs "$PSBENCH_CONFIGS"
         predict_in_call ;;
+    psredo_h100x2_graph | psredo_h100x2_legacy) # session 24: the 2 x H100 PS jobs measured before the server's
+        # loop took dynamic blocks (0dbc2fd) or its buckets were split over the servers, again with today's server,
+        # each API's jobs (one call each: 17 and 12 jobs) in their own folder after the host's exchange measured there
+        need_gpus 2 || return
+        if [ "$1" = psredo_h100x2_graph ]; then
+            ps_redo graph 2 "$PSREDO_H100X2_GRAPH"
+        else
+            ps_redo legacy 2 "$PSREDO_H100X2_LEGACY"
+        fi ;;
+    psredo_h200x2) # session 24: the same for the 2 x H200 folders (multiall, multiall-graph, psbucket)
+        need_gpus 2 || return
+        ps_redo graph 2 "$PSREDO_H200X2_GRAPH"
+        ps_redo legacy 2 "$PSREDO_H200X2_LEGACY" ;;
+    psredo_h200x4) # session 24: the same for the 4 x H200 folders (quad, quad2, holdout23; one job on 3 GPUs)
+        need_gpus 4 || return
+        ps_redo graph 4 "$PSREDO_H200X4" "$PSREDO_H200X3" ;;
     psbench3) # session 23: psbench's six jobs again (all 8-29% short on 2 x H100 in session 16) with the servers'
         # buckets split and their loop in dynamic blocks, predicted in the call
         psholdout "$PSBENCH_CONFIGS"
