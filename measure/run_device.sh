@@ -899,7 +899,8 @@ resnet50 64 fp32 ps2"
 
 # ps_host W: into $RES, this host's MPI ping-pong (2 ranks), the servers' pass beside W
 # workers' copies (cnnperf-psbench) and the whole exchange of W workers and one server
-# (cnnperf-psexchange), which validate's folder scan takes as the server's stream
+# (cnnperf-psexchange), which validate's folder scan takes as the server's stream, and (unless
+# PS_HOST_K2=0) that exchange with two servers
 ps_host() {
     mpi_setup
     mkdir -p "$RES"
@@ -909,6 +910,9 @@ ps_host() {
     timeout 60 "$BUILD/measure/cnnperf-psbench" --beside "$1" -o "$RES/psbench.json" </dev/null || fail "psbench"
     timeout 120 "${MPIRUN[@]}" -np $(($1 + 1)) "$BUILD/measure/cnnperf-psexchange" --max-mb 128 --rounds 3 \
         -o "$RES/psexchange.json" </dev/null || fail "psexchange"
+    [ "${PS_HOST_K2:-1}" = 0 ] || # two servers' streams at once: the two-server jobs' own rate
+        timeout 120 "${MPIRUN[@]}" -np $(($1 + 2)) "$BUILD/measure/cnnperf-psexchange" --servers 2 --max-mb 128 \
+            --rounds 3 -o "$RES/psexchange-k2.json" </dev/null || fail "psexchange --servers 2"
 }
 
 # ps_redo API W CONFIGS [CONFIGS_ON_3_GPUS]: in results/API, ps_host W, then CONFIGS on W GPUs (and the
@@ -1436,7 +1440,7 @@ resnet50 64 fp32 ps2"
     psbench3x) # session 23: psbench3 again with the whole PS exchange measured first (cnnperf-psexchange, 2
         # workers and 1 server, no GPU), which validate then takes as the folder's server stream
         need_gpus 2 || return
-        ps_host 2
+        PS_HOST_K2=0 ps_host 2
         multi_runs "$PSBENCH_CONFIGS"
         predict_in_call ;;
     psredo_h100x2_graph | psredo_h100x2_legacy) # session 24: the 2 x H100 PS jobs measured before the server's
