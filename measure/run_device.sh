@@ -915,13 +915,15 @@ ps_host() {
             --rounds 3 -o "$RES/psexchange-k2.json" </dev/null || fail "psexchange --servers 2"
 }
 
-# ps_redo API W CONFIGS [CONFIGS_ON_3_GPUS]: in results/API, ps_host W, then CONFIGS on W GPUs (and the
-# second list on 3) through that convolution API, predicted in the call
+# ps_redo DIR API W CONFIGS [CONFIGS_ON_3_GPUS]: in results/DIR (emptied first: a warm machine keeps an
+# earlier call's), ps_host W, then CONFIGS on W GPUs (and the second list on 3) through convolution API API,
+# predicted in the call
 ps_redo() {
     local RES=$BUILD/results/$1
-    ps_host "$2"
-    GPUS=$2 CONV_API=$1 multi_runs "$3"
-    [ -z "${4:-}" ] || GPUS=3 CONV_API=$1 multi_runs "$4"
+    rm -rf "$RES"
+    ps_host "$3"
+    GPUS=$3 CONV_API=$2 multi_runs "$4"
+    [ -z "${5:-}" ] || GPUS=3 CONV_API=$2 multi_runs "$5"
     predict_in_call
 }
 
@@ -1448,17 +1450,19 @@ resnet50 64 fp32 ps2"
         # each API's jobs (one call each: 17 and 12 jobs) in their own folder after the host's exchange measured there
         need_gpus 2 || return
         if [ "$1" = psredo_h100x2_graph ]; then
-            ps_redo graph 2 "$PSREDO_H100X2_GRAPH"
+            ps_redo "$1" graph 2 "$PSREDO_H100X2_GRAPH"
         else
-            ps_redo legacy 2 "$PSREDO_H100X2_LEGACY"
+            ps_redo "$1" legacy 2 "$PSREDO_H100X2_LEGACY"
         fi ;;
-    psredo_h200x2) # session 24: the same for the 2 x H200 folders (multiall, multiall-graph, psbucket)
+    psredo_h200x2_graph) # session 24: the same for the 2 x H200 folders (multiall-graph, psbucket)
         need_gpus 2 || return
-        ps_redo graph 2 "$PSREDO_H200X2_GRAPH"
-        ps_redo legacy 2 "$PSREDO_H200X2_LEGACY" ;;
+        ps_redo "$1" graph 2 "$PSREDO_H200X2_GRAPH" ;;
+    psredo_h200x2_legacy) # (multiall)
+        need_gpus 2 || return
+        ps_redo "$1" legacy 2 "$PSREDO_H200X2_LEGACY" ;;
     psredo_h200x4) # session 24: the same for the 4 x H200 folders (quad, quad2, holdout23; one job on 3 GPUs)
         need_gpus 4 || return
-        ps_redo graph 4 "$PSREDO_H200X4" "$PSREDO_H200X3" ;;
+        ps_redo "$1" graph 4 "$PSREDO_H200X4" "$PSREDO_H200X3" ;;
     psbench3) # session 23: psbench's six jobs again (all 8-29% short on 2 x H100 in session 16) with the servers'
         # buckets split and their loop in dynamic blocks, predicted in the call
         psholdout "$PSBENCH_CONFIGS"

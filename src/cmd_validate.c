@@ -34,17 +34,22 @@ typedef struct {
     int check;
 } val_opts;
 
+#define XIPC_MAX 8 /* server counts a folder's exchange files are kept for */
+
 /* What a folder's device call measured of its host: the MPI link (--host-mpi
  * auto; found: how many MPI ping-pong sweeps the folder holds, 0 for none;
- * a cnnperf-psexchange file, x_found, takes their place), its
+ * cnnperf-psexchange files take their place, one per server count K in
+ * xipc[K] (x_found bit K): a K-server job takes the K-server exchange, else
+ * the one-server one, since K streams at once share the host), its
  * parameter servers' pass (cnnperf-psbench; ps_found), PyTorch's eager
  * operator costs (torch_bench.py --eager-overhead, without --eager-profile;
  * eager_found), and the network between its nodes (--net-link auto: an NCCL
  * sweep with one rank per node, emulated or not; net_found). */
 typedef struct {
     char dir[512];
-    int found, ps_found, eager_found, net_found, ddp_found, x_found;
-    cp_link ipc, net, xipc;
+    int found, ps_found, eager_found, net_found, ddp_found;
+    unsigned x_found;
+    cp_link ipc, net, xipc[XIPC_MAX + 1];
     double ps_gbs[3];
     cp_eager_costs eager, ddp; /* ddp: torch_bench.py --ddp-overhead's, merged into eager */
 } folder_host;
@@ -491,10 +496,16 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
             h->net_found = !(rc = cp_cluster_net_parse(root, path, &h->net, err));
         if (rc) {
             /* the file's error is the folder's */
-        } else if (format && strcmp(format, "cnnperf-psexchange/1") == 0 && !h->x_found) {
+        } else if (format && strcmp(format, "cnnperf-psexchange/1") == 0) {
             /* the PS exchange itself measured: it, not a ping-pong, is the folder's server stream */
-            rc = cp_cluster_ipc_parse(root, path, &h->xipc, err);
-            h->x_found = !rc;
+            const cJSON *k = cp_jget(root, "servers");
+            int servers = cJSON_IsNumber(k) && k->valuedouble >= 1 && k->valuedouble <= XIPC_MAX ? k->valueint : 0;
+            if (servers && !(h->x_found & 1u << servers)) {
+                rc = cp_cluster_ipc_parse(root, path, &h->xipc[servers], err);
+                h->x_found |= rc ? 0 : 1u << servers;
+            } else if (!servers) { /* checked all the same (its error names the field); more servers than kept: unused */
+                rc = cp_cluster_ipc_parse(root, path, &h->xipc[0], err);
+            }
         } else if (calib && cp_jget(root, "mpi_pingpong")) {
             cp_link one;
             rc = cp_cluster_ipc_parse(root, path, &one, err);
@@ -521,8 +532,8 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
         memcpy(h->eager.ddp_us, h->ddp.ddp_us, sizeof h->eager.ddp_us);
         h->eager.has_ddp = 1;
     }
-    if (!rc && h->x_found) {
-        h->ipc = h->xipc;
+    if (!rc && (h->x_found & 2u)) {
+        h->ipc = h->xipc[1];
         h->found = 1;
     } else if (!rc && h->found) {
         h->ipc.bandwidth_gbs = h->found / inv_bw;
@@ -566,10 +577,13 @@ static int run_folder(val_state *s, const char *file, const folder_host **out, c
     return 0;
 }
 
-/* The host MPI link a multi-GPU run is predicted with: --host-mpi FILE,
- * else (auto) the run's own folder's measured one; NULL: the cluster's. In
- * auto, *ps_gbs: the folder's measured parameter-server pass, or NULL. */
-static int run_ipc(val_state *s, const char *file, const cp_link **ipc, const double **ps_gbs, cp_error *err)
+/* The host MPI link a multi-GPU run with `servers` parameter servers is
+ * predicted with: --host-mpi FILE, else (auto) the run's own folder's
+ * measured one (its exchange with as many servers where measured); NULL:
+ * the cluster's. In auto, *ps_gbs: the folder's measured parameter-server
+ * pass, or NULL. */
+static int run_ipc(val_state *s, const char *file, int servers, const cp_link **ipc, const double **ps_gbs,
+                   cp_error *err)
 {
     *ipc = NULL;
     *ps_gbs = NULL;
@@ -582,7 +596,9 @@ static int run_ipc(val_state *s, const char *file, const cp_link **ipc, const do
     const folder_host *h;
     if (run_folder(s, file, &h, err))
         return -1;
-    *ipc = h->found ? &h->ipc : NULL;
+    *ipc = servers > 1 && servers <= XIPC_MAX && (h->x_found & 1u << servers) ? &h->xipc[servers]
+           : h->found                                                        ? &h->ipc
+                                                                             : NULL;
     *ps_gbs = h->ps_found ? h->ps_gbs : NULL;
     return 0;
 }
@@ -663,7 +679,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         const double *ps_gbs;
         if (run_cluster(s, &dev, r->gpus, rc->nodes, &cl, &e))
             return cp_jfail(c, "gpus", "%s", e.msg);
-        if (run_ipc(s, c->file, &ipc, &ps_gbs, c->err) || (cl.nodes > 1 && run_net(s, c->file, &link, c->err)))
+        if (run_ipc(s, c->file, (int)r->ps_servers, &ipc, &ps_gbs, c->err) ||
+            (cl.nodes > 1 && run_net(s, c->file, &link, c->err)))
             return -1;
         cp_link emulated_net;
         if (!link && cl.nodes > 1 && rc->emulated && !s->have_cluster) {
