@@ -832,7 +832,7 @@ alexnet 160 fp16 ps1
 resnet152 40 fp16 ps1
 googlenet 160 fp32 ps1"
 # MODE=psredo_* (session 24): every PS job measured before 0dbc2fd (the server's
-# sum and SGD in static OpenMP shares, and before d9e61e9 each bucket on one
+# sum and SGD in static OpenMP shares, and before c4f13f2 each bucket on one
 # server), the same configurations again with today's server. By the folder
 # they replace: h100x2 graph-api, psholdout, multiholdout (graph API);
 # legacy-api, psbench2 (legacy API; psbench's six are psbench3/psbench3x);
@@ -1446,7 +1446,7 @@ resnet50 64 fp32 ps2"
         multi_runs "$PSBENCH_CONFIGS"
         predict_in_call ;;
     psredo_h100x2_graph | psredo_h100x2_legacy) # session 24: the 2 x H100 PS jobs measured before the server's
-        # loop took dynamic blocks (0dbc2fd) or its buckets were split over the servers, again with today's server,
+        # loop took dynamic blocks (0dbc2fd) or its buckets were split over the servers (c4f13f2), again with today's server,
         # each API's jobs (one call each: 17 and 12 jobs) in their own folder after the host's exchange measured there
         need_gpus 2 || return
         if [ "$1" = psredo_h100x2_graph ]; then
