@@ -194,9 +194,10 @@ setup() {
     export CNNPERF_GIT_COMMIT=${CNNPERF_GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
     say "git commit: $CNNPERF_GIT_COMMIT"
 
-    # Carried cJSON, cmocka and pkgconf, their paths rewritten from /usr.
+    # Carried cJSON, cmocka and pkgconf, their paths rewritten from /usr. The results folder starts empty: a warm
+    # machine keeps build-gpu/ between calls, and an earlier call's files would come back in this call's bundle.
     DEPS=$BUILD/deps
-    rm -rf "$DEPS" && mkdir -p "$DEPS" "$RES" || { fail "mkdir $DEPS"; return; }
+    rm -rf "$DEPS" "$RES" && mkdir -p "$DEPS" "$RES" || { fail "mkdir $DEPS"; return; }
     if [ ! -d .carry/cjson/usr ]; then
         fail ".carry/cjson is missing: name .carry in the device call's carry list"
         return
