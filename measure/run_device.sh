@@ -839,14 +839,16 @@ googlenet 160 fp32 ps1"
 # legacy-api, psbench2 (legacy API; psbench's six are psbench3/psbench3x);
 # h200x2 multiall-graph and psbucket (graph), multiall (legacy); h200x4 quad,
 # quad2, holdout23.
-PSREDO_H100X2_GRAPH="
+# the seven PS jobs of MODE=multi and multi2, in every folder above
+PSREDO_MULTIALL="
 alexnet 128 fp32 ps1
 googlenet 64 fp32 ps1
 resnet50 64 fp16 ps1
 resnet50 64 fp32 ps1
 resnet50 64 fp32 ps2
 vgg16 32 fp32 ps1
-vgg16 32 fp32 ps2
+vgg16 32 fp32 ps2"
+PSREDO_H100X2_GRAPH="$PSREDO_MULTIALL
 resnet34 64 fp32 ps1
 resnet101 32 fp32 ps1
 vgg19 32 fp16 ps1
@@ -857,38 +859,17 @@ vgg16 64 fp16 ps2
 resnet152 32 fp32 ps1
 vgg19 32 fp32 ps1
 resnet50 128 fp16 ps1"
-PSREDO_H100X2_LEGACY="
-alexnet 128 fp32 ps1
-googlenet 64 fp32 ps1
-resnet50 64 fp16 ps1
-resnet50 64 fp32 ps1
-resnet50 64 fp32 ps2
-vgg16 32 fp32 ps1
-vgg16 32 fp32 ps2
+PSREDO_H100X2_LEGACY="$PSREDO_MULTIALL
 resnet50 48 fp32 ps1
 vgg19 40 fp16 ps1
 alexnet 160 fp16 ps1
 resnet152 40 fp16 ps1
 googlenet 160 fp32 ps1"
-PSREDO_H200X2_GRAPH="
-alexnet 128 fp32 ps1
-googlenet 64 fp32 ps1
-resnet50 64 fp16 ps1
-resnet50 64 fp32 ps1
-resnet50 64 fp32 ps2
-vgg16 32 fp32 ps1
-vgg16 32 fp32 ps2
+PSREDO_H200X2_GRAPH="$PSREDO_MULTIALL
 resnet34 96 fp32 ps2
 resnet50 128 fp32 ps2
 vgg16 64 fp16 ps2"
-PSREDO_H200X2_LEGACY="
-alexnet 128 fp32 ps1
-googlenet 64 fp32 ps1
-resnet50 64 fp16 ps1
-resnet50 64 fp32 ps1
-resnet50 64 fp32 ps2
-vgg16 32 fp32 ps1
-vgg16 32 fp32 ps2"
+PSREDO_H200X2_LEGACY=$PSREDO_MULTIALL
 PSREDO_H200X4="
 googlenet 64 fp32 ps1
 resnet50 64 fp32 ps1
