@@ -136,7 +136,9 @@ static void plan(cm_exchange *x, const cm_exchange_opts *o)
         for (int k = 0; count && k <= n_cuts[t]; k++) {
             long long lo = k ? cuts[t][k - 1] : 0, hi = k < n_cuts[t] ? cuts[t][k] : count;
             for (int s = 0; s < servers; s++) {
-                long long a = lo + (hi - lo) * s / servers, b = lo + (hi - lo) * (s + 1) / servers;
+                long long a, b;
+                cm_ps_shard(hi - lo, servers, s, &a, &b);
+                a += lo, b += lo;
                 if (b <= a)
                     continue;
                 piece *q = &x->p[x->n++];

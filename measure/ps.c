@@ -54,12 +54,6 @@ float cm_ps_to_float(cm_ps_type t, const void *p, long long i)
     }
 }
 
-void cm_ps_shard(long long count, int servers, int s, long long *lo, long long *hi)
-{
-    *lo = count * s / servers;
-    *hi = count * (s + 1) / servers;
-}
-
 int cm_ps_plan(const cm_ps_layout *lay, int servers, cm_ps_chunk **out)
 {
     *out = NULL;
