@@ -503,7 +503,7 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
             if (servers && !(h->x_found & 1u << servers)) {
                 rc = cp_cluster_ipc_parse(root, path, &h->xipc[servers], err);
                 h->x_found |= rc ? 0 : 1u << servers;
-            } else if (!servers) { /* checked all the same (its error names the field); more servers than kept: unused */
+            } else if (!servers) { /* more servers than kept: checked (its error names the field), not used */
                 rc = cp_cluster_ipc_parse(root, path, &h->xipc[0], err);
             }
         } else if (calib && cp_jget(root, "mpi_pingpong")) {
