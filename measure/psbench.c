@@ -110,11 +110,12 @@ int main(int argc, char **argv)
     FILE *f = cm_atomic_open("cnnperf-psbench", out, tmp, sizeof tmp);
     if (!f)
         return 1;
+    fprintf(f, "{\n \"format\": \"cnnperf-psbench/1\",\n \"provenance\": {");
+    cm_stamp_print(f, &st);
     fprintf(f,
-            "{\n \"format\": \"cnnperf-psbench/1\",\n \"provenance\": {\"command\": \"%s\", \"hostname\": \"%s\", "
-            "\"date_utc\": \"%s\", \"git_commit\": \"%s\", \"affinity_cores\": %d},\n"
+            ", \"affinity_cores\": %d},\n"
             " \"workers\": %lld, \"params\": %lld, \"threads\": %lld, \"beside\": %lld,\n",
-            st.command, st.host, st.date, st.commit, cores, workers, params, threads, beside);
+            cores, workers, params, threads, beside);
     fprintf(f, " \"ns_per_param\": {\"fp32\": %.4f, \"fp16\": %.4f, \"bf16\": %.4f},\n", ns[0], ns[1], ns[2]);
     fprintf(f, " \"server_gbs\": {\"fp32\": %.2f, \"fp16\": %.2f, \"bf16\": %.2f}\n}\n", gbs[0], gbs[1], gbs[2]);
     return cm_atomic_close("cnnperf-psbench", f, out, tmp);

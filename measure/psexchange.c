@@ -115,15 +115,16 @@ static int write_json(const char *out, int argc, char **argv, int workers, int s
     FILE *f = cm_atomic_open("cnnperf-psexchange", out, tmp, sizeof tmp);
     if (!f)
         return 1;
+    fprintf(f, "{\n \"format\": \"cnnperf-psexchange/1\",\n \"provenance\": {");
+    cm_stamp_print(f, &st);
     fprintf(f,
-            "{\n \"format\": \"cnnperf-psexchange/1\",\n \"provenance\": {\"command\": \"%s\", \"hostname\": \"%s\", "
-            "\"date_utc\": \"%s\", \"git_commit\": \"%s\", \"mpi\": \"%s\"},\n"
+            ", \"mpi\": \"%s\"},\n"
             " \"workers\": %d, \"servers\": %d, \"bucket_mb\": %g, \"rounds\": %d,\n"
             " \"timing\": \"per size: every worker pushes its fp32 gradients bucket by bucket (measure/ps.c, each bucket "
             "split over the servers), the servers sum and apply SGD, the workers pull the parameters; from a barrier "
             "to the last pull, the median of the rounds after 2 untimed; server_pass_us: the median over the rounds of "
             "the busiest server's sum and SGD\",\n \"points\": [",
-            st.command, st.host, st.date, st.commit, mpi, workers, servers, bucket_mb, rounds);
+            mpi, workers, servers, bucket_mb, rounds);
     for (int i = 0; i < n; i++)
         fprintf(f, "%s\n  {\"bytes_per_worker\": %.0f, \"round_us\": %.1f, \"server_pass_us\": %.1f}", i ? "," : "",
                 pts[i].bytes, pts[i].round_us, pts[i].pass_us);

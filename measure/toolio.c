@@ -39,6 +39,12 @@ void cm_stamp_now(cm_stamp *s, int argc, char **argv)
         s->commit = "unknown";
 }
 
+void cm_stamp_print(FILE *f, const cm_stamp *s)
+{
+    fprintf(f, "\"command\": \"%s\", \"hostname\": \"%s\", \"date_utc\": \"%s\", \"git_commit\": \"%s\"", s->command,
+            s->host, s->date, s->commit);
+}
+
 FILE *cm_atomic_open(const char *prog, const char *out, char *tmp, size_t tmp_size)
 {
     if (!out)

@@ -18,6 +18,10 @@ typedef struct {
  * quotes, backslashes and control characters become '_', so each prints as
  * a JSON string as it is. */
 void cm_stamp_now(cm_stamp *s, int argc, char **argv);
+/* The stamp as the provenance object's shared members, `"command": ...,
+ * "hostname": ..., "date_utc": ..., "git_commit": ...` (no braces): each
+ * tool adds its own after them. */
+void cm_stamp_print(FILE *f, const cm_stamp *s);
 
 /* Opens out's temporary file (stdout when out is NULL); NULL after saying
  * why on stderr, prefixed by prog. */
