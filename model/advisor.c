@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/csv.h"
 #include "../util/jsonread.h"
 
 #define TIE_TOLERANCE 0.005 /* sizes within 0.5 % of the fastest count as equally fast */
@@ -395,21 +396,6 @@ static void write_table(FILE *f, const cp_advice *a, const cp_kernel_spec *s)
     fputc('\n', f);
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void write_csv(FILE *f, const cp_advice *a)
 {
     char buf[sizeof(cp_error) + 32];
@@ -419,7 +405,7 @@ static void write_csv(FILE *f, const cp_advice *a)
     for (int i = 0; i < a->count; i++)
         for (size_t c = 0; c < NCOL; c++) {
             if (columns[c].cell(a, i, buf, sizeof buf, &num))
-                csv_field(f, buf);
+                cp_csv_text(f, buf);
             fputs(c + 1 < NCOL ? "," : "\n", f);
         }
 }

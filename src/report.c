@@ -120,21 +120,6 @@ static cell layer_cell(const row *r, int col, char *buf, size_t n, int scaled)
 
 typedef cell (*cell_fn)(const row *r, int col, char *buf, size_t n, int scaled);
 
-void cp_csv_text(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void print_rows(FILE *f, const column *cols, int ncols, cell_fn get, row *r, int nrows, cp_format fmt)
 {
     char buf[64];

@@ -10,12 +10,11 @@
 
 #include "../model/distributed.h"
 #include "../model/eager.h"
+#include "../util/csv.h"
 
 typedef enum { CP_FMT_TABLE, CP_FMT_JSON, CP_FMT_CSV } cp_format;
 
 int cp_format_parse(const char *s, cp_format *f); /* 0 ok, -1 unknown */
-/* s as one CSV field, quoted when it holds a comma, quote or newline. */
-void cp_csv_text(FILE *f, const char *s);
 
 /* Each returns 0, or -1 on a write error (the caller reports it). */
 /* root printed (indented) and freed; NULL (out of memory) is an error. */
