@@ -879,6 +879,22 @@ resnet50 64 fp16 ps2"
 PSREDO_H200X3="
 resnet50 64 fp32 ps2"
 
+# MODE=holdout25: six NCCL and four PS jobs on 2 GPUs whose configuration no multi-GPU call had run (the
+# NCCL ones on no 2-GPU host, the PS ones never with a parameter server), networks, batches and precisions
+# chosen before the call; AlexNet b320 FP32 is past the batch (192) where cuDNN's engine for its third
+# convolution's weight gradient changes (docs/ACCURACY.md, session 25)
+HOLDOUT25_CONFIGS="
+resnet152 48 fp32 nccl
+vgg19 48 fp16 nccl
+googlenet 96 fp32 nccl
+resnet34 160 fp16 nccl
+alexnet 320 fp32 nccl
+resnet101 96 fp16 nccl nooverlap
+resnet34 128 fp16 ps1
+googlenet 128 fp32 ps2
+resnet101 64 fp16 ps2
+vgg19 64 fp16 ps1"
+
 # ps_host W: into $RES, this host's MPI ping-pong (2 ranks), the servers' pass beside W
 # workers' copies (cnnperf-psbench) and the whole exchange of W workers and one server
 # (cnnperf-psexchange), which validate's folder scan takes as the server's stream, and (unless
@@ -1442,6 +1458,20 @@ resnet50 64 fp32 ps2"
     psredo_h200x2_legacy) # (multiall)
         need_gpus 2 || return
         ps_redo "$1" legacy 2 "$PSREDO_H200X2_LEGACY" ;;
+    holdout25) # session 25: 2-GPU jobs no call had run (HOLDOUT25_CONFIGS, chosen before the call; graph API),
+        # predicted in the call: the host's NCCL all-reduce and MPI sweeps of 2 ranks and its whole PS exchange
+        # (ps_host) first, in results/holdout25 (emptied first)
+        need_gpus 2 || return
+        mpi_setup
+        local RES=$BUILD/results/holdout25
+        rm -rf "$RES"
+        mkdir -p "$RES"
+        say "calibrate --only nccl,mpi, 2 ranks"
+        timeout 150 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
+            --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
+        ps_host 2
+        GPUS=2 CONV_API=graph multi_runs "$HOLDOUT25_CONFIGS"
+        predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json ;;
     psredo_h200x4) # session 24: the same for the 4 x H200 folders (quad, quad2, holdout23; one job on 3 GPUs)
         need_gpus 4 || return
         ps_redo "$1" graph 4 "$PSREDO_H200X4" "$PSREDO_H200X3" ;;
