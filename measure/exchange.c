@@ -7,9 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef CNNPERF_HAVE_MPI
-#include "ps.h"
-#endif
+#include "ps.h" /* the plan of the buckets in every build; the server itself with MPI */
 
 #if defined(CNNPERF_HAVE_NCCL) && defined(CNNPERF_HAVE_MPI)
 #define CM_WITH_NCCL 1
@@ -37,6 +35,7 @@ struct cm_exchange {
     int workers, rank;
     int n;
     piece *p;
+    cm_ps_layout lay; /* the flat buffers (parts) and their bucket cuts, as cm_ps_plan splits them */
     double bytes;
     cudaStream_t side, pull;     /* NCCL all-reduce or PS device-to-host; PS host-to-device */
     cudaEvent_t *ready, *start, *end; /* per piece: gradients complete (main stream); exchange start/end (side) */
@@ -104,9 +103,21 @@ static void give_up(const char *what)
     cm_mpi_abort(CM_EXIT_RUNTIME);
 }
 
-/* The pieces: buckets of --bucket-mb in backward order per flat buffer,
- * under a PS each split evenly over the servers as ps.c's cm_ps_plan
- * splits it, each piece with the layer that completes it. */
+/* Whether element lo of part starts a bucket (not a server's share inside one). */
+static bool bucket_starts_at(const cm_ps_layout *lay, int part, long long lo)
+{
+    if (lo == 0)
+        return true;
+    for (int k = 0; k < lay->n_cuts[part]; k++)
+        if (lay->cuts[part][k] == lo)
+            return true;
+    return false;
+}
+
+/* The pieces: buckets of --bucket-mb in backward order per flat buffer (the
+ * layout's parts and cuts), under a PS each split over the servers by ps.c's
+ * cm_ps_plan, the plan the servers use, each piece with the layer that
+ * completes it. */
 static void plan(cm_exchange *x, const cm_exchange_opts *o)
 {
     cm_net *n = x->net;
@@ -129,61 +140,54 @@ static void plan(cm_exchange *x, const cm_exchange_opts *o)
             acc[t] = 0;
         }
     }
-    int servers = x->comm == CM_COMM_PS ? o->servers : 1;
-    x->p = cm_xcalloc((size_t)CM_DTYPE_COUNT * ((size_t)n->n + 1) * (size_t)servers, sizeof *x->p);
+    cm_ps_layout *lay = &x->lay;
+    memset(lay, 0, sizeof *lay);
     for (int t = 0; t < CM_DTYPE_COUNT; t++) {
-        long long count = n->flat[t].count;
-        for (int k = 0; count && k <= n_cuts[t]; k++) {
-            long long lo = k ? cuts[t][k - 1] : 0, hi = k < n_cuts[t] ? cuts[t][k] : count;
-            for (int s = 0; s < servers; s++) {
-                long long a, b;
-                cm_ps_shard(hi - lo, servers, s, &a, &b);
-                a += lo, b += lo;
-                if (b <= a)
-                    continue;
-                piece *q = &x->p[x->n++];
-                q->type = t;
-                q->lo = a;
-                q->hi = b;
-                q->bucket_start = a == lo;
-                q->trigger = -1;
-                if (x->overlap) /* the layer holding the last element: the last of the range backward finishes */
-                    for (int i = 0; i < n->n; i++) {
-                        const cm_layer *L = &n->layers[i];
-                        long long seg = (L->n_params + CM_FLAT_ALIGN - 1) / CM_FLAT_ALIGN * CM_FLAT_ALIGN;
-                        if (L->n_params && (int)L->ptype == t && L->flat_off <= b - 1 && b - 1 < L->flat_off + seg)
-                            q->trigger = i;
-                    }
-            }
+        if (!n->flat[t].count) {
+            free(cuts[t]);
+            continue;
         }
+        int p = lay->n_parts++;
+        lay->type[p] = (cm_ps_type)t;
+        lay->count[p] = n->flat[t].count;
+        lay->n_cuts[p] = n_cuts[t];
+        lay->cuts[p] = cuts[t];
     }
-    for (int t = 0; t < CM_DTYPE_COUNT; t++)
-        free(cuts[t]);
+    cm_ps_chunk *c = NULL;
+    int nc = cm_ps_plan(lay, x->comm == CM_COMM_PS ? o->servers : 1, &c);
+    if (nc < 0)
+        cm_fatal("internal: no plan for the gradient buckets (cuts out of order, or out of memory)");
+    x->p = cm_xcalloc((size_t)nc + 1, sizeof *x->p);
+    for (int k = 0; k < nc; k++) {
+        piece *q = &x->p[x->n++];
+        int t = (int)lay->type[c[k].part];
+        q->type = t;
+        q->lo = c[k].lo;
+        q->hi = c[k].hi;
+        q->bucket_start = bucket_starts_at(lay, c[k].part, c[k].lo);
+        q->trigger = -1;
+        if (x->overlap) /* the layer holding the last element: the last of the range backward finishes */
+            for (int i = 0; i < n->n; i++) {
+                const cm_layer *L = &n->layers[i];
+                long long seg = (L->n_params + CM_FLAT_ALIGN - 1) / CM_FLAT_ALIGN * CM_FLAT_ALIGN;
+                if (L->n_params && (int)L->ptype == t && L->flat_off <= q->hi - 1 && q->hi - 1 < L->flat_off + seg)
+                    q->trigger = i;
+            }
+    }
+    free(c);
 }
 
 #ifdef CNNPERF_HAVE_MPI
-/* The same pieces as ps.c's chunks, in the same order (part by part). */
+/* The servers plan the same chunks from the same layout (cm_ps_plan), in the
+ * same order; checked, since pieces and chunks share their message tags. */
 static void ps_setup(cm_exchange *x, const cm_exchange_opts *o)
 {
     cm_net *n = x->net;
-    cm_ps_layout lay;
-    memset(&lay, 0, sizeof lay);
-    for (int t = 0; t < CM_DTYPE_COUNT; t++) {
+    for (int t = 0; t < CM_DTYPE_COUNT; t++)
         x->part_of_type[t] = -1;
-        if (!n->flat[t].count)
-            continue;
-        int p = lay.n_parts++;
-        x->part_of_type[t] = p;
-        lay.type[p] = (cm_ps_type)t;
-        lay.count[p] = n->flat[t].count;
-        lay.cuts[p] = cm_xcalloc((size_t)x->n + 1, sizeof(long long));
-        for (int k = 0; k < x->n; k++) /* the buckets' starts; cm_ps_plan splits each over the servers again */
-            if (x->p[k].type == t && x->p[k].lo > 0 && x->p[k].bucket_start)
-                lay.cuts[p][lay.n_cuts[p]++] = x->p[k].lo;
-    }
-    cm_ps_setup(&x->ps, cm_mpi.world, o->servers, &lay, n->lr, n->momentum, o->threads);
-    for (int p = 0; p < lay.n_parts; p++)
-        free(lay.cuts[p]);
+    for (int p = 0; p < x->lay.n_parts; p++)
+        x->part_of_type[x->lay.type[p]] = p;
+    cm_ps_setup(&x->ps, cm_mpi.world, o->servers, &x->lay, n->lr, n->momentum, o->threads);
     if (x->ps.n_chunks != x->n)
         cm_fatal("internal: %d parameter-server chunks for %d gradient pieces", x->ps.n_chunks, x->n);
     for (int k = 0; k < x->n; k++) {
@@ -482,6 +486,8 @@ void cm_exchange_destroy(cm_exchange *x)
     free(x->start);
     free(x->end);
     free(x->p);
+    for (int p = 0; p < x->lay.n_parts; p++)
+        free(x->lay.cuts[p]);
     x->net->ex = NULL;
     free(x);
 }

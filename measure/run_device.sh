@@ -1458,6 +1458,30 @@ resnet50 64 fp32 ps2"
     psredo_h200x2_legacy) # (multiall)
         need_gpus 2 || return
         ps_redo "$1" legacy 2 "$PSREDO_H200X2_LEGACY" ;;
+    exchangecheck) # session 25: after exchange.c took its pieces from ps.c's cm_ps_plan: jobs this session measured
+        # before the change on the same kind of host (h200x2/psredo/graph), one and two parts (FP32; FP16 with
+        # batch norm's FP32) on one and two servers, an NCCL job, and the loss falling through NCCL and both PS
+        need_gpus 2 || return
+        mpi_setup
+        local RES=$BUILD/results/exchangecheck
+        rm -rf "$RES"
+        mkdir -p "$RES"
+        GPUS=2 CONV_API=graph multi_runs "
+resnet50 64 fp16 ps1
+resnet50 64 fp32 ps2
+vgg16 64 fp16 ps2
+googlenet 64 fp32 ps1
+resnet50 64 fp32 nccl"
+        local c
+        for c in "nccl 2" "ps 3" "ps 4 --ps-servers 2"; do
+            set -- $c
+            say "check-loss: lenet5 --comm $1 (${*:2})"
+            # shellcheck disable=SC2086
+            timeout 120 "${MPIRUN[@]}" -np $2 "$MEASURE" --network lenet5 --batch 16 --check-loss 30 --comm $1 \
+                ${*:3} </dev/null >"$RES/check-loss-$1-np$2.log" 2>&1 || fail "check-loss $c"
+            grep -E '^cnnperf-measure: (loss|.*skipped|.*rank [0-9])' "$RES/check-loss-$1-np$2.log" | head -3
+        done
+        bundle ;;
     holdout25) # session 25: 2-GPU jobs no call had run (HOLDOUT25_CONFIGS, chosen before the call; graph API),
         # predicted in the call: the host's NCCL all-reduce and MPI sweeps of 2 ranks and its whole PS exchange
         # (ps_host) first, in results/holdout25 (emptied first)
