@@ -879,6 +879,29 @@ resnet50 64 fp16 ps2"
 PSREDO_H200X3="
 resnet50 64 fp32 ps2"
 
+# MODE=torchholdout25: every evaluation network in PyTorch (eager), FP32 and FP16, each at the first batch of
+# 48, 80, 112, 144, 176, 208, 240 that no run of that network and precision had used (any GPU, harness or
+# PyTorch), the rule and the list fixed before the call
+TORCHHOLDOUT25_CONFIGS="
+--network alexnet --batch 80 --precision fp32
+--network alexnet --batch 80 --precision fp16
+--network googlenet --batch 144 --precision fp32
+--network googlenet --batch 80 --precision fp16
+--network lenet5 --batch 48 --precision fp32
+--network lenet5 --batch 48 --precision fp16
+--network resnet34 --batch 80 --precision fp32
+--network resnet34 --batch 80 --precision fp16
+--network resnet50 --batch 144 --precision fp32
+--network resnet50 --batch 80 --precision fp16
+--network resnet101 --batch 80 --precision fp32
+--network resnet101 --batch 112 --precision fp16
+--network resnet152 --batch 112 --precision fp32
+--network resnet152 --batch 80 --precision fp16
+--network vgg16 --batch 80 --precision fp32
+--network vgg16 --batch 112 --precision fp16
+--network vgg19 --batch 80 --precision fp32
+--network vgg19 --batch 80 --precision fp16"
+
 # MODE=holdout25: six NCCL and four PS jobs on 2 GPUs whose configuration no multi-GPU call had run (the
 # NCCL ones on no 2-GPU host, the PS ones never with a parameter server), networks, batches and precisions
 # chosen before the call; AlexNet b320 FP32 is past the batch (192) where cuDNN's engine for its third
@@ -1458,6 +1481,9 @@ resnet50 64 fp32 ps2"
     psredo_h200x2_legacy) # (multiall)
         need_gpus 2 || return
         ps_redo "$1" legacy 2 "$PSREDO_H200X2_LEGACY" ;;
+    torchholdout25) # session 25: PyTorch training on one GPU at batches no run had measured (TORCHHOLDOUT25_CONFIGS,
+        # chosen before the call by a rule), the call's own eager costs first, predicted in the call
+        torch_one "$TORCHHOLDOUT25_CONFIGS" torchholdout25 ;;
     exchangecheck) # session 25: after exchange.c took its pieces from ps.c's cm_ps_plan: jobs this session measured
         # before the change on the same kind of host (h200x2/psredo/graph), one and two parts (FP32; FP16 with
         # batch norm's FP32) on one and two servers, an NCCL job, and the loss falling through NCCL and both PS
