@@ -1841,6 +1841,12 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         parity torch ;;
     remeasure) remeasure ;;
     graphapi) parity_graph_api ;; # the side by side with the graph API's convolutions (above)
+    graphapi_calib919) # session 25: graphapi_calib's runs on the cuDNN PyTorch ships (the library its runs use;
+        # 9.19 against the machine's 9.14, which ran 16-bit ResNets 19-25% slower), 16-bit first, for
+        # calibration/<dev>-torch.json, eager mode's
+        use_torch_cudnn || return
+        single "$(printf '%s\n' "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" | awk 'NF {print $1, $2, $3, "graphapi"}' |
+            sort -s -k3,3)" "--warmup 3 --iters 10" ;;
     graphapi_calib) # the calibration set with convolutions on cuDNN's graph API (PyTorch's path), for
         # calibration/<dev>-graph.json
         single "$(printf '%s\n' "$CAMPAIGN_CALIB" "$CAMPAIGN_CALIB_TF32" | awk 'NF {print $1, $2, $3, "graphapi"}')" \
