@@ -24,7 +24,6 @@ typedef struct {
     int type;         /* cm_dtype of the flat buffer */
     long long lo, hi; /* elements */
     int trigger;      /* the layer after whose backward it is complete; -1: after backward */
-    bool bucket_start; /* lo is where a bucket starts (not a server's share inside one) */
     bool fired, sent;
 } piece;
 
@@ -103,17 +102,6 @@ static void give_up(const char *what)
     cm_mpi_abort(CM_EXIT_RUNTIME);
 }
 
-/* Whether element lo of part starts a bucket (not a server's share inside one). */
-static bool bucket_starts_at(const cm_ps_layout *lay, int part, long long lo)
-{
-    if (lo == 0)
-        return true;
-    for (int k = 0; k < lay->n_cuts[part]; k++)
-        if (lay->cuts[part][k] == lo)
-            return true;
-    return false;
-}
-
 /* The pieces: buckets of --bucket-mb in backward order per flat buffer (the
  * layout's parts and cuts), under a PS each split over the servers by ps.c's
  * cm_ps_plan, the plan the servers use, each piece with the layer that
@@ -164,7 +152,6 @@ static void plan(cm_exchange *x, const cm_exchange_opts *o)
         q->type = t;
         q->lo = c[k].lo;
         q->hi = c[k].hi;
-        q->bucket_start = bucket_starts_at(lay, c[k].part, c[k].lo);
         q->trigger = -1;
         if (x->overlap) /* the layer holding the last element: the last of the range backward finishes */
             for (int i = 0; i < n->n; i++) {

@@ -54,6 +54,13 @@ float cm_ps_to_float(cm_ps_type t, const void *p, long long i)
     }
 }
 
+/* Piece s of K of `count` elements: [*lo, *hi). */
+static void shard(long long count, int servers, int s, long long *lo, long long *hi)
+{
+    *lo = count * s / servers;
+    *hi = count * (s + 1) / servers;
+}
+
 int cm_ps_plan(const cm_ps_layout *lay, int servers, cm_ps_chunk **out)
 {
     *out = NULL;
@@ -81,7 +88,7 @@ int cm_ps_plan(const cm_ps_layout *lay, int servers, cm_ps_chunk **out)
             long long lo = k ? lay->cuts[p][k - 1] : 0, hi = k < lay->n_cuts[p] ? lay->cuts[p][k] : lay->count[p];
             for (int s = 0; s < servers; s++) {
                 long long a, b;
-                cm_ps_shard(hi - lo, servers, s, &a, &b);
+                shard(hi - lo, servers, s, &a, &b);
                 if (b > a)
                     c[n++] = (cm_ps_chunk){p, lo + a, lo + b, s};
             }

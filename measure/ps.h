@@ -59,13 +59,6 @@ typedef struct {
 
 size_t cm_ps_type_size(cm_ps_type t);
 float cm_ps_to_float(cm_ps_type t, const void *p, long long i);
-/* Piece s of K of `count` elements: [*lo, *hi). Inline: exchange.c plans
- * the same pieces in builds without MPI, where ps.c is not linked. */
-static inline void cm_ps_shard(long long count, int servers, int s, long long *lo, long long *hi)
-{
-    *lo = count * s / servers;
-    *hi = count * (s + 1) / servers;
-}
 /* The chunks of a layout for K servers: each bucket of each part in K
  * pieces (empty ones left out), ordered by part then offset (*out
  * malloc'd, the caller frees). Returns their number, or -1 for a bad
