@@ -575,21 +575,29 @@ int cp_cluster_net_emulated(const cJSON *root)
     return p2p && shm && strcmp(p2p, "1") == 0 && strcmp(shm, "1") == 0;
 }
 
+int cp_cluster_distinct_hosts(const char *const *names, int n)
+{
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+        int again = 0;
+        for (int j = 0; j < i && !again; j++)
+            again = strcmp(names[i], names[j]) == 0;
+        distinct += !again;
+    }
+    return distinct;
+}
+
 int cp_cluster_hosts_in(const char *list, int *total)
 {
-    char buf[4096], *save = NULL, *seen[256];
-    int n = 0, distinct = 0;
+    char buf[4096], *save = NULL;
+    const char *names[256];
+    int n = 0;
     snprintf(buf, sizeof buf, "%s", list ? list : "");
-    for (char *t = strtok_r(buf, ", ", &save); t && n < 256; t = strtok_r(NULL, ", ", &save)) {
-        int again = 0;
-        for (int i = 0; i < n && !again; i++)
-            again = strcmp(seen[i], t) == 0;
-        distinct += !again;
-        seen[n++] = t;
-    }
+    for (char *t = strtok_r(buf, ", ", &save); t && n < 256; t = strtok_r(NULL, ", ", &save))
+        names[n++] = t;
     if (total)
         *total = n;
-    return distinct;
+    return cp_cluster_distinct_hosts(names, n);
 }
 
 int cp_cluster_net_one_per_node(const cJSON *root)

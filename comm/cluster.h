@@ -113,6 +113,8 @@ void cp_cluster_net_emulated_default(int ranks, cp_link *net);
  * list (provenance.hostnames: one per rank); *total (may be NULL): how many
  * names were read. */
 int cp_cluster_hosts_in(const char *list, int *total);
+/* Distinct names among names[0..n) (the hosts of a run's ranks). */
+int cp_cluster_distinct_hosts(const char *const *names, int n);
 /* 1: the file's NCCL ran with its network transport forced on one host. */
 int cp_cluster_net_emulated(const cJSON *root);
 /* 1: an NCCL sweep of two or more ranks, one per node: emulated, or every

@@ -147,19 +147,6 @@ static int resolve_device(val_state *s, cp_jctx *c, const cJSON *root, const cha
                     given ? given : gpu ? gpu : "(no GPU name)");
 }
 
-/* Distinct names in a list of host names. */
-static int count_hosts(const char *const *hosts, int n)
-{
-    int distinct = 0;
-    for (int i = 0; i < n; i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = strcmp(hosts[i], hosts[j]) == 0;
-        distinct += !seen;
-    }
-    return distinct ? distinct : 1;
-}
-
 /* The cluster a run used: --cluster, else `gpus` of the device on `nodes`
  * nodes (as cp_cluster_homogeneous assumes them, with its network between
  * nodes): an emulated multi-node run has one GPU per node. */
@@ -277,7 +264,8 @@ static void run_hosts(const cJSON *root, run_config *rc)
                 workers[nw++] = r->valuestring;
         }
     }
-    rc->nodes = rc->emulated ? (int)rc->gpus : count_hosts(workers, nw);
+    int hosts = cp_cluster_distinct_hosts(workers, nw);
+    rc->nodes = rc->emulated ? (int)rc->gpus : hosts ? hosts : 1;
     /* servers beside the workers, or (one server, no host list) as cnnperf predict assumes */
     rc->colocated = rc->ps_servers > 1;
     if (ns > 0) {
