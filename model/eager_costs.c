@@ -85,13 +85,6 @@ static double scale_of(const cp_eager_costs *c)
     return c->scale > 0 ? c->scale : 1;
 }
 
-static double op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t, int *builtin_used);
-
-double cp_eager_op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t, int *builtin_used)
-{
-    return scale_of(c) * op_us(c, kind, t, builtin_used);
-}
-
 static double op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t, int *builtin_used)
 {
     int ch[3], n = chain(kind, ch);
@@ -111,6 +104,11 @@ static double op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t,
     if (builtin_used)
         *builtin_used = 1;
     return builtin_of(builtin[t], ch, n);
+}
+
+double cp_eager_op_us(const cp_eager_costs *c, const char *kind, cp_eager_table t, int *builtin_used)
+{
+    return scale_of(c) * op_us(c, kind, t, builtin_used);
 }
 
 double cp_eager_optimizer_us(const cp_eager_costs *c, int tensors, int *builtin_used)
