@@ -879,6 +879,30 @@ resnet50 64 fp16 ps2"
 PSREDO_H200X3="
 resnet50 64 fp32 ps2"
 
+# MODE=holdout26: one GPU, the default path (cnnperf-measure and cnnperf predict through cuDNN's graph API): every
+# evaluation network at FP32 and FP16, each at a batch drawn uniformly from the multiples of 8 in 32..256 that no
+# one-GPU run of that network and precision had used (any API, harness or PyTorch), by Python's
+# random.Random(20261126) in this order; rule and list fixed before the call (session 26)
+HOLDOUT26_CONFIGS="
+alexnet 216 fp32 graphapi
+alexnet 184 fp16 graphapi
+googlenet 72 fp32 graphapi
+googlenet 248 fp16 graphapi
+lenet5 224 fp32 graphapi
+lenet5 56 fp16 graphapi
+resnet34 176 fp32 graphapi
+resnet34 160 fp16 graphapi
+resnet50 168 fp32 graphapi
+resnet50 168 fp16 graphapi
+resnet101 112 fp32 graphapi
+resnet101 184 fp16 graphapi
+resnet152 168 fp32 graphapi
+resnet152 136 fp16 graphapi
+vgg16 224 fp32 graphapi
+vgg16 104 fp16 graphapi
+vgg19 224 fp32 graphapi
+vgg19 232 fp16 graphapi"
+
 # MODE=torchholdout25: every evaluation network in PyTorch (eager), FP32 and FP16, each at the first batch of
 # 48, 80, 112, 144, 176, 208, 240 that no run of that network and precision had used (any GPU, harness or
 # PyTorch), the rule and the list fixed before the call
@@ -1481,6 +1505,13 @@ resnet50 64 fp32 ps2"
     psredo_h200x2_legacy) # (multiall)
         need_gpus 2 || return
         ps_redo "$1" legacy 2 "$PSREDO_H200X2_LEGACY" ;;
+    holdout26) # session 26: one GPU through the graph API at batches no run had used (HOLDOUT26_CONFIGS), predicted
+        # in the call, in results/holdout26 (emptied first)
+        local RES=$BUILD/results/holdout26
+        rm -rf "$RES"
+        mkdir -p "$RES"
+        CONV_API=graph single "$HOLDOUT26_CONFIGS"
+        predict_in_call ;;
     torchholdout25) # session 25: PyTorch training on one GPU at batches no run had measured (TORCHHOLDOUT25_CONFIGS,
         # chosen before the call by a rule), the call's own eager costs first, predicted in the call
         torch_one "$TORCHHOLDOUT25_CONFIGS" torchholdout25 ;;
