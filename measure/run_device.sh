@@ -1886,6 +1886,14 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         single "${CONFIGS_LIST//;/$'\n'}" "--warmup 3 --iters 10" ;;
     graphapi_eval) # the evaluation configurations with convolutions on cuDNN's graph API
         single "$(printf '%s\n' "$CAMPAIGN_EVAL" | awk 'NF {print $1, $2, $3, "graphapi"}')" "--warmup 3 --iters 10" ;;
+    wsbench) # session 26: FP32 3x3 layers (shapes of our choosing, in no shipped network) whose Winograd tiles
+        # exceed cnnperf-measure's 8 GiB workspace, and one whose tiles fit, through the graph API, each pass alone
+        # and then under Nsight Compute: which engine cuDNN runs for the weight gradient instead of Winograd
+        LAYERBENCH_CONV3X3="
+48 80 200 240
+96 96 160 208
+56 56 240 160
+80 112 120 256" LAYERBENCH_ONLY=conv3x3_ LAYERBENCH_PRECS=fp32 LAYERBENCH_NCU=1 CONV_API=graph layerbench ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     *) single ;;
     esac
