@@ -1342,7 +1342,9 @@ ncu_profile() {
         tag="$(basename "$net" .json)-b$batch-$prec"
         say "ncu $tag"
         # --clock-control none: the GPU keeps its own clocks (ncu would otherwise lock them at base)
-        CNNPERF_MEASURE_PROFILE=1 timeout 150 "$ncu" --clock-control none --profile-from-start off --csv --page raw --metrics "$metrics" \
+        # shellcheck disable=SC2086
+        CNNPERF_MEASURE_PROFILE=1 timeout "${NCU_TIMEOUT:-150}" "$ncu" --clock-control none --profile-from-start off \
+            ${NCU_FILTER:-} --csv --page raw --metrics "$metrics" \
             --log-file "$RES/ncu-$tag.csv" "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" \
             --warmup 2 --iters 1 -o "$RES/ncu-scratch.json" </dev/null >"$RES/ncu-$tag.log" 2>&1 ||
             fail "ncu $tag (log ncu-$tag.log)"
@@ -1894,6 +1896,16 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
 96 96 160 208
 56 56 240 160
 80 112 120 256" LAYERBENCH_ONLY=conv3x3_ LAYERBENCH_PRECS=fp32 LAYERBENCH_NCU=1 CONV_API=graph layerbench ;;
+    wsncu) # session 26: wsbench's three layers whose Winograd tiles exceed the workspace, under Nsight Compute with
+        # only the weight-gradient kernels profiled (wsbench's whole iterations ran past ncu's limit in FFT's replays)
+        local dir=$RES/layerbench-nets bn='{"name": "bn", "kind": "batchnorm"}'
+        mkdir -p "$dir"
+        bench_convs conv3x3 3 "
+48 80 200 240
+96 96 160 208
+56 56 240 160"
+        NCU_CONFIGS=$(awk -v d="$dir" '{print d "/" $1 ".json", $2, "fp32"}' "$dir/list") \
+            NCU_FILTER="--kernel-name regex:wgrad --launch-count 2" NCU_TIMEOUT=140 ncu_profile ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     *) single ;;
     esac
