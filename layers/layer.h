@@ -69,6 +69,9 @@ typedef struct {
     int batch;
     cp_gemm_tiles *gemm_tiles; /* NULL or one table per GEMM family (cp_gemm_kernels) */
     cp_algos algos;
+    /* the convolution workspace cuDNN may use, bytes (cnnperf-measure's
+     * --workspace-mb); 0: no limit (PyTorch takes what memory is free) */
+    double workspace_bytes;
 } cp_exec;
 
 struct cp_layer_kind {

@@ -38,9 +38,11 @@ static const cp_prediction *single(cp_single_cache *c, const cp_network *net, co
 {
     cp_precision prec = cfg->prec;
     cp_algos algos = cfg->mode == CP_MODE_EAGER ? CP_ALGOS_PYTORCH : cfg->algos;
+    double ws = cfg->mode == CP_MODE_EAGER ? -1 : cfg->workspace_mb > 0 ? cfg->workspace_mb : CP_HARNESS_WORKSPACE_MB;
     int i = 0;
     while (i < c->n && !(c->e[i].net == net && c->e[i].batch == batch && c->e[i].prec == prec &&
-                         c->e[i].p.algos == algos && strcmp(c->e[i].device, d->id) == 0 && c->e[i].p.dev == d))
+                         c->e[i].p.algos == algos && c->e[i].p.workspace_mb == ws && strcmp(c->e[i].device, d->id) == 0 &&
+                         c->e[i].p.dev == d))
         i++;
     if (i == c->n) {
         i = c->n < CP_SINGLE_CACHE ? c->n++ : c->next++ % CP_SINGLE_CACHE;
@@ -49,7 +51,7 @@ static const cp_prediction *single(cp_single_cache *c, const cp_network *net, co
         c->e[i].prec = prec;
         c->e[i].net = net;
         c->e[i].eager_ok = 0;
-        if (cp_predict_with(net, d, batch, prec, algos, &c->e[i].p, err)) {
+        if (cp_predict_ws(net, d, batch, prec, algos, ws, &c->e[i].p, err)) {
             c->e[i].net = NULL; /* never matches */
             return NULL;
         }

@@ -32,6 +32,9 @@ typedef struct {
     double bucket_mb;  /* gradient bucket size (PyTorch DDP: 25 MB) */
     cp_mode mode;      /* EAGER: every GPU's compute is the eager time line (eager.h) */
     cp_algos algos;    /* convolution algorithms: CP_ALGOS_PYTORCH in eager mode */
+    /* harness mode's convolution workspace limit, MiB (0: CP_HARNESS_WORKSPACE_MB;
+     * eager mode has none: PyTorch takes what memory is free) */
+    double workspace_mb;
     const cp_eager_costs *eager_costs; /* NULL: each device profile's own */
 } cp_dist_config;
 

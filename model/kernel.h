@@ -227,11 +227,11 @@ cp_kernel cp_direct_conv_kernel(const cp_device *d, cp_precision p, const char *
 typedef enum { CP_WGRAD_TILES_FIND, CP_WGRAD_TILES_GRAPH } cp_wgrad_tiles;
 
 /* The FP32 weight gradient dW[m x n] (m output channels, n = input channels
- * x filter taps) reduced over `images` x `plane` output pixels, as cuDNN
- * runs it on NCHW tensors: the fastest of its weight-gradient kernels
+ * x `taps` filter taps) reduced over `images` x `plane` output pixels, as
+ * cuDNN runs it on NCHW tensors: the fastest of its weight-gradient kernels
  * (model/wgrad.c). Writes up to 3 kernels (layout transposes first);
  * returns how many, 0 if max is too small, or -1. */
-int cp_wgrad_fp32_kernels(const cp_device *d, cp_wgrad_tiles tiles, double m, double n, double images, double plane,
-                          double x_bytes, double dy_bytes, cp_kernel *out, int max, cp_error *err);
+int cp_wgrad_fp32_kernels(const cp_device *d, cp_wgrad_tiles tiles, double m, double n, double taps, double images,
+                          double plane, double x_bytes, double dy_bytes, cp_kernel *out, int max, cp_error *err);
 
 #endif

@@ -318,6 +318,12 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
 int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_algos algos,
                     cp_prediction *p, cp_error *err)
 {
+    return cp_predict_ws(net, dev, batch, prec, algos, CP_HARNESS_WORKSPACE_MB, p, err);
+}
+
+int cp_predict_ws(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_algos algos,
+                  double workspace_mb, cp_prediction *p, cp_error *err)
+{
     /* Keep the buffers of an earlier prediction, clear everything else. */
     cp_tree tree = p->tree;
     cp_layer_pred *layers = p->layers;
@@ -332,6 +338,7 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
     p->batch = batch;
     p->prec = prec;
     p->algos = algos;
+    p->workspace_mb = workspace_mb;
     p->timeline = -1;
     if (batch < 1)
         return cp_fail(err, NULL, "batch", "must be a positive integer, got %d", batch);
@@ -375,7 +382,7 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
         for (int i = 0; i < n; i++)
             for (int j = 0; j < CP_PASS_COUNT; j++)
                 built[i][j] = -1;
-        cp_exec x = {dev, prec, batch, tiles, algos};
+        cp_exec x = {dev, prec, batch, tiles, algos, workspace_mb < 0 ? 0 : workspace_mb * 1048576.0};
         rc = build_tree(p, &x, twin, built, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err);
     }
     free(tiles);

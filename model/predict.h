@@ -29,6 +29,7 @@ typedef struct {
     int batch;
     cp_precision prec;
     cp_algos algos;
+    double workspace_mb; /* the convolution workspace limit it was predicted with; negative: none */
     cp_system sys;
     cp_tree tree;
     int root, phase[4]; /* nodes: loading, forward, backward, update */
@@ -65,9 +66,18 @@ int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precis
                cp_error *err);
 /* The same with the convolution algorithms of another framework path
  * (layer.h): cp_predict is CP_ALGOS_FIND, eager mode's PyTorch
- * CP_ALGOS_PYTORCH. */
+ * CP_ALGOS_PYTORCH; both with cnnperf-measure's default workspace limit. */
 int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_algos algos,
                     cp_prediction *p, cp_error *err);
+/* cnnperf-measure's default convolution workspace limit (--workspace-mb),
+ * and its --workspace-mb 0 (no workspace) where 0 means "not given". */
+#define CP_HARNESS_WORKSPACE_MB 8192.0
+#define CP_NO_WORKSPACE_MB 1e-9
+/* And with the convolution workspace cuDNN may use, MiB: an algorithm whose
+ * workspace exceeds it is not a candidate (layers/conv.c). Negative: no
+ * limit, as PyTorch's benchmark mode takes whatever memory is free. */
+int cp_predict_ws(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_algos algos,
+                  double workspace_mb, cp_prediction *p, cp_error *err);
 void cp_prediction_free(cp_prediction *p);
 
 /* The host's cost of cudnnFind's path (CP_ALGOS_FIND, cuDNN's legacy API):

@@ -47,6 +47,16 @@
  * output channels on the 32x32 tile (on 64x128: +38% and +54% on 14x14), so
  * the wide tile starts at 96 (GRAPH_WIDE_MIN_M). Its engine 67 is the NHWC
  * kernel, on 5x5 and 6x6 planes.
+ * Filters larger than 1x1 read each input pixel once per tap their tile
+ * holds, from L1, where a 1x1 tile streams every operand from L2: the same
+ * 32x32 engine on 3x3 filters issued 2.23 instructions per FFMA and kept the
+ * schedulers 72% busy, 3.09 slots per FFMA, over 796,320 blocks (500 waves,
+ * so no tail in it) for 48 -> 80 channels on 200x200 planes, batch 240
+ * (validation/layerbench-h100/wsbench/, a layer of our choosing whose
+ * Winograd tiles exceed cnnperf-measure's workspace; its sibling
+ * wgrad_alg1_engine, 4096 pixels of the batch per block, took 3.43 and 3.83
+ * on two others). So a filter of more than one tap takes the 32x32 tile at
+ * 3.1 slots, without the step, which the 1x1 layers' L2 queues are behind.
  * Session 15 had taken the slots from the calibration set's cudnnFind times
  * (5.5, 3.3 and 3.1), which mix the kernels' own waves and tails in. Grid,
  * waves, tails and the choice between the kernels follow from the shapes.
@@ -77,6 +87,7 @@ static const wgrad_kernel kinds[] = {
     {"wgrad_engine_32x32", 32, 32, 4, 4, 64, 80, 3328, 1, 5.3, 7.2, 1},
     {"wgrad_engine_64x128", 128, 64, 8, 4, 256, 64, 7424, 1, 2.85, 0, 1},
     {"wgrad_xmma_nhwc_32x32", 32, 32, 4, 4, 64, 80, 7168, 3, 2.5, 0, 0},
+    {"wgrad_engine_32x32_rs", 32, 32, 4, 4, 64, 80, 3328, 1, 3.1, 0, 1}, /* filters of more than one tap */
 };
 
 static cp_kernel build(const cp_device *d, const wgrad_kernel *w, double m, double n, double images, double plane,
@@ -119,15 +130,15 @@ static cp_kernel build(const cp_device *d, const wgrad_kernel *w, double m, doub
     return k;
 }
 
-int cp_wgrad_fp32_kernels(const cp_device *d, cp_wgrad_tiles tiles, double m, double n, double images, double plane,
-                          double x_bytes, double dy_bytes, cp_kernel *out, int max, cp_error *err)
+int cp_wgrad_fp32_kernels(const cp_device *d, cp_wgrad_tiles tiles, double m, double n, double taps, double images,
+                          double plane, double x_bytes, double dy_bytes, cp_kernel *out, int max, cp_error *err)
 {
     double best = INFINITY;
     int nk = 0;
     /* the engine's tile is cuDNN's heuristic, not a search; the engine and
      * the NHWC kernel are timed against each other, as cudnnFind does */
     bool wide = tiles == CP_WGRAD_TILES_GRAPH ? m >= GRAPH_WIDE_MIN_M : m >= 192 && n >= 256;
-    const wgrad_kernel *engine = &kinds[wide ? 1 : 0];
+    const wgrad_kernel *engine = taps > 1 ? &kinds[3] : &kinds[wide ? 1 : 0];
     const wgrad_kernel *candidates[] = {engine, &kinds[2]};
     for (size_t i = 0; i < 2; i++) {
         cp_kernel c[3];

@@ -59,7 +59,8 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
     }
     if (o->format && cp_format_parse(o->format, &s->fmt))
         return cp_bad("--format: expected table, json or csv, got '%s'", o->format);
-    int have_costs, rc = cp_mode_option(o, &s->cfg.mode, &s->eager_costs, &have_costs, &s->cfg.algos);
+    int have_costs, rc = cp_mode_option(o, &s->cfg.mode, &s->eager_costs, &have_costs, &s->cfg.algos,
+                                        &s->cfg.workspace_mb);
     if (rc)
         return rc;
     s->cfg.eager_costs = have_costs ? &s->eager_costs : NULL;

@@ -229,6 +229,7 @@ typedef struct {
     bool overlap, emulated;
     bool graph_api; /* cnnperf-measure --conv-api graph: PyTorch's convolution algorithms */
     bool graph_launch; /* cnnperf-measure --launch graph: one CUDA graph launch, no per-call host work */
+    double workspace_mb; /* cnnperf-measure's --workspace-mb (provenance.workspace_limit_mib; default 8192) */
     double bucket_mb;
     const char *comm;
     int nodes, colocated;
@@ -292,6 +293,10 @@ static int read_config(cp_jctx *c, const cJSON *root, run_config *rc)
     rc->graph_api = cJSON_IsString(api) && strcmp(api->valuestring, "graph") == 0;
     const cJSON *launch = cp_jget(cp_jget(root, "provenance"), "launch");
     rc->graph_launch = cJSON_IsString(launch) && strcmp(launch->valuestring, "graph") == 0;
+    const cJSON *ws = cp_jget(cp_jget(root, "provenance"), "workspace_limit_mib");
+    rc->workspace_mb = !cJSON_IsNumber(ws) || !(ws->valuedouble >= 0) ? CP_HARNESS_WORKSPACE_MB
+                       : ws->valuedouble > 0                           ? ws->valuedouble
+                                                                       : CP_NO_WORKSPACE_MB;
     rc->comm = "none";
     rc->overlap = true;
     rc->bucket_mb = 25;
@@ -648,7 +653,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     if (r->gpus == 1) {
         cp_prediction p = {0};
         cp_eager x = {0};
-        if (cp_predict_with(net, &dev, r->batch, rc->prec, algos, &p, &e) ||
+        if (cp_predict_ws(net, &dev, r->batch, rc->prec, algos, eager ? -1 : rc->workspace_mb, &p, &e) ||
             (eager && cp_eager_run(&p, costs, &x, &e))) {
             rc_ = cp_jfail(c, "precision", "cannot predict: %s", e.msg);
         } else {
@@ -702,6 +707,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
                               .ps = {.servers = r->ps_servers, .colocated = rc->colocated}, .overlap = r->overlap,
                               .bucket_mb = rc->bucket_mb, .mode = eager ? CP_MODE_EAGER : CP_MODE_HARNESS,
                               .algos = algos,
+                              .workspace_mb = rc->workspace_mb,
                               .eager_costs = costs};
         cp_comm_parse(r->comm, &cfg.comm);
         cp_single_cache cache = {0};

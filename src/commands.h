@@ -19,6 +19,7 @@ int cp_cmd_predict_distributed(const cp_options *o);
  * line on stderr. *have_costs says whether costs were read from
  * --eager-profile; *algos is the convolution algorithm set (PyTorch's, the
  * default and always in eager mode; cudnnFind's with --conv-api legacy). */
-int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs, cp_algos *algos);
+int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs, cp_algos *algos,
+                   double *workspace_mb);
 
 #endif

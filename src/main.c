@@ -73,7 +73,8 @@ static int cmd_predict(int argc, char **argv)
     cp_eager_costs costs;
     int have_costs;
     cp_algos algos;
-    if ((rc = cp_mode_option(&o, &mode, &costs, &have_costs, &algos)))
+    double workspace_mb;
+    if ((rc = cp_mode_option(&o, &mode, &costs, &have_costs, &algos, &workspace_mb)))
         return rc;
 
     cp_error err;
@@ -90,7 +91,7 @@ static int cmd_predict(int argc, char **argv)
     cp_prediction p = {0};
     cp_eager e = {.record = o.trace != NULL};
     predict_job job = {&p, mode == CP_MODE_EAGER ? &e : NULL};
-    if (cp_predict_with(&net, &dev, (int)batch, prec, algos, &p, &err) ||
+    if (cp_predict_ws(&net, &dev, (int)batch, prec, algos, workspace_mb, &p, &err) ||
         (job.e && (cp_eager_run(&p, have_costs ? &costs : NULL, &e, &err) ||
                    cp_eager_range(&p, have_costs ? &costs : NULL, &e, &err)))) {
         rc = cp_bad("%s", err.msg);

@@ -1,15 +1,18 @@
 /* --mode and --eager-profile, shared by predict, choose and sweep. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 
-int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs, cp_algos *algos)
+int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs, cp_algos *algos,
+                   double *workspace_mb)
 {
     *mode = CP_MODE_HARNESS;
     *have_costs = 0;
     *algos = CP_ALGOS_FIND;
+    *workspace_mb = CP_HARNESS_WORKSPACE_MB;
     if (o->mode && cp_mode_parse(o->mode, mode))
         return cp_bad("--mode: expected harness (kernels and launch gaps, as cnnperf-measure) or eager (as PyTorch "
                       "runs it), got '%s'",
@@ -23,6 +26,19 @@ int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, in
                       "API (--conv-api graph)");
     if (!legacy)
         *algos = CP_ALGOS_PYTORCH;
+    if (*mode == CP_MODE_EAGER)
+        *workspace_mb = -1; /* PyTorch's benchmark mode takes what memory is free */
+    if (o->workspace_mb) {
+        char *end = NULL;
+        double mb = strtod(o->workspace_mb, &end);
+        if (!*o->workspace_mb || *end || !(mb >= 0) || mb > 1 << 24)
+            return cp_bad("--workspace-mb: expected a number of MiB from 0 to 16777216, got '%s'", o->workspace_mb);
+        if (*mode == CP_MODE_EAGER)
+            return cp_bad("--workspace-mb %s: a limit of cnnperf-measure's (harness mode); PyTorch takes what "
+                          "memory is free",
+                          o->workspace_mb);
+        *workspace_mb = mb > 0 ? mb : CP_NO_WORKSPACE_MB;
+    }
     if (o->eager_profile && *mode != CP_MODE_EAGER)
         return cp_bad("--eager-profile %s: host costs are for --mode eager", o->eager_profile);
     if (o->eager_profile) {

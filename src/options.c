@@ -50,6 +50,8 @@ const char cp_usage[] =
     "  --conv-api API          harness mode's convolution algorithms: graph (default: cuDNN's graph API,\n"
     "                          PyTorch's path, as cnnperf-measure) or legacy (cudnnFind over cuDNN's legacy\n"
     "                          API, as cnnperf-measure --conv-api legacy); eager mode is always graph\n"
+    "  --workspace-mb N        harness mode's cuDNN convolution workspace limit in MiB, as cnnperf-measure's\n"
+    "                          (default 8192): an algorithm whose workspace exceeds it is not a candidate\n"
     "  --format F              table, json or csv (default table)\n"
     "  --calibration auto|none|FILE  per-class corrections fitted on measured networks (calibration/);\n"
     "                          auto (default): the device's own when there is one; none: the analytic model\n"
@@ -117,7 +119,7 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
         {"--ps-bench", offsetof(cp_options, ps_bench)},   {"--net-link", offsetof(cp_options, net_link)},
         {"--mode", offsetof(cp_options, mode)},           {"--eager-profile", offsetof(cp_options, eager_profile)},
         {"--calibration", offsetof(cp_options, calibration)},
-        {"--conv-api", offsetof(cp_options, conv_api)},
+        {"--conv-api", offsetof(cp_options, conv_api)},   {"--workspace-mb", offsetof(cp_options, workspace_mb)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -222,6 +222,10 @@ static cJSON *result_json(const cp_prediction *p, double iteration_ms, double im
     /* the convolution algorithms' library path, and which layer-pass
      * calibration made these numbers (null: the analytic model alone) */
     cJSON_AddStringToObject(o, "conv_api", p->algos == CP_ALGOS_PYTORCH ? "graph" : "legacy");
+    if (p->workspace_mb >= 0) /* the algorithms' workspace limit (cnnperf-measure's --workspace-mb); none: eager */
+        cJSON_AddNumberToObject(o, "conv_workspace_limit_mib", p->workspace_mb <= CP_NO_WORKSPACE_MB ? 0 : p->workspace_mb);
+    else
+        cJSON_AddNullToObject(o, "conv_workspace_limit_mib");
     const cp_calibration *cal = cp_device_calibration(p->dev, p->algos);
     if (cal->loaded) {
         cJSON *c = cJSON_AddObjectToObject(o, "calibration");

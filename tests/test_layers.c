@@ -53,11 +53,14 @@ static void one_layer(cp_network *n, int c, int hw, const char *layer)
 
 enum { MAXK = 16 };
 
+/* The convolution workspace limit layer_kernels passes, bytes (0: none). */
+static double workspace_bytes;
+
 /* The kernels of one pass on the H100 with the given algorithm set. */
 static int layer_kernels(const cp_layer *l, cp_pass pass, cp_precision prec, int batch, cp_algos algos,
                          cp_kernel k[MAXK])
 {
-    cp_exec x = {&h100, prec, batch, NULL, algos};
+    cp_exec x = {&h100, prec, batch, NULL, algos, workspace_bytes};
     cp_error err;
     int nk = l->kind->kernels(l, pass, &x, k, MAXK, &err);
     if (nk < 0)
@@ -442,7 +445,7 @@ static void test_conv_algorithm_sets(void **state)
  * larger, never the split-K GEMM (the layer microbenchmark 64 -> 64 on
  * 100x100 at b64 measured 1.79 ms through the graph API; the GEMM had
  * timed it at 0.86); with 32 output channels or on 7x7, the GEMM. */
-static void wgrad_names(cp_algos algos, int cin, int hw, int cout, char *names, size_t cap, double *ms)
+static void wgrad_names_b(cp_algos algos, int cin, int hw, int cout, int batch, char *names, size_t cap, double *ms)
 {
     char layer[160];
     snprintf(layer, sizeof layer,
@@ -450,8 +453,13 @@ static void wgrad_names(cp_algos algos, int cin, int hw, int cout, char *names, 
              cout);
     cp_network n;
     one_layer(&n, cin, hw, layer);
-    *ms = pass_ms_with(&n.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP32, 64, algos, names, cap);
+    *ms = pass_ms_with(&n.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP32, batch, algos, names, cap);
     cp_network_free(&n);
+}
+
+static void wgrad_names(cp_algos algos, int cin, int hw, int cout, char *names, size_t cap, double *ms)
+{
+    wgrad_names_b(algos, cin, hw, cout, 64, names, cap, ms);
 }
 
 static void test_3x3_weight_gradient(void **state)
@@ -472,6 +480,23 @@ static void test_3x3_weight_gradient(void **state)
         wgrad_names(algos, 512, 7, 512, names, sizeof names, &ms);
         assert_null(strstr(names, "wgrad_engine"));
     }
+    /* Winograd only where its transformed tiles fit the workspace: 64 -> 64
+     * on 224x224 takes 7057 MiB at b128, 12349 at b224, past
+     * cnnperf-measure's 8 GiB, where cuDNN ran another engine (VGG-16,
+     * validation/h100/holdout26/; wsbench's layers of our choosing, above
+     * and below it, validation/layerbench-h100/wsbench/) */
+    workspace_bytes = 8192.0 * 1048576;
+    wgrad_names_b(CP_ALGOS_PYTORCH, 64, 224, 64, 128, names, sizeof names, &ms);
+    assert_non_null(strstr(names, "winograd_gemm"));
+    wgrad_names_b(CP_ALGOS_PYTORCH, 64, 224, 64, 224, names, sizeof names, &ms);
+    print_message("FP32 3x3 wgrad 64 -> 64, 224x224, b224, 8 GiB: %s= %.1f ms (graph API engine 1 measured 47.7)\n",
+                  names, ms);
+    assert_null(strstr(names, "winograd"));
+    assert_non_null(strstr(names, "wgrad_engine_32x32_rs"));
+    workspace_bytes = 16384.0 * 1048576;
+    wgrad_names_b(CP_ALGOS_PYTORCH, 64, 224, 64, 224, names, sizeof names, &ms);
+    assert_non_null(strstr(names, "winograd_gemm"));
+    workspace_bytes = 0;
 }
 
 /* Max-pool backward: a chain of dependent accesses per plane (up to 56x56)

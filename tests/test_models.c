@@ -432,13 +432,14 @@ static void test_tiny_block_grid(void **state)
  * (validation/layerbench-h100/wgrad1x1/, H100 at 1980 MHz), the kernel the
  * model picks being the one cudnnFind ran; and the 32x32 engine's step: past
  * 192 partial tiles added into each dW element its atomics queue. */
-static double wgrad_kernel_us(cp_wgrad_tiles tiles, int cin, int cout, int hw, int images, const char **name)
+static double wgrad_kernel_taps_us(cp_wgrad_tiles tiles, int cin, int cout, int taps, int hw, int images,
+                                   const char **name)
 {
     cp_kernel k[3];
     cp_error err;
     double plane = (double)hw * hw;
-    int n = cp_wgrad_fp32_kernels(&h100, tiles, cout, cin, images, plane, 4.0 * images * cin * plane,
-                                  4.0 * images * cout * plane, k, 3, &err);
+    int n = cp_wgrad_fp32_kernels(&h100, tiles, cout, (double)cin * taps, taps, images, plane,
+                                  4.0 * images * cin * plane, 4.0 * images * cout * plane, k, 3, &err);
     if (n <= 0)
         fail_msg("%s", n < 0 ? err.msg : "no kernel");
     *name = k[n - 1].name;
@@ -446,6 +447,11 @@ static double wgrad_kernel_us(cp_wgrad_tiles tiles, int cin, int cout, int hw, i
     if (ms < 0)
         fail_msg("%s", err.msg);
     return ms * 1e3;
+}
+
+static double wgrad_kernel_us(cp_wgrad_tiles tiles, int cin, int cout, int hw, int images, const char **name)
+{
+    return wgrad_kernel_taps_us(tiles, cin, cout, 1, hw, images, name);
 }
 
 static void test_wgrad_fp32_kernels(void **state)
@@ -497,6 +503,23 @@ static void test_wgrad_fp32_kernels(void **state)
         assert_string_equal(name, "wgrad_engine_64x128");
         assert_string_equal(find_name, "wgrad_engine_32x32");
         assert_true(us > 0.75 * graph[i].us && us < 1.25 * graph[i].us && us < find);
+    }
+    /* 3x3 filters read their pixels from L1, one per tap: the 32x32 engine at
+     * 3.1 slots, no step (validation/layerbench-h100/wsbench/: 48 -> 80 on
+     * 200x200, b240, wgrad_alg0_engine 38.16 ms; 56 -> 56 on 240x240, b160,
+     * wgrad_alg1_engine 31.01 ms), and far faster than the 1x1 engine's slots
+     * would have it (7.2 past the step) */
+    static const struct {
+        int cin, cout, hw, images;
+        double us;
+    } rs[] = {{48, 80, 200, 240, 38161.5}, {56, 56, 240, 160, 31012.9}};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+        double us = wgrad_kernel_taps_us(CP_WGRAD_TILES_GRAPH, rs[i].cin, rs[i].cout, 9, rs[i].hw, rs[i].images,
+                                         &name);
+        print_message("3x3 wgrad %d -> %d at %dx%d, b%d: %s %.0f us (measured %.0f)\n", rs[i].cin, rs[i].cout,
+                      rs[i].hw, rs[i].hw, rs[i].images, name, us, rs[i].us);
+        assert_string_equal(name, "wgrad_engine_32x32_rs");
+        assert_true(us > 0.8 * rs[i].us && us < 1.2 * rs[i].us);
     }
     double thin = wgrad_kernel_us(CP_WGRAD_TILES_GRAPH, 384, 64, 14, 64, &name);
     assert_string_equal(name, "wgrad_engine_32x32");
