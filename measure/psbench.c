@@ -104,14 +104,10 @@ int main(int argc, char **argv)
     if (started < beside)
         return 1;
 
-    cm_stamp st;
-    cm_stamp_now(&st, argc, argv);
     char tmp[4096];
-    FILE *f = cm_atomic_open("cnnperf-psbench", out, tmp, sizeof tmp);
+    FILE *f = cm_json_open("cnnperf-psbench", "cnnperf-psbench/1", out, tmp, sizeof tmp, argc, argv);
     if (!f)
         return 1;
-    fprintf(f, "{\n \"format\": \"cnnperf-psbench/1\",\n \"provenance\": {");
-    cm_stamp_print(f, &st);
     fprintf(f,
             ", \"affinity_cores\": %d},\n"
             " \"workers\": %lld, \"params\": %lld, \"threads\": %lld, \"beside\": %lld,\n",

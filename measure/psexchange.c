@@ -105,18 +105,14 @@ static point measure_size(long long count, int servers, double bucket_mb, int ro
 static int write_json(const char *out, int argc, char **argv, int workers, int servers, double bucket_mb,
                       int rounds, const point *pts, int n)
 {
-    cm_stamp st;
-    cm_stamp_now(&st, argc, argv);
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "?";
     int len = 0;
     MPI_Get_library_version(mpi, &len);
     mpi[strcspn(mpi, ",\n")] = 0; /* "Open MPI v4.1.6, package: ..." -> the name and version */
     char tmp[4096];
-    FILE *f = cm_atomic_open("cnnperf-psexchange", out, tmp, sizeof tmp);
+    FILE *f = cm_json_open("cnnperf-psexchange", "cnnperf-psexchange/1", out, tmp, sizeof tmp, argc, argv);
     if (!f)
         return 1;
-    fprintf(f, "{\n \"format\": \"cnnperf-psexchange/1\",\n \"provenance\": {");
-    cm_stamp_print(f, &st);
     fprintf(f,
             ", \"mpi\": \"%s\"},\n"
             " \"workers\": %d, \"servers\": %d, \"bucket_mb\": %g, \"rounds\": %d,\n"

@@ -18,7 +18,14 @@ int cm_arg_ll(const char *s, long long lo, long long hi, long long *out)
     return 0;
 }
 
-void cm_stamp_now(cm_stamp *s, int argc, char **argv)
+typedef struct {
+    char command[1024], host[256], date[32];
+    const char *commit; /* $CNNPERF_GIT_COMMIT or "unknown" */
+} stamp;
+
+/* The command's quotes, backslashes and control characters become '_', so
+ * each member prints as a JSON string as it is. */
+static void stamp_now(stamp *s, int argc, char **argv)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->host, sizeof s->host, "?");
@@ -39,20 +46,24 @@ void cm_stamp_now(cm_stamp *s, int argc, char **argv)
         s->commit = "unknown";
 }
 
-void cm_stamp_print(FILE *f, const cm_stamp *s)
+FILE *cm_json_open(const char *prog, const char *format, const char *out, char *tmp, size_t tmp_size, int argc,
+                   char **argv)
 {
-    fprintf(f, "\"command\": \"%s\", \"hostname\": \"%s\", \"date_utc\": \"%s\", \"git_commit\": \"%s\"", s->command,
-            s->host, s->date, s->commit);
-}
-
-FILE *cm_atomic_open(const char *prog, const char *out, char *tmp, size_t tmp_size)
-{
-    if (!out)
-        return stdout;
-    snprintf(tmp, tmp_size, "%s.tmp", out);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        fprintf(stderr, "%s: %s: %s\n", prog, tmp, strerror(errno));
+    stamp s;
+    stamp_now(&s, argc, argv);
+    FILE *f = stdout;
+    if (out) {
+        snprintf(tmp, tmp_size, "%s.tmp", out);
+        f = fopen(tmp, "w");
+        if (!f) {
+            fprintf(stderr, "%s: %s: %s\n", prog, tmp, strerror(errno));
+            return NULL;
+        }
+    }
+    fprintf(f,
+            "{\n \"format\": \"%s\",\n \"provenance\": {\"command\": \"%s\", \"hostname\": \"%s\", \"date_utc\": \"%s\", "
+            "\"git_commit\": \"%s\"",
+            format, s.command, s.host, s.date, s.commit);
     return f;
 }
 
