@@ -128,9 +128,6 @@ static void ring_closed_form(void **state)
     NEAR(e.busbw_gbs, 0.1 / 1.8564e-3 * 1.75);
 }
 
-/* 8 bytes over 8 GPUs: LL wins, 14 steps x 2 us = 28 us plus its 6.6 us
- * base plus 1.75 x 8 B / 50 GB/s = 2.8e-7 ms (LL128: 42 + 14 us; Simple:
- * 98 + 8.4 us). */
 /* The same cluster with its ring measured (intra_ring_*): a share 0.4 of a
  * pair's transfer term that does not grow with the ring, 0.5 us for each
  * step beyond a pair's two.
@@ -159,6 +156,9 @@ static void ring_measured_closed_form(void **state)
     NEAR(allreduce(&measured, 8, MB100, CP_AR_RING).time_ms, allreduce(&two, 8, MB100, CP_AR_RING).time_ms);
 }
 
+/* 8 bytes over 8 GPUs: LL wins, 14 steps x 2 us = 28 us plus its 6.6 us
+ * base plus 1.75 x 8 B / 50 GB/s = 2.8e-7 ms (LL128: 42 + 14 us; Simple:
+ * 98 + 8.4 us). */
 static void ring_small_message_ll(void **state)
 {
     (void)state;
