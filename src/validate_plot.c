@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/csv.h"
 #include "validate_report.h"
 
 extern char **environ;
@@ -33,13 +34,7 @@ int cp_find_gnuplot(char *buf, size_t n)
 /* A gnuplot single-quoted string: quotes are doubled, nothing else is special. */
 static void gp_string(FILE *f, const char *s)
 {
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
+    cp_put_quoted(f, s, '\'');
 }
 
 /* A double-quoted column of a data file; the text may not hold a quote. */

@@ -2,17 +2,21 @@
 
 #include <string.h>
 
-void cp_csv_text(FILE *f, const char *s)
+void cp_put_quoted(FILE *f, const char *s, char q)
 {
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
+    fputc(q, f);
     for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
+        if (*s == q)
+            fputc(q, f);
         fputc(*s, f);
     }
-    fputc('"', f);
+    fputc(q, f);
+}
+
+void cp_csv_text(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\n\r"))
+        cp_put_quoted(f, s, '"');
+    else
+        fputs(s, f);
 }
