@@ -221,30 +221,13 @@ static bool winograd_fits(const cp_layer *l, cp_pass pass, const cp_exec *x)
            l->kh == 3 && l->kw == 3 && l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
 }
 
-/* The transformed tensors winograd_nonfused keeps in cuDNN's workspace: the
- * input's and the second operand's tiles and the filters, alpha x alpha
- * points each. On the graph API's FP32 3x3 weight gradients this is the
- * workspace cuDNN reports to the MiB: 6076 MiB for a layer of our choosing,
- * 80 -> 112 channels on 120x120 at batch 256
- * (validation/layerbench-h100/wsbench/), and VGG-16's 128-channel 112x112
- * layer's 6176 at batch 224 and 64-channel 224x224 one's 7057 at batch 128
- * (validation/h100/holdout26/, graph-api/: workspace_used_mib). */
-static double winograd_workspace_bytes(double tiles, double cin, double cout, double elem_bytes)
-{
-    return WINO_POINTS * (tiles * cin + cin * cout + tiles * cout) * elem_bytes;
-}
-
-static double winograd_tiles(double n, int h, int w)
-{
-    return n * cp_cdiv(h, WINO_M) * cp_cdiv(w, WINO_M);
-}
-
 /* The kernels of one Winograd pass. A forward-like pass (forward, and the
  * data gradient, which is the same convolution from dy with the filters
  * turned around) maps `cin` channels of an input tensor to `cout` channels of
  * an hxw output; the weight gradient reduces input and output-gradient tiles
  * into the filters. Transforms are streaming kernels (an alpha x alpha tile
- * per channel is a few hundred adds); the GEMMs are timed like any other. */
+ * per channel is a few hundred adds); the GEMMs are timed like any other.
+ * None (0) where its transformed tensors exceed x's workspace limit. */
 static int winograd_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double n, double cin, double cout,
                             int h, int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err)
 {
@@ -254,9 +237,27 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, d
     bool wgrad = pass == CP_PASS_BWD_WEIGHT;
     const cp_device *d = x->dev;
     double b = cp_precision_bytes(x->prec);
-    double tiles = winograd_tiles(n, h, w);
+    double tiles = n * cp_cdiv(h, WINO_M) * cp_cdiv(w, WINO_M);
     double filters = cin * cout;
-    double volume = winograd_workspace_bytes(tiles, cin, cout, b);
+    /* The transformed tensors winograd_nonfused keeps in cuDNN's workspace:
+     * the input's and the second operand's tiles and the filters. On the
+     * graph API's FP32 3x3 weight gradients this is the workspace cuDNN
+     * reports to the MiB: 6076 MiB for a layer of our choosing, 80 -> 112
+     * channels on 120x120 at batch 256 (validation/layerbench-h100/wsbench/),
+     * and VGG-16's 128-channel 112x112 layer's 6176 at batch 224 and
+     * 64-channel 224x224 one's 7057 at batch 128 (validation/h100/holdout26/,
+     * graph-api/: workspace_used_mib). Where they exceed the workspace cuDNN
+     * may use, it runs another engine: three layers of our choosing whose
+     * tiles take 8.6-10.3 GiB ran engines 20 and 1 (cuDNN's weight-gradient
+     * engine, model/wgrad.c) under cnnperf-measure's 8 GiB, where one of 5.9
+     * GiB ran engine 17 (wsbench); so did VGG-16's 64-channel 224x224 weight
+     * gradient at batch 224, 12.1 GiB (holdout26). FFT is not held to it: its
+     * engines work through the batch in parts (engine 50 ran those data
+     * gradients with a fraction of its whole transforms' size), and the
+     * workspace each part takes is not modelled. */
+    double volume = WINO_POINTS * (tiles * cin + filters + tiles * cout) * b;
+    if (x->workspace_bytes > 0 && volume > x->workspace_bytes)
+        return 0; /* not a candidate */
     int k = 0;
     out[k++] = cp_stream_kernel(d, x->prec, "winograd_input_transform", tiles * cin, in_bytes,
                                 WINO_POINTS * tiles * cin * b, 144.0 * tiles * cin);
@@ -413,27 +414,6 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double
 typedef int (*algorithm_fn)(const cp_layer *l, const cp_exec *x, cp_pass pass, double n, double cin, double cout,
                             int h, int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err);
 
-/* Whether Winograd's transformed tensors fit the workspace cuDNN may use.
- * Where they do not, cuDNN runs another engine: three layers of our choosing
- * whose tiles take 8.6-10.3 GiB ran engines 20 and 1 (cuDNN's weight-gradient
- * engine, model/wgrad.c) under cnnperf-measure's 8 GiB, where one of 5.9 GiB
- * ran engine 17, winograd_nonfused (validation/layerbench-h100/wsbench/); so
- * did VGG-16's 64-channel 224x224 weight gradient, engine 17 up to batch 128
- * and engine 1 at 224, 12.1 GiB (validation/h100/holdout26/). FFT is not held
- * to it: its engines work through the batch in parts (engine 50 ran those
- * data gradients with a fraction of its whole transforms' size), and the
- * workspace each part takes is not modelled. */
-static bool winograd_workspace_fits(const cp_layer *l, cp_pass pass, const cp_exec *x)
-{
-    if (x->workspace_bytes <= 0)
-        return true;
-    cp_shape in = l->in[0], o = l->out;
-    double cin = pass == CP_PASS_BWD_DATA ? l->out_c : in.c, cout = pass == CP_PASS_BWD_DATA ? in.c : l->out_c;
-    cp_shape plane = pass == CP_PASS_BWD_DATA ? in : o; /* the forward-like pass's output plane */
-    double tiles = winograd_tiles(x->batch, plane.h, plane.w);
-    return winograd_workspace_bytes(tiles, cin, cout, cp_precision_bytes(x->prec)) <= x->workspace_bytes;
-}
-
 /* Implicit GEMM, Winograd or FFT, whichever the model times fastest, as
  * cudnnFind picks, among those whose workspace fits: the kernels written,
  * or -1 on error. */
@@ -451,8 +431,7 @@ static int fastest_algorithm(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     if (best < 0)
         return -1;
     for (int algo = 0; algo < 2; algo++) {
-        if (algo == 0 ? !winograd_fits(l, pass, x) || !winograd_workspace_fits(l, pass, x)
-                      : !fft_fits(l, x) || !pytorch_offers_fft(l, pass, x))
+        if (algo == 0 ? !winograd_fits(l, pass, x) : !fft_fits(l, x) || !pytorch_offers_fft(l, pass, x))
             continue;
         algorithm_fn build = algo == 0 ? winograd_kernels : fft_kernels;
         int na;
