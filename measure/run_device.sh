@@ -903,6 +903,24 @@ vgg16 104 fp16 graphapi
 vgg19 224 fp32 graphapi
 vgg19 232 fp16 graphapi"
 
+# MODE=holdout27 and torchholdout27 (session 27): networks no validation run had used, five torchvision
+# architectures added to networks/ for it (vgg13, resnext50_32x4d, wide_resnet50_2, densenet169, mnasnet1_0),
+# none in the calibration set; each at FP32 and FP16, each at a batch drawn uniformly from the multiples of 8
+# in 32..256 by Python's random.Random(20261127) in this order; the same list through cnnperf-measure's graph
+# API (holdout27) and PyTorch (torchholdout27); rule and list fixed before the calls
+HOLDOUT27_CONFIGS="
+vgg13 40 fp32 graphapi
+vgg13 176 fp16 graphapi
+resnext50_32x4d 96 fp32 graphapi
+resnext50_32x4d 240 fp16 graphapi
+wide_resnet50_2 104 fp32 graphapi
+wide_resnet50_2 168 fp16 graphapi
+densenet169 240 fp32 graphapi
+densenet169 64 fp16 graphapi
+mnasnet1_0 72 fp32 graphapi
+mnasnet1_0 104 fp16 graphapi"
+TORCHHOLDOUT27_CONFIGS=$(awk 'NF {print "--network " $1 " --batch " $2 " --precision " $3}' <<<"$HOLDOUT27_CONFIGS")
+
 # MODE=torchholdout25: every evaluation network in PyTorch (eager), FP32 and FP16, each at the first batch of
 # 48, 80, 112, 144, 176, 208, 240 that no run of that network and precision had used (any GPU, harness or
 # PyTorch), the rule and the list fixed before the call
@@ -1259,9 +1277,15 @@ layerbench() {
         bench_net "xmma_c${c}_k${k}s${s}_${out}x${h}_b${b}" "$c" "$h" "$b" \
             "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $p, \"bias\": false}"
     done <<<"$LAYERBENCH_XMMA"
+    while read -r c out k s g h b; do
+        [ -n "$c" ] || continue
+        bench_net "grouped_c${c}_g${g}_k${k}s${s}_${out}x${h}" "$c" "$h" "$b" \
+            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $((k / 2)), \"groups\": $g, \"bias\": false}"
+    done <<<"${LAYERBENCH_GROUPED:-}"
     bench_convs wgrad_1x1_b 1 "$LAYERBENCH_WGRAD1X1"
     bench_convs conv3x3 3 "$LAYERBENCH_CONV3X3"
-    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, small_, conv1x1_, conv3x3_, xmma_, wgrad_); all by default.
+    # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, small_, conv1x1_, conv3x3_, xmma_, wgrad_,
+    # grouped_); all by default.
     # LAYERBENCH_PRECS: the precisions (default fp32 fp16 tf32).
     # LAYERBENCH_LAYERS=stream: per-layer times as a network run takes them (events between the passes of
     # one stream, host gaps included) instead of each pass alone (--layers isolated, the default).
@@ -1514,6 +1538,15 @@ resnet50 64 fp32 ps2"
         mkdir -p "$RES"
         CONV_API=graph single "$HOLDOUT26_CONFIGS"
         predict_in_call ;;
+    holdout27) # session 27: networks new to the project through the graph API (HOLDOUT27_CONFIGS), predicted in
+        # the call, in results/holdout27 (emptied first); fewer timed iterations than single's default
+        local RES=$BUILD/results/holdout27
+        rm -rf "$RES"
+        mkdir -p "$RES"
+        CONV_API=graph single "$HOLDOUT27_CONFIGS" "--warmup 3 --iters 10"
+        predict_in_call ;;
+    torchholdout27) # session 27: the same configurations in PyTorch, the call's own eager costs first
+        torch_one "$TORCHHOLDOUT27_CONFIGS" torchholdout27 ;;
     torchholdout25) # session 25: PyTorch training on one GPU at batches no run had measured (TORCHHOLDOUT25_CONFIGS,
         # chosen before the call by a rule), the call's own eager costs first, predicted in the call
         torch_one "$TORCHHOLDOUT25_CONFIGS" torchholdout25 ;;
@@ -1906,6 +1939,24 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
 56 56 240 160"
         NCU_CONFIGS=$(awk -v d="$dir" '{print d "/" $1 ".json", $2, "fp32"}' "$dir/list") \
             NCU_FILTER="--kernel-name regex:wgrad --launch-count 2" NCU_TIMEOUT=140 ncu_profile ;;
+    groupbench) # session 27: grouped convolutions that are not depthwise (3 to 24 channels a group, as ResNeXt and
+        # RegNet have) and 5x5 depthwise ones, shapes of our choosing in no shipped network; the calibration set's
+        # only grouped layers are MobileNet-v2's 3x3 depthwise ones. Each pass alone through the graph API, then the
+        # kernels of one of them under Nsight Compute
+        LAYERBENCH_GROUPED="
+192 192 3 1 32 40 64
+384 384 3 1 32 20 64
+768 768 3 1 32 10 64
+96 96 3 1 32 80 32
+192 192 3 1 8 40 64
+384 384 3 2 16 40 64
+576 576 3 1 64 14 128
+240 240 5 1 240 28 64
+480 480 5 2 480 28 64" LAYERBENCH_ONLY=grouped_ LAYERBENCH_PRECS="fp32 fp16" CONV_API=graph layerbench
+        local dir=$RES/layerbench-nets
+        NCU_CONFIGS=$(grep -E '^grouped_c192_g32' "$dir/list" |
+            awk -v d="$dir" '{for (p = 0; p < 2; p++) print d "/" $1 ".json", $2, p ? "fp16" : "fp32"}') \
+            NCU_TIMEOUT=100 ncu_profile ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     *) single ;;
     esac

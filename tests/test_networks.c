@@ -34,6 +34,12 @@ static const expect shipped[] = {
     {"mobilenet_v2", 3504872, 154, 1000, 3, 224},
     {"densenet121", 7978856, 428, 1000, 3, 224},
     {"squeezenet1_1", 1235496, 67, 1000, 3, 224},
+    /* added in session 27 for networks neither validation set had seen */
+    {"vgg13", 133047848, 35, 1000, 3, 224},
+    {"resnext50_32x4d", 25028904, 176, 1000, 3, 224},
+    {"wide_resnet50_2", 68883240, 176, 1000, 3, 224},
+    {"densenet169", 14149480, 596, 1000, 3, 224},
+    {"mnasnet1_0", 4383312, 154, 1000, 3, 224},
 };
 
 static void test_shipped_networks(void **state)

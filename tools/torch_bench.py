@@ -57,6 +57,8 @@ TORCHVISION = {
     "googlenet": {"aux_logits": False, "init_weights": False},
     "inception_v3": {"aux_logits": False, "init_weights": False},
     "mobilenet_v2": {}, "squeezenet1_1": {}, "densenet121": {},
+    # session 27: networks no validation run had used
+    "vgg13": {}, "resnext50_32x4d": {}, "wide_resnet50_2": {}, "densenet169": {}, "mnasnet1_0": {},
 }
 NETWORKS = sorted(TORCHVISION) + ["lenet5"]
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -266,6 +268,8 @@ def bench_network(torch, args, name, precision, ddp=None):
             "grad_scaler": scaler is not None,
             "sgd_lr": 0.01, "sgd_momentum": 0.9,
             "input": [c, h, w], "classes": classes,
+            # the model's learnable parameters: networks/<name>.json must give the same count
+            "parameters": sum(p.numel() for p in model.parameters()),
             "timing": "CUDA events around each iteration (pinned H2D copy, forward, cross-entropy, backward, "
                       "SGD step), synchronised after each; median, p10, p90 over the timed iterations; "
                       "host_wall_ms: the host's wall time (perf_counter) of the forward with loading and "
