@@ -139,11 +139,12 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
     e->tail_cycles = d->global_latency_cycles;
     e->launch_cycles = d->launch_cycles;
     double dispatch = (double)blocks * k->dispatch_cycles; /* the grid's blocks handed out */
-    e->cycles = dmax(dmax(e->sm_cycles, e->dram_cycles), dispatch) + e->tail_cycles + e->launch_cycles;
+    e->cycles = (dmax(dmax(e->sm_cycles, e->dram_cycles), dispatch) + e->tail_cycles + e->launch_cycles) *
+                cp_kernel_launches(k);
     e->time_ms = e->cycles / d->cycles_per_ms; /* Eq. 6-9: C x t_Gclock */
 
     int latency_rounds = full ? lat_full : lat_tail;
-    if (e->launch_cycles + e->tail_cycles > 0.5 * e->cycles || (latency_rounds && e->dram_cycles < e->sm_cycles))
+    if (e->launch_cycles + e->tail_cycles > 0.5 * e->cycles / cp_kernel_launches(k) || (latency_rounds && e->dram_cycles < e->sm_cycles))
         e->bound = CP_BOUND_LATENCY;
     else
         e->bound = e->memory_intensive ? CP_BOUND_MEMORY : CP_BOUND_COMPUTE;
@@ -157,7 +158,7 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
 #define CHANNEL_THREADS 256   /* a per-channel kernel's block */
 
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
-_Static_assert(sizeof(cp_kernel) == 176, "cp_stream_kernel sets every field of cp_kernel: set the new one there");
+_Static_assert(sizeof(cp_kernel) == 184, "cp_stream_kernel sets every field of cp_kernel: set the new one there");
 _Static_assert(sizeof(cp_kernel_eval) == 176, "cp_kernel_time sets every field of cp_kernel_eval: set the new one there");
 #endif
 
@@ -195,6 +196,7 @@ cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name,
     k.flops = flops;
     k.dram_bytes = bytes_in + bytes_out;
     k.dispatch_cycles = 0;
+    k.repeat = 1;
     return k;
 }
 

@@ -59,7 +59,14 @@ typedef struct {
     double dram_bytes; /* traffic between DRAM and L2 */
     double dispatch_cycles; /* GPU-wide clocks to hand out one block: CP_BLOCK_DISPATCH_CYCLES for
                                cp_tiny_block_kernel's grids, 0 (not modelled) for the rest */
+    /* launches of this same grid one after another (a library looping over
+     * groups): the fields above describe one launch, the evaluation's time
+     * is all of them; 0 or 1: one */
+    double repeat;
 } cp_kernel;
+
+/* How many launches k stands for (its repeat, at least 1). */
+static inline double cp_kernel_launches(const cp_kernel *k) { return k->repeat > 1 ? k->repeat : 1; }
 
 typedef struct {
     cp_occupancy occ;

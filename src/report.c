@@ -551,11 +551,15 @@ static void explain_kernel(FILE *f, const cp_prediction *p, const cp_task *t, in
     fprintf(f, "%*s  round of %d blocks: issue %.0f, compute %.0f, shared %.0f, L2 %.0f, exposed latency %.0f -> C_b %.0f cycles\n",
             ind, "", e->occ.blocks_per_sm, e->c_issue, e->c_compute, e->c_shared, e->c_global, e->c_latency,
             e->c_round);
-    fprintf(f, "%*s  %s (Eq. %s): C = C_b x N_block + %s = %.0f x %.0f rounds (SM %.0f, DRAM %.0f) + %.0f + launch %.0f = %.0f cycles\n",
+    double launches = cp_kernel_launches(k);
+    fprintf(f, "%*s  %s (Eq. %s): C = C_b x N_block + %s = %.0f x %.0f rounds (SM %.0f, DRAM %.0f) + %.0f + launch %.0f = %.0f cycles",
             ind, "", e->memory_intensive ? "memory-intensive" : "compute-intensive",
             e->memory_intensive ? "6-10" : "6-11", e->memory_intensive ? "L_GL" : "L_GS", e->c_round, e->rounds,
-            e->sm_cycles, e->dram_cycles, e->tail_cycles, e->launch_cycles, e->cycles);
-    fprintf(f, "%*s  %.3f GFLOP, %.2f MB DRAM\n", ind, "", k->flops / 1e9, k->dram_bytes / 1e6);
+            e->sm_cycles, e->dram_cycles, e->tail_cycles, e->launch_cycles, e->cycles / launches);
+    if (launches > 1)
+        fprintf(f, ", x %.0f launches = %.0f cycles", launches, e->cycles);
+    fprintf(f, "\n%*s  %.3f GFLOP, %.2f MB DRAM%s\n", ind, "", k->flops * launches / 1e9, k->dram_bytes * launches / 1e6,
+            launches > 1 ? " (all launches)" : "");
 }
 
 static void explain_node(FILE *f, const cp_prediction *p, int idx, int depth, const char *only)

@@ -112,6 +112,17 @@ static void test_queue_compute_intensive(void **state)
     double cycles = c_b * 10 + 600 + LAUNCH_CYCLES; /* C_b x N_block + L_GS + launch */
     assert_true(fabs(e.cycles - cycles) < 1e-6);
     assert_true(fabs(e.time_ms - cycles / CLOCK * 1e3) < 1e-12); /* Eq. 6-9 */
+    /* the same grid launched 32 times over (a library looping over groups):
+     * each launch its own launch cost and tail, nothing shared; the bound
+     * is judged per launch */
+    k.repeat = 32;
+    cp_kernel_eval r;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &r, &err), 0);
+    assert_true(fabs(r.cycles - 32 * cycles) < 1e-6);
+    assert_int_equal(r.bound, e.bound);
+    k.repeat = 0; /* zero-initialised kernels: one launch */
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &r, &err), 0);
+    assert_true(fabs(r.cycles - cycles) < 1e-6);
 }
 
 /* Eq. 6-10: a streaming kernel whose DRAM traffic dominates. */
