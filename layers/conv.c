@@ -72,6 +72,9 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
 /* Thin groups (depthwise): fewer than this many channels per group. */
 #define DIRECT_MAX_GROUP_CHANNELS 8
 
+/* One input channel a group (below, "grouped convolutions"). */
+static bool depthwise(const cp_layer *l) { return l->groups > 1 && l->in[0].c == l->groups; }
+
 /* FP32 1x1 weight gradients run cuDNN's own kernels (model/wgrad.c), not a
  * CUTLASS-like GEMM, through either API: Nsight Compute on 1x1
  * microbenchmarks (validation/layerbench-h100/ncu/, wgrad1x1/). Over the
@@ -490,7 +493,7 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
 {
     double eb = cp_precision_bytes(x->prec);
     cp_shape in = l->in[0], o = l->out;
-    if (x->prec == CP_PREC_FP32 || l->groups != 1)
+    if (x->prec == CP_PREC_FP32 || (l->groups != 1 && (depthwise(l) || x->algos != CP_ALGOS_PYTORCH)))
         return nk;
     if (l->kh == 1 && l->kw == 1 && l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) && !plane_misaligned(o, eb))
         return nk;
@@ -547,6 +550,41 @@ static bool on_fma_lanes(const cp_layer *l, cp_pass pass, const cp_exec *x)
     return !image_first_layer;
 }
 
+/* --- grouped convolutions ---------------------------------------------------
+ *
+ * Depthwise layers (one input channel a group: MobileNet, MNASNet) run
+ * cuDNN's direct kernels below. Other grouped layers (ResNeXt's 32 groups of
+ * 4 to 32 channels, RegNet's) run, through the graph API (PyTorch's path),
+ * as layer microbenchmarks of our choosing showed on the H100
+ * (validation/layerbench-h100/groupbench/: 3 to 24 channels a group, 8 to 64
+ * groups): in FP32 one dense convolution per group, one group after another
+ * (engines 28, 1 and 20; Nsight Compute lists winograd_nonfused's four
+ * kernels per group for the forward and data gradient and wgrad_alg0_engine
+ * per group for the weights, 32 launches each for 32 groups), and in 16 bits
+ * as one grouped implicit GEMM on NHWC copies (sm80_xmma_fprop/dgrad and
+ * sm90_xmma_wgrad ..._g8, with the nchwToNhwc/nhwcToNchw transposes of any
+ * 16-bit pass). The per-group FP32 convolution's algorithm is timed as
+ * cudnnFind would pick it, which is where those engines come from. */
+static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err);
+
+/* FP32 grouped (not depthwise) through the graph API: one group's dense
+ * convolution, launched once per group. */
+static int group_by_group(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
+{
+    cp_layer one = *l;
+    one.groups = 1;
+    one.in[0].c = l->in[0].c / l->groups;
+    one.out_c = one.out.c = l->out_c / l->groups;
+    one.params = (long long)one.out_c * one.in[0].c * l->kh * l->kw;
+    one.bias = false; /* the layer's bias, once, below */
+    cp_exec sub = *x;
+    sub.algos = CP_ALGOS_FIND;
+    int nk = kernels(&one, pass, &sub, out, max, err);
+    for (int i = 0; i < nk; i++)
+        out[i].repeat = l->groups;
+    return nk;
+}
+
 static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
 {
     if (pass == CP_PASS_UPDATE)
@@ -557,7 +595,10 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     double wbytes = (double)l->params * cp_precision_bytes(x->prec);
     double xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
     int nk = 0;
-    if (l->groups > 1 && cin < DIRECT_MAX_GROUP_CHANNELS) {
+    bool graph_grouped = l->groups > 1 && !depthwise(l) && x->algos == CP_ALGOS_PYTORCH;
+    if (graph_grouped && x->prec == CP_PREC_FP32) {
+        nk = group_by_group(l, pass, x, out, max, err);
+    } else if (l->groups > 1 && !graph_grouped && cin < DIRECT_MAX_GROUP_CHANNELS) {
         double outs = n * cp_shape_elems(o);
         if (pass == CP_PASS_FWD)
             out[nk++] = cp_direct_conv_kernel(x->dev, x->prec, "conv_direct_fprop", outs, cin * rs, xb + wbytes, yb);

@@ -22,7 +22,7 @@ typedef enum { CP_CG_FP32, CP_CG_TF32, CP_CG_HALF, CP_CG_COUNT } cp_calib_group;
 
 typedef enum {
     CP_CC_CONV_FIRST,   /* a convolution of the input image (<= 4 channels) */
-    CP_CC_CONV_GROUPED, /* groups > 1: depthwise and grouped */
+    CP_CC_CONV_GROUPED, /* depthwise (one input channel a group); other grouped layers take their filter's class */
     CP_CC_CONV_1X1,
     CP_CC_CONV_3X3,     /* the one size with Winograd */
     CP_CC_CONV_KXK,     /* other small filters (1x7, 7x1, 1x3, 3x1, ...) */

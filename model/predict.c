@@ -50,7 +50,10 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
     if (strcmp(k, "conv") == 0) {
         if (l->in[0].c <= 4)
             return CP_CC_CONV_FIRST;
-        if (l->groups > 1)
+        /* depthwise: one input channel a group (the calibration set's
+         * MobileNet-v2); other grouped layers run dense kernels group by group
+         * or a grouped GEMM (layers/conv.c) and take their filter's class */
+        if (l->groups > 1 && l->in[0].c == l->groups)
             return CP_CC_CONV_GROUPED;
         if (l->kh == 1 && l->kw == 1)
             return CP_CC_CONV_1X1;
@@ -151,8 +154,8 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
     for (int i = 0; i < n; i++) {
         if (cp_tree_compute(&p->tree, node, CP_UNIT_GPU, &k[i]) < 0)
             return cp_fail(err, NULL, NULL, "out of memory");
-        lp->bytes[pass] += k[i].dram_bytes;
-        lp->exec_flops[pass] += k[i].flops;
+        lp->bytes[pass] += k[i].dram_bytes * cp_kernel_launches(&k[i]);
+        lp->exec_flops[pass] += k[i].flops * cp_kernel_launches(&k[i]);
     }
     *first = node;
     lp->node[pass] = node;

@@ -14,13 +14,19 @@
  *    FFT tiling, whichever is faster, as cudnnFind picks: AlexNet's 5x5
  *    layer measured at 3.5x the FP32 peak counted in direct multiply-adds;
  *  - a concat is one copy per input, each with its own launch (GoogLeNet's
- *    four-way joins measured at 1.3-1.9x one copy). */
+ *    four-way joins measured at 1.3-1.9x one copy);
+ *  - a grouped convolution that is not depthwise runs, on PyTorch's path, one
+ *    dense convolution per group in FP32 (its kernels launched once per
+ *    group) and one grouped GEMM between NHWC transposes in 16 bits; a
+ *    depthwise one a direct kernel in either. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -221,6 +227,56 @@ static void test_conv_layout(void **state)
         assert_true(transposed(256, 28, 1, CP_PREC_TF32, pass, 3));
         assert_false(transposed(256, 28, 1, CP_PREC_FP32, pass, 3));
     }
+}
+
+static bool has_kernel(const cp_kernel *k, int nk, const char *name)
+{
+    for (int i = 0; i < nk; i++)
+        if (strcmp(k[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static void test_grouped_conv(void **state)
+{
+    (void)state;
+    cp_network grouped, dense, dw;
+    /* 192 channels in 32 groups, and one group of it alone (6 -> 6) */
+    one_layer(&grouped, 192, 40,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 192, \"kernel\": 3, \"pad\": 1, \"groups\": 32, "
+              "\"bias\": false}");
+    one_layer(&dense, 6, 40, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 6, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
+    one_layer(&dw, 192, 40,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 192, \"kernel\": 3, \"pad\": 1, \"groups\": 192, "
+              "\"bias\": false}");
+    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
+        cp_pass pass = (cp_pass)p;
+        cp_kernel k[MAXK];
+        /* FP32: every kernel launched once per group, 32 times the group's own
+         * dense convolution (its algorithm as cudnnFind would pick it) */
+        int nk = layer_kernels(&grouped.layers[0], pass, CP_PREC_FP32, 64, CP_ALGOS_PYTORCH, k);
+        assert_true(nk > 0);
+        for (int i = 0; i < nk; i++)
+            assert_true(cp_kernel_launches(&k[i]) == 32);
+        double g = pass_ms_with(&grouped.layers[0], pass, CP_PREC_FP32, 64, CP_ALGOS_PYTORCH, NULL, 0);
+        double one = pass_ms_with(&dense.layers[0], pass, CP_PREC_FP32, 64, CP_ALGOS_FIND, NULL, 0);
+        assert_true(fabs(g - 32 * one) <= 1e-9 * g);
+        /* 16 bits: one launch, between NHWC transposes */
+        nk = layer_kernels(&grouped.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_PYTORCH, k);
+        assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
+        for (int i = 0; i < nk; i++)
+            assert_true(cp_kernel_launches(&k[i]) == 1);
+        /* depthwise: cuDNN's direct kernel, once, in either precision */
+        static const cp_precision precs[] = {CP_PREC_FP32, CP_PREC_FP16};
+        for (size_t i = 0; i < sizeof precs / sizeof precs[0]; i++) {
+            nk = layer_kernels(&dw.layers[0], pass, precs[i], 64, CP_ALGOS_PYTORCH, k);
+            assert_int_equal(nk, 1);
+            assert_true(strncmp(k[0].name, "conv_direct", 11) == 0 && cp_kernel_launches(&k[0]) == 1);
+        }
+    }
+    cp_network_free(&grouped);
+    cp_network_free(&dense);
+    cp_network_free(&dw);
 }
 
 static void test_fft_tiling(void **state)
@@ -568,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_conv_three_channels),
         cmocka_unit_test(test_conv_algorithm_sets),
         cmocka_unit_test(test_3x3_weight_gradient),
+        cmocka_unit_test(test_grouped_conv),
         cmocka_unit_test(test_fft_tiling),
         cmocka_unit_test(test_fft_whole_plane),
         cmocka_unit_test(test_xmma_forward),
