@@ -364,6 +364,81 @@ static int fft_tile(const cp_layer *l, cp_pass pass, const cp_exec *x, int h, in
     return t;
 }
 
+/* PyTorch's path runs a data gradient on planes larger than one tile as
+ * engine 50, which goes through the tile positions one after another: per
+ * position an r2c over that position's tile of every image and channel, the
+ * complex GEMM per frequency (M = the images, a short reduction over the
+ * channels) and a c2r (Nsight Compute, validation/layerbench-h100/graph-3x3/
+ * and wsbench/: 49 positions of a 200x200 plane, 16 of a 100x100 one, each
+ * three launches; the filters transformed once). cuDNN's 32x32 transforms
+ * run 16 of them a block of 512 threads, 64 registers and 36,928 bytes of
+ * shared memory, at about 18,200 warp instructions a block (17,504-18,784
+ * over the graph-3x3-ffma/ layers), and its complex GEMM is its own family
+ * of tiles (model/gemm.c, CP_GEMM_XMMA_CGEMM_FP32). */
+#define FFT_TRANSFORMS_PER_BLOCK 16
+#define FFT_TRANSFORM_THREADS 512
+#define FFT_TRANSFORM_REGS 64
+#define FFT_TRANSFORM_SMEM 36928
+#define FFT_TRANSFORM_INSTRUCTIONS 18200.0
+
+static bool fft_by_position(const cp_layer *l, cp_pass pass, const cp_exec *x, int t)
+{
+    (void)l;
+    return x->algos == CP_ALGOS_PYTORCH && pass == CP_PASS_BWD_DATA && t == FFT_TILE;
+}
+
+/* One launch of cuDNN's 32x32 transform over `transforms` tiles, reading
+ * bytes_in and writing bytes_out in all. */
+static cp_kernel fft_transform_kernel(const cp_device *d, cp_precision p, const char *name, double transforms,
+                                      double bytes_in, double bytes_out, double flops)
+{
+    cp_kernel k = cp_stream_kernel(d, p, name, transforms, bytes_in, bytes_out, flops);
+    double blocks = cp_cdiv(transforms, FFT_TRANSFORMS_PER_BLOCK), per = 1.0 / blocks;
+    k.blocks = (long long)blocks;
+    k.threads = FFT_TRANSFORM_THREADS;
+    k.regs = FFT_TRANSFORM_REGS;
+    k.smem = FFT_TRANSFORM_SMEM;
+    k.I = bytes_in * per / k.ld_bytes;
+    k.K = bytes_out * per / k.st_bytes;
+    k.L = flops * per / d->warp_size;
+    k.other = FFT_TRANSFORM_INSTRUCTIONS - k.I - k.K - k.L;
+    if (k.other < 0)
+        k.other = 0;
+    return k;
+}
+
+/* The data gradient as engine 50 runs it (above): the filters' transform,
+ * then per tile position its r2c, complex GEMM and c2r, each a launch
+ * repeated once per position. */
+static int fft_kernels_by_position(const cp_layer *l, const cp_exec *x, double n, double cin, double cout, int h,
+                                   int w, double in_bytes, double out_bytes, cp_kernel *out, int max, cp_error *err)
+{
+    const cp_device *d = x->dev;
+    int t = FFT_TILE;
+    double b = cp_precision_bytes(x->prec), rs = (double)l->kh * l->kw;
+    double positions = cp_cdiv(h, t - l->kh + 1) * cp_cdiv(w, t - l->kw + 1);
+    double bins = fft_bins(t), per = bins * FFT_COMPLEX_BYTES, filters = cin * cout, tf = fft_tile_flops(t);
+    /* each position reads its tile with the halo its neighbours read too */
+    double window = (double)t * t / ((double)(t - l->kh + 1) * (t - l->kw + 1));
+    int k = 0;
+    out[k++] = cp_stream_kernel(d, x->prec, "fft_filter", filters * bins, rs * filters * b, filters * per,
+                                tf * filters);
+    out[k] = fft_transform_kernel(d, x->prec, "fft_input", n * cin, in_bytes * window / positions, n * cin * per,
+                                  tf * n * cin);
+    out[k++].repeat = positions;
+    cp_gemm g = {n, 2 * cout, 2 * cin, bins, (n * cin + filters + n * cout) * per, 0, CP_GEMM_XMMA_CGEMM_FP32};
+    int r = cp_gemm_kernels(d, x->prec, &g, "fft_cgemm", x->gemm_tiles, out + k, max - k - 1, err);
+    if (r <= 0)
+        return r;
+    for (int i = 0; i < r; i++)
+        out[k + i].repeat = positions;
+    k += r;
+    out[k] = fft_transform_kernel(d, x->prec, "fft_inverse_output", n * cout, n * cout * per, out_bytes / positions,
+                                  tf * n * cout);
+    out[k++].repeat = positions;
+    return k;
+}
+
 /* The kernels of one FFT pass, with the same arguments as Winograd's: the
  * output plane h x w of a forward-like pass sets the tiles. */
 static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double n, double cin, double cout, int h,
@@ -374,6 +449,8 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double
     const cp_device *d = x->dev;
     bool wgrad = pass == CP_PASS_BWD_WEIGHT;
     int t = fft_tile(l, pass, x, h, w);
+    if (fft_by_position(l, pass, x, t))
+        return fft_kernels_by_position(l, x, n, cin, cout, h, w, in_bytes, out_bytes, out, max, err);
     double b = cp_precision_bytes(x->prec), rs = (double)l->kh * l->kw;
     double tiles = n * cp_cdiv(h, t - l->kh + 1) * cp_cdiv(w, t - l->kw + 1);
     double bins = fft_bins(t), per = bins * FFT_COMPLEX_BYTES, filters = cin * cout, tf = fft_tile_flops(t);

@@ -88,6 +88,23 @@ static const tile xmma_nchw_tiles[] = {
  * their im2col addresses and predicates are the rest. */
 static const double xmma_nchw_inst_per_ffma[] = {1.39, 1.88, 2.18};
 
+/* The complex GEMM of cuDNN's FFT convolutions (graph API engines 3 and
+ * 50): sm80_xmma_gemm_cf32cf32_f32f32_cf32_{nt,tn}_n_tilesize{32x32,64x32,
+ * 32x64,64x64}x8_stage3_warpsize2x2x1 (complex outputs a block; 128
+ * threads; 78, 104, 126 and 164-168 registers), Nsight Compute on the graph
+ * API's FP32 3x3 layer microbenchmarks (validation/layerbench-h100/
+ * graph-3x3-ffma/): 1.44-1.55 warp instructions per FFMA for 32x32,
+ * 1.28-1.51 for 64x32, 1.20-1.24 for 32x64, 1.12-1.15 for 64x64. In the
+ * real GEMM twice as wide (N = 2 x complex columns) a complex Mt x Nt tile
+ * is Mt x 2Nt. */
+static const tile xmma_cgemm_tiles[] = {
+    {32, 64, 16, 32, 128, 78, 3},
+    {64, 64, 32, 32, 128, 104, 3},
+    {32, 128, 16, 64, 128, 126, 3},
+    {64, 128, 32, 64, 128, 166, 3},
+};
+static const double xmma_cgemm_inst_per_ffma[] = {1.50, 1.35, 1.22, 1.14};
+
 typedef struct {
     const tile *tiles;
     const double *inst_per_ffma;
@@ -97,6 +114,8 @@ typedef struct {
 static const xmma_family xmma_families[] = {
     [CP_GEMM_XMMA_NCHW_FP32] = {xmma_nchw_tiles, xmma_nchw_inst_per_ffma,
                                 sizeof xmma_nchw_tiles / sizeof xmma_nchw_tiles[0]},
+    [CP_GEMM_XMMA_CGEMM_FP32] = {xmma_cgemm_tiles, xmma_cgemm_inst_per_ffma,
+                                 sizeof xmma_cgemm_tiles / sizeof xmma_cgemm_tiles[0]},
 };
 
 #define cdiv cp_cdiv

@@ -123,8 +123,15 @@ double cp_round_cycles(const cp_block_cost *c, int blocks);
  * others are cuDNN's own FP32 kernels, a few fixed tiles each with their
  * measured instruction mix and no split (model/gemm.c):
  * CP_GEMM_XMMA_NCHW_FP32 the implicit-GEMM forward on NCHW tensors (graph
- * API engine 70, PyTorch's path). */
-typedef enum { CP_GEMM_CUTLASS = 0, CP_GEMM_XMMA_NCHW_FP32, CP_GEMM_FAMILY_COUNT } cp_gemm_family;
+ * API engine 70, PyTorch's path); CP_GEMM_XMMA_CGEMM_FP32 the complex GEMM
+ * of an FFT convolution per frequency, given as the real GEMM twice as wide
+ * and twice as deep (its tiles in those real terms). */
+typedef enum {
+    CP_GEMM_CUTLASS = 0,
+    CP_GEMM_XMMA_NCHW_FP32,
+    CP_GEMM_XMMA_CGEMM_FP32,
+    CP_GEMM_FAMILY_COUNT
+} cp_gemm_family;
 
 /* A (batched) GEMM C[M x N] = A[M x K] B[K x N], `count` independent copies
  * (groups). unique_bytes is the data a kernel must read and write at least

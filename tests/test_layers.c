@@ -299,6 +299,37 @@ static void test_fft_tiling(void **state)
     }
 }
 
+/* PyTorch's data gradient on a plane larger than one 32x32 tile goes tile
+ * position by position (engine 50): the 64 -> 64 layer on 200x200 at b32
+ * under Nsight Compute ran 49 positions, each an r2c, a complex GEMM and a
+ * c2r, after one transform of the filters (validation/layerbench-h100/
+ * graph-3x3/); cudnnFind's FFT_TILING is timed over the whole batch at once. */
+static void test_fft_by_position(void **state)
+{
+    (void)state;
+    cp_network n;
+    one_layer(&n, 64, 200, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 64, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
+    cp_kernel k[MAXK];
+    int nk = layer_kernels(&n.layers[0], CP_PASS_BWD_DATA, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, k);
+    assert_int_equal(nk, 4);
+    assert_string_equal(k[0].name, "fft_filter");
+    assert_true(cp_kernel_launches(&k[0]) == 1);
+    for (int i = 1; i < 4; i++)
+        assert_true(cp_kernel_launches(&k[i]) == 49); /* 7 x 7 positions of 30 outputs */
+    assert_string_equal(k[1].name, "fft_input");
+    assert_int_equal(k[1].blocks, 32 * 64 / 16); /* 16 transforms a block */
+    assert_string_equal(k[2].name, "fft_cgemm");
+    assert_true(k[2].tile_m <= 64); /* M is the batch's 32 images */
+    /* a 28x28 plane is one position */
+    cp_network small;
+    one_layer(&small, 64, 28, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 64, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
+    nk = layer_kernels(&small.layers[0], CP_PASS_BWD_DATA, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, k);
+    for (int i = 0; i < nk; i++)
+        assert_true(cp_kernel_launches(&k[i]) == 1);
+    cp_network_free(&small);
+    cp_network_free(&n);
+}
+
 /* PyTorch's FP32 forward of a 3x3 convolution (pad 1) of c channels on an
  * hw x hw plane into `out`, its kernels' names in names. */
 static double torch_3x3_forward(int c, int hw, int out, int batch, char *names, size_t cap)
@@ -626,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_3x3_weight_gradient),
         cmocka_unit_test(test_grouped_conv),
         cmocka_unit_test(test_fft_tiling),
+        cmocka_unit_test(test_fft_by_position),
         cmocka_unit_test(test_fft_whole_plane),
         cmocka_unit_test(test_xmma_forward),
         cmocka_unit_test(test_strided_legacy_gemm),
