@@ -921,6 +921,24 @@ mnasnet1_0 72 fp32 graphapi
 mnasnet1_0 104 fp16 graphapi"
 TORCHHOLDOUT27_CONFIGS=$(awk 'NF {print "--network " $1 " --batch " $2 " --precision " $3}' <<<"$HOLDOUT27_CONFIGS")
 
+# MODE=holdout28 and torchholdout28 (session 27, on an H200): the same five networks as holdout27 with the model
+# that session ended with, FP32 and FP16, each at a batch drawn uniformly from the multiples of 8 in 32..256 other
+# than holdout27's for that network and precision, by Python's random.Random(20261128) in this order; through
+# cnnperf-measure's graph API (holdout28) and PyTorch (torchholdout28, 3 warm-up and 10 timed iterations);
+# rule and list fixed before the calls
+HOLDOUT28_CONFIGS="
+vgg13 152 fp32 graphapi
+vgg13 56 fp16 graphapi
+resnext50_32x4d 224 fp32 graphapi
+resnext50_32x4d 224 fp16 graphapi
+wide_resnet50_2 56 fp32 graphapi
+wide_resnet50_2 32 fp16 graphapi
+densenet169 192 fp32 graphapi
+densenet169 136 fp16 graphapi
+mnasnet1_0 136 fp32 graphapi
+mnasnet1_0 128 fp16 graphapi"
+TORCHHOLDOUT28_CONFIGS=$(awk 'NF {print "--network " $1 " --batch " $2 " --precision " $3 " --warmup 3 --iters 10"}' <<<"$HOLDOUT28_CONFIGS")
+
 # MODE=torchholdout25: every evaluation network in PyTorch (eager), FP32 and FP16, each at the first batch of
 # 48, 80, 112, 144, 176, 208, 240 that no run of that network and precision had used (any GPU, harness or
 # PyTorch), the rule and the list fixed before the call
@@ -1547,6 +1565,15 @@ resnet50 64 fp32 ps2"
         predict_in_call ;;
     torchholdout27) # session 27: the same configurations in PyTorch, the call's own eager costs first
         torch_one "$TORCHHOLDOUT27_CONFIGS" torchholdout27 ;;
+    holdout28) # session 27: holdout27's networks again at other batches, on an H200 (HOLDOUT28_CONFIGS), predicted
+        # in the call, in results/holdout28 (emptied first)
+        local RES=$BUILD/results/holdout28
+        rm -rf "$RES"
+        mkdir -p "$RES"
+        CONV_API=graph single "$HOLDOUT28_CONFIGS" "--warmup 3 --iters 10"
+        predict_in_call ;;
+    torchholdout28) # session 27: the same configurations in PyTorch, the call's own eager costs first
+        torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
     torchholdout25) # session 25: PyTorch training on one GPU at batches no run had measured (TORCHHOLDOUT25_CONFIGS,
         # chosen before the call by a rule), the call's own eager costs first, predicted in the call
         torch_one "$TORCHHOLDOUT25_CONFIGS" torchholdout25 ;;
