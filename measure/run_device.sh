@@ -486,6 +486,16 @@ need_gpus() {
 
 # predict_in_call FILE...: validate FILE... (default: the call's measure-*.json) with the model as it is in this
 # call into predicted-in-call.json, print each run's error, bundle the results
+# graph_holdout NAME CONFIGS [ITERS]: CONFIGS through cuDNN's graph API (single) into results/NAME, emptied
+# first, then predicted in the call
+graph_holdout() {
+    local RES=$BUILD/results/$1
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    CONV_API=graph single "$2" "${3:-}"
+    predict_in_call
+}
+
 predict_in_call() {
     [ $# -gt 0 ] || set -- "$RES"/measure-*.json
     "$PREDICT" validate --measured "$@" --format json -o "$RES/predicted-in-call.json" </dev/null ||
@@ -903,6 +913,12 @@ vgg16 104 fp16 graphapi
 vgg19 224 fp32 graphapi
 vgg19 232 fp16 graphapi"
 
+# torch_bench.py arguments for each "network batch precision ..." line of $1, with $2 (if any) after each
+torch_args() {
+    awk -v extra="${2:-}" 'NF {print "--network " $1 " --batch " $2 " --precision " $3 (extra != "" ? " " extra : "")}' \
+        <<<"$1"
+}
+
 # MODE=holdout27 and torchholdout27 (session 27): networks no validation run had used, five torchvision
 # architectures added to networks/ for it (vgg13, resnext50_32x4d, wide_resnet50_2, densenet169, mnasnet1_0),
 # none in the calibration set; each at FP32 and FP16, each at a batch drawn uniformly from the multiples of 8
@@ -919,9 +935,9 @@ densenet169 240 fp32 graphapi
 densenet169 64 fp16 graphapi
 mnasnet1_0 72 fp32 graphapi
 mnasnet1_0 104 fp16 graphapi"
-TORCHHOLDOUT27_CONFIGS=$(awk 'NF {print "--network " $1 " --batch " $2 " --precision " $3}' <<<"$HOLDOUT27_CONFIGS")
+TORCHHOLDOUT27_CONFIGS=$(torch_args "$HOLDOUT27_CONFIGS")
 
-# MODE=holdout28 and torchholdout28 (session 27, on an H200): the same five networks as holdout27 with the model
+# MODE=holdout28 and torchholdout28 (session 27; asked of an H200, run on the H100 given): holdout27's networks, the model
 # that session ended with, FP32 and FP16, each at a batch drawn uniformly from the multiples of 8 in 32..256 other
 # than holdout27's for that network and precision, by Python's random.Random(20261128) in this order; through
 # cnnperf-measure's graph API (holdout28) and PyTorch (torchholdout28, 3 warm-up and 10 timed iterations);
@@ -937,7 +953,7 @@ densenet169 192 fp32 graphapi
 densenet169 136 fp16 graphapi
 mnasnet1_0 136 fp32 graphapi
 mnasnet1_0 128 fp16 graphapi"
-TORCHHOLDOUT28_CONFIGS=$(awk 'NF {print "--network " $1 " --batch " $2 " --precision " $3 " --warmup 3 --iters 10"}' <<<"$HOLDOUT28_CONFIGS")
+TORCHHOLDOUT28_CONFIGS=$(torch_args "$HOLDOUT28_CONFIGS" "--warmup 3 --iters 10")
 
 # MODE=torchholdout25: every evaluation network in PyTorch (eager), FP32 and FP16, each at the first batch of
 # 48, 80, 112, 144, 176, 208, 240 that no run of that network and precision had used (any GPU, harness or
@@ -1551,27 +1567,15 @@ resnet50 64 fp32 ps2"
         ps_redo "$1" legacy 2 "$PSREDO_H200X2_LEGACY" ;;
     holdout26) # session 26: one GPU through the graph API at batches no run had used (HOLDOUT26_CONFIGS), predicted
         # in the call, in results/holdout26 (emptied first)
-        local RES=$BUILD/results/holdout26
-        rm -rf "$RES"
-        mkdir -p "$RES"
-        CONV_API=graph single "$HOLDOUT26_CONFIGS"
-        predict_in_call ;;
+        graph_holdout holdout26 "$HOLDOUT26_CONFIGS" ;;
     holdout27) # session 27: networks new to the project through the graph API (HOLDOUT27_CONFIGS), predicted in
         # the call, in results/holdout27 (emptied first); fewer timed iterations than single's default
-        local RES=$BUILD/results/holdout27
-        rm -rf "$RES"
-        mkdir -p "$RES"
-        CONV_API=graph single "$HOLDOUT27_CONFIGS" "--warmup 3 --iters 10"
-        predict_in_call ;;
+        graph_holdout holdout27 "$HOLDOUT27_CONFIGS" "--warmup 3 --iters 10" ;;
     torchholdout27) # session 27: the same configurations in PyTorch, the call's own eager costs first
         torch_one "$TORCHHOLDOUT27_CONFIGS" torchholdout27 ;;
-    holdout28) # session 27: holdout27's networks again at other batches, on an H200 (HOLDOUT28_CONFIGS), predicted
+    holdout28) # session 27: holdout27's networks again at other batches (HOLDOUT28_CONFIGS), predicted
         # in the call, in results/holdout28 (emptied first)
-        local RES=$BUILD/results/holdout28
-        rm -rf "$RES"
-        mkdir -p "$RES"
-        CONV_API=graph single "$HOLDOUT28_CONFIGS" "--warmup 3 --iters 10"
-        predict_in_call ;;
+        graph_holdout holdout28 "$HOLDOUT28_CONFIGS" "--warmup 3 --iters 10" ;;
     torchholdout28) # session 27: the same configurations in PyTorch, the call's own eager costs first
         torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
     torchholdout25) # session 25: PyTorch training on one GPU at batches no run had measured (TORCHHOLDOUT25_CONFIGS,
