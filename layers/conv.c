@@ -331,8 +331,15 @@ static bool fft_fits(const cp_layer *l, const cp_exec *x)
            l->kw < FFT_TILE && l->sh == 1 && l->sw == 1 && l->dh == 1 && l->dw == 1;
 }
 
+/* The smallest plane PyTorch's path runs a 3x3 data gradient on as FFT: in
+ * the calibration set's graph-API FP32 runs every such pass on 7x7 to 17x17
+ * planes ran engines 1, 25 or 74 (374 passes), on 27x27 and 28x28 engine
+ * 50 (116 of 126), and larger planes engine 50 almost always. */
+#define PYTORCH_FFT_DGRAD_MIN_PLANE 27
+
 /* Whether PyTorch's path offers FFT for this pass (any other set: yes). Its
- * weight gradient takes Winograd wherever that fits (pytorch_winograd). It
+ * weight gradient takes Winograd wherever that fits (pytorch_winograd), its
+ * 3x3 data gradient FFT only from PYTORCH_FFT_DGRAD_MIN_PLANE up. It
  * runs a 3x3 forward as FFT only where the output plane fits one tile;
  * larger planes run as implicit GEMM (sm80_xmma_fprop_implicit_gemm 256x64
  * in its kernel trace of VGG-11 and ResNet-18, the calibration set:
@@ -345,7 +352,9 @@ static bool pytorch_offers_fft(const cp_layer *l, cp_pass pass, const cp_exec *x
         return true;
     if (pass == CP_PASS_BWD_WEIGHT)
         return !winograd_fits(l, pass, x);
-    return pass != CP_PASS_FWD || l->kh * l->kw != 9 || (l->out.h <= FFT_TILE && l->out.w <= FFT_TILE);
+    if (pass == CP_PASS_BWD_DATA)
+        return l->kh * l->kw != 9 || (l->in[0].h >= PYTORCH_FFT_DGRAD_MIN_PLANE && l->in[0].w >= PYTORCH_FFT_DGRAD_MIN_PLANE);
+    return l->kh * l->kw != 9 || (l->out.h <= FFT_TILE && l->out.w <= FFT_TILE);
 }
 
 /* The transform's side for a forward-like pass with an h x w output: plain
