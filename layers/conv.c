@@ -18,6 +18,7 @@
  * With tensor cores cuDNN keeps to implicit GEMM, on NHWC copies of the
  * NCHW tensors (transposes below), and so does the model. */
 #include "layer.h"
+#include "../model/calibration.h"
 
 #include <math.h>
 
@@ -335,7 +336,7 @@ static bool fft_fits(const cp_layer *l, const cp_exec *x)
  * the calibration set's graph-API FP32 runs every such pass on 7x7 to 17x17
  * planes ran engines 1, 25 or 74 (374 passes), on 27x27 and 28x28 engine
  * 50 (116 of 126), and larger planes engine 50 almost always. */
-#define PYTORCH_FFT_DGRAD_MIN_PLANE 27
+#define PYTORCH_FFT_DGRAD_MIN_PLANE CP_CONV_3X3_WIDE_PLANE /* their own calibration class */
 
 /* Whether PyTorch's path offers FFT for this pass (any other set: yes). Its
  * weight gradient takes Winograd wherever that fits (pytorch_winograd), its

@@ -7,8 +7,8 @@
 #include "../util/resources.h"
 
 static const char *const class_names[CP_CC_COUNT] = {"conv_first", "conv_grouped", "conv_1x1",    "conv_3x3",
-                                                     "conv_kxk",   "conv_large",   "fc",          "batchnorm",
-                                                     "elementwise", "maxpool",     "pool",
+                                                     "conv_3x3_wide", "conv_kxk", "conv_large",  "fc",
+                                                     "batchnorm",  "elementwise", "maxpool",     "pool",
                                                      "other"};
 static const char *const group_names[CP_CG_COUNT] = {"fp32", "tf32", "half"};
 static const char *const pass_keys[CP_CALIB_PASSES] = {"forward", "backward_data", "backward_weight", "update"};
@@ -40,7 +40,7 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
             k++;
         if (k == CP_CC_COUNT)
             return cp_jfail(c, cl->string,
-                            "unknown layer class (known: conv_first, conv_grouped, conv_1x1, conv_3x3, conv_kxk, "
+                            "unknown layer class (known: conv_first, conv_grouped, conv_1x1, conv_3x3, conv_3x3_wide, conv_kxk, "
                             "conv_large, fc, "
                             "batchnorm, elementwise, pool, other)");
         size_t mark = cp_jpush_key(c, cl->string);

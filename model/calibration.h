@@ -20,11 +20,15 @@
 /* Precision groups: fp32 on FMA lanes, tf32 and 16-bit on tensor cores. */
 typedef enum { CP_CG_FP32, CP_CG_TF32, CP_CG_HALF, CP_CG_COUNT } cp_calib_group;
 
+#define CP_CONV_3X3_WIDE_PLANE 27
+
 typedef enum {
     CP_CC_CONV_FIRST,   /* a convolution of the input image (<= 4 channels) */
     CP_CC_CONV_GROUPED, /* depthwise (one input channel a group); other grouped layers take their filter's class */
     CP_CC_CONV_1X1,
     CP_CC_CONV_3X3,     /* the one size with Winograd */
+    CP_CC_CONV_3X3_WIDE, /* 3x3 on planes of CP_CONV_3X3_WIDE_PLANE and more: PyTorch's path takes FFT
+                            for their data gradient and GEMMs for the narrow ones' (layers/conv.c) */
     CP_CC_CONV_KXK,     /* other small filters (1x7, 7x1, 1x3, 3x1, ...) */
     CP_CC_CONV_LARGE,   /* more than 9 taps (5x5, 7x7, 11x11), where FP32 may run as FFT tiling */
     CP_CC_FC,

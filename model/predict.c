@@ -58,7 +58,8 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
         if (l->kh == 1 && l->kw == 1)
             return CP_CC_CONV_1X1;
         if (l->kh == 3 && l->kw == 3)
-            return CP_CC_CONV_3X3;
+            return l->in[0].h >= CP_CONV_3X3_WIDE_PLANE && l->in[0].w >= CP_CONV_3X3_WIDE_PLANE ? CP_CC_CONV_3X3_WIDE
+                                                                                               : CP_CC_CONV_3X3;
         return l->kh * l->kw > 9 ? CP_CC_CONV_LARGE : CP_CC_CONV_KXK;
     }
     if (strcmp(k, "fc") == 0)

@@ -118,17 +118,18 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
     (void)state;
     before_after f;
     predict_before_after(&f, HEAD "\"terms\": {\"fp32\": {\"conv_3x3\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
+                                  "\"conv_3x3_wide\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
                                   "\"batchnorm\": {\"backward_data\": {\"scale\": 3}}},"
                                   "\"half\": {\"fc\": {\"forward\": {\"scale\": 7}}}}}");
-    int kxk = 0;
+    int kxk = 0, wide = 0;
     double added = 0;
     for (int i = 0; i < f.net.n_layers; i++) {
         const cp_layer *l = &f.net.layers[i];
         cp_calib_class cls = cp_layer_calib_class(l);
         for (int p = 0; p < CP_PASS_COUNT; p++) {
             double want = f.a.layers[i].ms[p];
-            if (cls == CP_CC_CONV_3X3 && p == CP_PASS_FWD)
-                want = 2 * want + 0.010, kxk++;
+            if ((cls == CP_CC_CONV_3X3 || cls == CP_CC_CONV_3X3_WIDE) && p == CP_PASS_FWD)
+                want = 2 * want + 0.010, kxk++, wide += cls == CP_CC_CONV_3X3_WIDE;
             if (cls == CP_CC_BATCHNORM && p == CP_PASS_BWD_DATA)
                 want = 3 * want;
             if (fabs(f.b.layers[i].ms[p] - want) > 1e-9 * fmax(1, want))
@@ -136,8 +137,10 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
             added += f.b.layers[i].ms[p] - f.a.layers[i].ms[p];
         }
     }
-    /* ResNet-18: conv1 is conv_first (7x7 on 3 channels), the downsampling convolutions 1x1, the rest 3x3 */
+    /* ResNet-18: conv1 is conv_first (7x7 on 3 channels), the downsampling convolutions 1x1, the rest 3x3,
+     * those on 56x56 and 28x28 inputs (the first of layer3 included) in the wide class */
     assert_int_equal(kxk, 16);
+    assert_int_equal(wide, 9);
     /* the task tree carries the corrections up to the iteration */
     assert_true(fabs((f.b.iteration_ms - f.a.iteration_ms) - added) < 1e-6);
     before_after_free(&f);
@@ -154,6 +157,7 @@ static void test_host_costs_make_a_pipeline(void **state)
     (void)state;
     before_after f;
     predict_before_after(&f, HEAD "\"host_source\": \"test\", \"terms\": {\"fp32\": {\"conv_3x3\": "
+                                  "{\"forward\": {\"scale\": 1, \"host_us\": 5000}}, \"conv_3x3_wide\": "
                                   "{\"forward\": {\"scale\": 1, \"host_us\": 5000}}}}}");
     assert_int_equal(f.a.timeline, -1);
     assert_true(f.a.host_ms == 0 && f.a.kernels_ms == f.a.iteration_ms);
@@ -163,7 +167,8 @@ static void test_host_costs_make_a_pipeline(void **state)
     assert_true(fabs(f.b.kernels_ms - f.a.iteration_ms) < 1e-9);
     int last = -1;
     for (int i = 0; i < f.net.n_layers; i++)
-        if (cp_layer_calib_class(&f.net.layers[i]) == CP_CC_CONV_3X3)
+        if (cp_layer_calib_class(&f.net.layers[i]) == CP_CC_CONV_3X3 ||
+            cp_layer_calib_class(&f.net.layers[i]) == CP_CC_CONV_3X3_WIDE)
             last = i;
     double after = 0; /* GPU time from the last 3x3 forward on */
     for (int i = last; i < f.net.n_layers; i++)
