@@ -955,6 +955,27 @@ mnasnet1_0 136 fp32 graphapi
 mnasnet1_0 128 fp16 graphapi"
 TORCHHOLDOUT28_CONFIGS=$(torch_args "$HOLDOUT28_CONFIGS" "--warmup 3 --iters 10")
 
+# MODE=holdout29 (session 27): the session's final model (with conv_3x3_wide) on every evaluation network through
+# the graph API, one configuration each: the precision drawn from fp32/fp16 and the batch from the multiples of 8
+# in 32..128 no one-GPU run of that network and precision had used (any harness), by Python's
+# random.Random(20261129) over the networks in name order (32..128 to fit one call); run in this order, MNASNet
+# FP32 last (its graph-API autotuning took 166 s in holdout27); rule and list fixed before the call
+HOLDOUT29_CONFIGS="
+alexnet 88 fp32 graphapi
+densenet169 48 fp16 graphapi
+googlenet 120 fp32 graphapi
+lenet5 72 fp16 graphapi
+resnet101 72 fp32 graphapi
+resnet152 72 fp16 graphapi
+resnet34 56 fp32 graphapi
+resnet50 112 fp16 graphapi
+resnext50_32x4d 120 fp32 graphapi
+vgg13 112 fp16 graphapi
+vgg16 112 fp32 graphapi
+vgg19 88 fp32 graphapi
+wide_resnet50_2 40 fp16 graphapi
+mnasnet1_0 120 fp32 graphapi"
+
 # MODE=torchholdout25: every evaluation network in PyTorch (eager), FP32 and FP16, each at the first batch of
 # 48, 80, 112, 144, 176, 208, 240 that no run of that network and precision had used (any GPU, harness or
 # PyTorch), the rule and the list fixed before the call
@@ -1578,6 +1599,9 @@ resnet50 64 fp32 ps2"
         graph_holdout holdout28 "$HOLDOUT28_CONFIGS" "--warmup 3 --iters 10" ;;
     torchholdout28) # session 27: the same configurations in PyTorch, the call's own eager costs first
         torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
+    holdout29) # session 27: every evaluation network once through the graph API with the final model
+        # (HOLDOUT29_CONFIGS), predicted in the call
+        graph_holdout holdout29 "$HOLDOUT29_CONFIGS" "--warmup 3 --iters 10" ;;
     torchholdout25) # session 25: PyTorch training on one GPU at batches no run had measured (TORCHHOLDOUT25_CONFIGS,
         # chosen before the call by a rule), the call's own eager costs first, predicted in the call
         torch_one "$TORCHHOLDOUT25_CONFIGS" torchholdout25 ;;
