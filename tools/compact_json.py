@@ -7,6 +7,11 @@ The tree copied to the GPU machines has a 64 MiB limit and the measurements
 are most of it.
 
   python3 tools/compact_json.py FILE...      # rewrites each in place (through a temporary file)
+  python3 tools/compact_json.py --drop-placeholders FILE...
+      # also removes from a measurement's layers (cnnperf-result/1, source
+      # "measurement") the fields a prediction has and a measurement cannot:
+      # bytes, arithmetic_intensity and roofline_ms of 0 and bound "-", as
+      # cnnperf-measure wrote them before session 27
 """
 import json
 import os
@@ -23,7 +28,23 @@ def rounded(x):
     return x
 
 
-def main(paths):
+PLACEHOLDERS = {"bytes": 0, "arithmetic_intensity": 0, "bound": "-", "roofline_ms": 0}
+
+
+def drop_placeholders(data):
+    if not (isinstance(data, dict) and data.get("schema") == "cnnperf-result/1" and
+            data.get("source") == "measurement"):
+        return data
+    for layer in data.get("layers", []):
+        for key, value in PLACEHOLDERS.items():
+            if key in layer and layer[key] == value:
+                del layer[key]
+    return data
+
+
+def main(args):
+    drop = "--drop-placeholders" in args
+    paths = [a for a in args if a != "--drop-placeholders"]
     saved = 0
     for path in paths:
         with open(path) as fh:
@@ -33,6 +54,8 @@ def main(paths):
         except ValueError as e:
             print(f"compact_json: {path}: not JSON ({e}), left as it is", file=sys.stderr)
             continue
+        if drop:
+            data = drop_placeholders(data)
         new = json.dumps(rounded(data), separators=(",", ":"), ensure_ascii=False)
         if len(new) >= len(text):
             continue
