@@ -73,9 +73,6 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
 /* Thin groups (depthwise): fewer than this many channels per group. */
 #define DIRECT_MAX_GROUP_CHANNELS 8
 
-/* One input channel a group (below, "grouped convolutions"). */
-static bool depthwise(const cp_layer *l) { return l->groups > 1 && l->in[0].c == l->groups; }
-
 /* FP32 1x1 weight gradients run cuDNN's own kernels (model/wgrad.c), not a
  * CUTLASS-like GEMM, through either API: Nsight Compute on 1x1
  * microbenchmarks (validation/layerbench-h100/ncu/, wgrad1x1/). Over the
@@ -354,7 +351,8 @@ static bool pytorch_offers_fft(const cp_layer *l, cp_pass pass, const cp_exec *x
     if (pass == CP_PASS_BWD_WEIGHT)
         return !winograd_fits(l, pass, x);
     if (pass == CP_PASS_BWD_DATA)
-        return l->kh * l->kw != 9 || (l->in[0].h >= PYTORCH_FFT_DGRAD_MIN_PLANE && l->in[0].w >= PYTORCH_FFT_DGRAD_MIN_PLANE);
+        return l->kh * l->kw != 9 ||
+               (l->in[0].h >= PYTORCH_FFT_DGRAD_MIN_PLANE && l->in[0].w >= PYTORCH_FFT_DGRAD_MIN_PLANE);
     return l->kh * l->kw != 9 || (l->out.h <= FFT_TILE && l->out.w <= FFT_TILE);
 }
 
@@ -391,9 +389,8 @@ static int fft_tile(const cp_layer *l, cp_pass pass, const cp_exec *x, int h, in
 #define FFT_TRANSFORM_SMEM 36928
 #define FFT_TRANSFORM_INSTRUCTIONS 18200.0
 
-static bool fft_by_position(const cp_layer *l, cp_pass pass, const cp_exec *x, int t)
+static bool fft_by_position(cp_pass pass, const cp_exec *x, int t)
 {
-    (void)l;
     return x->algos == CP_ALGOS_PYTORCH && pass == CP_PASS_BWD_DATA && t == FFT_TILE;
 }
 
@@ -459,7 +456,7 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double
     const cp_device *d = x->dev;
     bool wgrad = pass == CP_PASS_BWD_WEIGHT;
     int t = fft_tile(l, pass, x, h, w);
-    if (fft_by_position(l, pass, x, t))
+    if (fft_by_position(pass, x, t))
         return fft_kernels_by_position(l, x, n, cin, cout, h, w, in_bytes, out_bytes, out, max, err);
     double b = cp_precision_bytes(x->prec), rs = (double)l->kh * l->kw;
     double tiles = n * cp_cdiv(h, t - l->kh + 1) * cp_cdiv(w, t - l->kw + 1);
@@ -580,7 +577,7 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
 {
     double eb = cp_precision_bytes(x->prec);
     cp_shape in = l->in[0], o = l->out;
-    if (x->prec == CP_PREC_FP32 || (l->groups != 1 && (depthwise(l) || x->algos != CP_ALGOS_PYTORCH)))
+    if (x->prec == CP_PREC_FP32 || (l->groups != 1 && (cp_layer_depthwise(l) || x->algos != CP_ALGOS_PYTORCH)))
         return nk;
     if (l->kh == 1 && l->kw == 1 && l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) && !plane_misaligned(o, eb))
         return nk;
@@ -682,7 +679,7 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     double wbytes = (double)l->params * cp_precision_bytes(x->prec);
     double xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
     int nk = 0;
-    bool graph_grouped = l->groups > 1 && !depthwise(l) && x->algos == CP_ALGOS_PYTORCH;
+    bool graph_grouped = l->groups > 1 && !cp_layer_depthwise(l) && x->algos == CP_ALGOS_PYTORCH;
     if (graph_grouped && x->prec == CP_PREC_FP32) {
         nk = group_by_group(l, pass, x, out, max, err);
     } else if (l->groups > 1 && !graph_grouped && cin < DIRECT_MAX_GROUP_CHANNELS) {

@@ -52,6 +52,9 @@ typedef struct cp_layer {
     double p, alpha, beta, k;
 } cp_layer;
 
+/* A depthwise convolution: one input channel a group (MobileNet, MNASNet). */
+static inline bool cp_layer_depthwise(const cp_layer *l) { return l->groups > 1 && l->in[0].c == l->groups; }
+
 /* The convolution algorithms the framework's path into cuDNN reaches.
  * CP_ALGOS_FIND: cudnnFind over the legacy API, as cnnperf-measure runs,
  * where FP32 3x3 passes may run as Winograd. CP_ALGOS_PYTORCH: PyTorch's

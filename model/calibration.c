@@ -40,9 +40,8 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
             k++;
         if (k == CP_CC_COUNT)
             return cp_jfail(c, cl->string,
-                            "unknown layer class (known: conv_first, conv_grouped, conv_1x1, conv_3x3, conv_3x3_wide, conv_kxk, "
-                            "conv_large, fc, "
-                            "batchnorm, elementwise, pool, other)");
+                            "unknown layer class (known: conv_first, conv_grouped, conv_1x1, conv_3x3, conv_3x3_wide, "
+                            "conv_kxk, conv_large, fc, batchnorm, elementwise, maxpool, pool, other)");
         size_t mark = cp_jpush_key(c, cl->string);
         if (!cJSON_IsObject(cl))
             return cp_jfail(c, NULL, "must be an object of passes");

@@ -144,7 +144,8 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
     e->time_ms = e->cycles / d->cycles_per_ms; /* Eq. 6-9: C x t_Gclock */
 
     int latency_rounds = full ? lat_full : lat_tail;
-    if (e->launch_cycles + e->tail_cycles > 0.5 * e->cycles / cp_kernel_launches(k) || (latency_rounds && e->dram_cycles < e->sm_cycles))
+    double per_launch = e->cycles / cp_kernel_launches(k);
+    if (e->launch_cycles + e->tail_cycles > 0.5 * per_launch || (latency_rounds && e->dram_cycles < e->sm_cycles))
         e->bound = CP_BOUND_LATENCY;
     else
         e->bound = e->memory_intensive ? CP_BOUND_MEMORY : CP_BOUND_COMPUTE;

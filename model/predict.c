@@ -53,7 +53,7 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
         /* depthwise: one input channel a group (the calibration set's
          * MobileNet-v2); other grouped layers run dense kernels group by group
          * or a grouped GEMM (layers/conv.c) and take their filter's class */
-        if (l->groups > 1 && l->in[0].c == l->groups)
+        if (cp_layer_depthwise(l))
             return CP_CC_CONV_GROUPED;
         if (l->kh == 1 && l->kw == 1)
             return CP_CC_CONV_1X1;

@@ -558,8 +558,8 @@ static void explain_kernel(FILE *f, const cp_prediction *p, const cp_task *t, in
             e->sm_cycles, e->dram_cycles, e->tail_cycles, e->launch_cycles, e->cycles / launches);
     if (launches > 1)
         fprintf(f, ", x %.0f launches = %.0f cycles", launches, e->cycles);
-    fprintf(f, "\n%*s  %.3f GFLOP, %.2f MB DRAM%s\n", ind, "", k->flops * launches / 1e9, k->dram_bytes * launches / 1e6,
-            launches > 1 ? " (all launches)" : "");
+    fprintf(f, "\n%*s  %.3f GFLOP, %.2f MB DRAM%s\n", ind, "", k->flops * launches / 1e9,
+            k->dram_bytes * launches / 1e6, launches > 1 ? " (all launches)" : "");
 }
 
 static void explain_node(FILE *f, const cp_prediction *p, int idx, int depth, const char *only)
