@@ -651,6 +651,23 @@ static bool on_fma_lanes(const cp_layer *l, cp_pass pass, const cp_exec *x)
  * cudnnFind would pick it, which is where those engines come from. */
 static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err);
 
+/* cuDNN's depthwise engine 0 (FP32 and TF32, and 16 bits with a stride)
+ * takes about 1.0 ps per output and filter tap on an H100 however the layer
+ * is shaped: 0.98-1.07 over the calibration set's MobileNet-v2 FP32 3x3
+ * forwards (32 to 960 channels, 7x7 to 112x112; validation/h100/graph-api/),
+ * its data gradients 1.42-1.46 per input pixel and tap with or without a
+ * stride. At 528 schedulers and 1.98 GHz that is ~33 issue slots per warp's
+ * multiply-add: bound by its latency, not its arithmetic or bytes, its time
+ * follows the taps. The 16-bit stride-1 engines (57, 62) run at 0.3-0.9 ps
+ * and keep the plain two slots, their class calibration the rest. */
+#define DEPTHWISE_ENGINE0_SLOTS_PER_MAC 33.0
+
+static double direct_slots_per_mac(const cp_layer *l, const cp_exec *x)
+{
+    bool engine0 = x->prec == CP_PREC_FP32 || x->prec == CP_PREC_TF32 || l->sh > 1 || l->sw > 1;
+    return engine0 ? DEPTHWISE_ENGINE0_SLOTS_PER_MAC : 2.0;
+}
+
 /* FP32 grouped (not depthwise) through the graph API: one group's dense
  * convolution, launched once per group. */
 static int group_by_group(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
@@ -683,15 +700,20 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     if (graph_grouped && x->prec == CP_PREC_FP32) {
         nk = group_by_group(l, pass, x, out, max, err);
     } else if (l->groups > 1 && !graph_grouped && cin < DIRECT_MAX_GROUP_CHANNELS) {
-        double outs = n * cp_shape_elems(o);
+        double outs = n * cp_shape_elems(o), slots = direct_slots_per_mac(l, x);
         if (pass == CP_PASS_FWD)
-            out[nk++] = cp_direct_conv_kernel(x->dev, x->prec, "conv_direct_fprop", outs, cin * rs, xb + wbytes, yb);
+            out[nk++] = cp_direct_conv_kernel(x->dev, x->prec, "conv_direct_fprop", outs, cin * rs, slots,
+                                              xb + wbytes, yb);
         else if (pass == CP_PASS_BWD_DATA)
+            /* every tap for every input pixel, whatever the stride: the
+             * calibration set's strided depthwise data gradients take as
+             * long per input pixel as its stride-1 ones (MobileNet-v2, H100
+             * FP32: 1.42 and 1.46 ps per pixel and tap) */
             out[nk++] = cp_direct_conv_kernel(x->dev, x->prec, "conv_direct_dgrad", n * cp_shape_elems(in),
-                                              cout * rs / ((double)l->sh * l->sw), yb + wbytes, xb);
+                                              cout * rs, slots, yb + wbytes, xb);
         else
-            out[nk++] = cp_direct_conv_kernel(x->dev, x->prec, "conv_direct_wgrad", outs, cin * rs, xb + yb,
-                                              wbytes);
+            out[nk++] = cp_direct_conv_kernel(x->dev, x->prec, "conv_direct_wgrad", outs, cin * rs, slots,
+                                              xb + yb, wbytes);
     } else if (on_fma_lanes(l, pass, x)) {
         nk = gemm_on(l, pass, x, CP_PREC_FP32, out, max, err);
     } else if (winograd_fits(l, pass, x) || fft_fits(l, x)) {

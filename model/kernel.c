@@ -219,17 +219,20 @@ cp_kernel cp_tiny_block_kernel(const cp_device *d, cp_precision p, const char *n
 }
 
 cp_kernel cp_direct_conv_kernel(const cp_device *d, cp_precision p, const char *name, double outputs,
-                                double macs_per_out, double bytes_in, double bytes_out)
+                                double macs_per_out, double slots_per_mac, double bytes_in, double bytes_out)
 {
-    /* A thread computes enough outputs for a few dozen multiply-adds (a
-     * strided depthwise backward has only ~2 per output); the window comes
-     * from shared memory, one operand load per multiply-add. */
+    /* A thread computes enough outputs for a few dozen multiply-adds; the
+     * window comes from shared memory, one operand load per multiply-add,
+     * and each multiply-add holds the schedulers slots_per_mac issue slots
+     * in all (at least those two; stalls counted as slots, as model/wgrad.c
+     * does). */
     double per_thread = cp_cdiv(32.0, dmax(macs_per_out, 1.0));
     cp_kernel k = cp_stream_kernel(d, p, name, outputs / per_thread * STREAM_VEC, bytes_in, bytes_out,
                                    2.0 * outputs * macs_per_out);
     double per_block = outputs / (double)k.blocks;
     k.L = per_block * macs_per_out / d->warp_size;
     k.M = k.L;
+    k.other += dmax(slots_per_mac - 2.0, 0.0) * k.L;
     k.sm_bytes = 128;
     k.smem = 8192;
     k.regs = 40;

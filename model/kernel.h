@@ -218,7 +218,8 @@ cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name,
 
 /* A direct (depthwise or small-group) convolution: each output element does
  * `macs_per_out` multiply-adds on the FMA pipe from a window held in shared
- * memory. */
+ * memory, each holding the schedulers `slots_per_mac` issue slots (2: its
+ * operand load and its FMA, nothing waiting). */
 /* A per-channel kernel, as cuDNN's batch normalisation for NCHW tensors
  * runs: one block per channel walks that channel's per_channel elements of
  * every image, so fewer channels than SMs leave SMs idle and each block's
@@ -234,7 +235,7 @@ cp_kernel cp_channel_kernel(const cp_device *d, cp_precision p, const char *name
                             double flops);
 
 cp_kernel cp_direct_conv_kernel(const cp_device *d, cp_precision p, const char *name, double outputs,
-                                double macs_per_out, double bytes_in, double bytes_out);
+                                double macs_per_out, double slots_per_mac, double bytes_in, double bytes_out);
 
 /* Which tile cuDNN's wgrad_alg0_engine takes: cudnnFind's heuristic over
  * the legacy API, or the graph API's engine 20 (PyTorch's path). */
