@@ -73,6 +73,14 @@ static double flops(const cp_layer *l, cp_pass pass, int batch)
 /* Thin groups (depthwise): fewer than this many channels per group. */
 #define DIRECT_MAX_GROUP_CHANNELS 8
 
+/* A grouped layer that is not depthwise, on PyTorch's path: group by group
+ * in FP32, one grouped GEMM between NHWC transposes in 16 bits ("grouped
+ * convolutions" below). */
+static bool graph_grouped(const cp_layer *l, const cp_exec *x)
+{
+    return l->groups > 1 && !cp_layer_depthwise(l) && x->algos == CP_ALGOS_PYTORCH;
+}
+
 /* FP32 1x1 weight gradients run cuDNN's own kernels (model/wgrad.c), not a
  * CUTLASS-like GEMM, through either API: Nsight Compute on 1x1
  * microbenchmarks (validation/layerbench-h100/ncu/, wgrad1x1/). Over the
@@ -317,6 +325,13 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, d
 #define FFT_MIN_TILE 16        /* the smallest transform measured */
 #define FFT_COMPLEX_BYTES 8.0
 
+/* tile positions of an h x w output plane for t x t transforms of an
+ * l->kh x l->kw filter */
+static double fft_positions(const cp_layer *l, int t, int h, int w)
+{
+    return cp_cdiv(h, t - l->kh + 1) * cp_cdiv(w, t - l->kw + 1);
+}
+
 /* complex outputs of a real 2-D FFT of t x t points */
 static double fft_bins(int t) { return (double)t * (t / 2 + 1); }
 /* 5/2 n log2 n flops for n = t x t real points */
@@ -372,6 +387,14 @@ static int fft_tile(const cp_layer *l, cp_pass pass, const cp_exec *x, int h, in
     return t;
 }
 
+/* The transform of the cin x cout filters (r x s taps each) to t x t. */
+static cp_kernel fft_filter_kernel(const cp_layer *l, const cp_exec *x, double filters, int t)
+{
+    double rs = (double)l->kh * l->kw, b = cp_precision_bytes(x->prec);
+    return cp_stream_kernel(x->dev, x->prec, "fft_filter", filters * fft_bins(t), rs * filters * b,
+                            filters * fft_bins(t) * FFT_COMPLEX_BYTES, fft_tile_flops(t) * filters);
+}
+
 /* PyTorch's path runs a data gradient on planes larger than one tile as
  * engine 50, which goes through the tile positions one after another: per
  * position an r2c over that position's tile of every image and channel, the
@@ -422,14 +445,12 @@ static int fft_kernels_by_position(const cp_layer *l, const cp_exec *x, double n
 {
     const cp_device *d = x->dev;
     int t = FFT_TILE;
-    double b = cp_precision_bytes(x->prec), rs = (double)l->kh * l->kw;
-    double positions = cp_cdiv(h, t - l->kh + 1) * cp_cdiv(w, t - l->kw + 1);
+    double positions = fft_positions(l, t, h, w);
     double bins = fft_bins(t), per = bins * FFT_COMPLEX_BYTES, filters = cin * cout, tf = fft_tile_flops(t);
     /* each position reads its tile with the halo its neighbours read too */
     double window = (double)t * t / ((double)(t - l->kh + 1) * (t - l->kw + 1));
     int k = 0;
-    out[k++] = cp_stream_kernel(d, x->prec, "fft_filter", filters * bins, rs * filters * b, filters * per,
-                                tf * filters);
+    out[k++] = fft_filter_kernel(l, x, filters, t);
     out[k] = fft_transform_kernel(d, x->prec, "fft_input", n * cin, in_bytes * window / positions, n * cin * per,
                                   tf * n * cin);
     out[k++].repeat = positions;
@@ -459,7 +480,7 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double
     if (fft_by_position(pass, x, t))
         return fft_kernels_by_position(l, x, n, cin, cout, h, w, in_bytes, out_bytes, out, max, err);
     double b = cp_precision_bytes(x->prec), rs = (double)l->kh * l->kw;
-    double tiles = n * cp_cdiv(h, t - l->kh + 1) * cp_cdiv(w, t - l->kw + 1);
+    double tiles = n * fft_positions(l, t, h, w);
     double bins = fft_bins(t), per = bins * FFT_COMPLEX_BYTES, filters = cin * cout, tf = fft_tile_flops(t);
     double volume = (tiles * cin + filters + tiles * cout) * per;
     int k = 0;
@@ -471,8 +492,7 @@ static int fft_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, double
         out[k++] = cp_tiny_block_kernel(d, x->prec, "fft_flip_filter", filters, (int)rs, rs * filters * b,
                                         rs * filters * b);
     if (!wgrad)
-        out[k++] = cp_stream_kernel(d, x->prec, "fft_filter", filters * bins, rs * filters * b, filters * per,
-                                    tf * filters);
+        out[k++] = fft_filter_kernel(l, x, filters, t);
     else
         out[k++] = cp_stream_kernel(d, x->prec, "fft_grad", tiles * cout * bins, out_bytes, tiles * cout * per,
                                     tf * tiles * cout);
@@ -577,7 +597,7 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
 {
     double eb = cp_precision_bytes(x->prec);
     cp_shape in = l->in[0], o = l->out;
-    if (x->prec == CP_PREC_FP32 || (l->groups != 1 && (cp_layer_depthwise(l) || x->algos != CP_ALGOS_PYTORCH)))
+    if (x->prec == CP_PREC_FP32 || (l->groups != 1 && !graph_grouped(l, x)))
         return nk;
     if (l->kh == 1 && l->kw == 1 && l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) && !plane_misaligned(o, eb))
         return nk;
@@ -696,10 +716,10 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     double wbytes = (double)l->params * cp_precision_bytes(x->prec);
     double xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
     int nk = 0;
-    bool graph_grouped = l->groups > 1 && !cp_layer_depthwise(l) && x->algos == CP_ALGOS_PYTORCH;
-    if (graph_grouped && x->prec == CP_PREC_FP32) {
+    bool by_graph = graph_grouped(l, x);
+    if (by_graph && x->prec == CP_PREC_FP32) {
         nk = group_by_group(l, pass, x, out, max, err);
-    } else if (l->groups > 1 && !graph_grouped && cin < DIRECT_MAX_GROUP_CHANNELS) {
+    } else if (l->groups > 1 && !by_graph && cin < DIRECT_MAX_GROUP_CHANNELS) {
         double outs = n * cp_shape_elems(o), slots = direct_slots_per_mac(l, x);
         if (pass == CP_PASS_FWD)
             out[nk++] = cp_direct_conv_kernel(x->dev, x->prec, "conv_direct_fprop", outs, cin * rs, slots,

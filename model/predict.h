@@ -73,6 +73,9 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
  * and its --workspace-mb 0 (no workspace) where 0 means "not given". */
 #define CP_HARNESS_WORKSPACE_MB 8192.0
 #define CP_NO_WORKSPACE_MB 1e-9
+/* The limit for a --workspace-mb or provenance.workspace_limit_mib of mib
+ * (>= 0): 0 is no workspace at all. */
+static inline double cp_workspace_limit_mb(double mib) { return mib > 0 ? mib : CP_NO_WORKSPACE_MB; }
 /* And with the convolution workspace cuDNN may use, MiB: an algorithm whose
  * workspace exceeds it is not a candidate (layers/conv.c). Negative: no
  * limit, as PyTorch's benchmark mode takes whatever memory is free. */

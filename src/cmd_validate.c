@@ -294,9 +294,8 @@ static int read_config(cp_jctx *c, const cJSON *root, run_config *rc)
     const cJSON *launch = cp_jget(cp_jget(root, "provenance"), "launch");
     rc->graph_launch = cJSON_IsString(launch) && strcmp(launch->valuestring, "graph") == 0;
     const cJSON *ws = cp_jget(cp_jget(root, "provenance"), "workspace_limit_mib");
-    rc->workspace_mb = !cJSON_IsNumber(ws) || !(ws->valuedouble >= 0) ? CP_HARNESS_WORKSPACE_MB
-                       : ws->valuedouble > 0                           ? ws->valuedouble
-                                                                       : CP_NO_WORKSPACE_MB;
+    rc->workspace_mb = cJSON_IsNumber(ws) && ws->valuedouble >= 0 ? cp_workspace_limit_mb(ws->valuedouble)
+                                                                   : CP_HARNESS_WORKSPACE_MB;
     rc->comm = "none";
     rc->overlap = true;
     rc->bucket_mb = 25;

@@ -37,7 +37,7 @@ int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, in
             return cp_bad("--workspace-mb %s: a limit of cnnperf-measure's (harness mode); PyTorch takes what "
                           "memory is free",
                           o->workspace_mb);
-        *workspace_mb = mb > 0 ? mb : CP_NO_WORKSPACE_MB;
+        *workspace_mb = cp_workspace_limit_mb(mb);
     }
     if (o->eager_profile && *mode != CP_MODE_EAGER)
         return cp_bad("--eager-profile %s: host costs are for --mode eager", o->eager_profile);
