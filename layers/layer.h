@@ -90,6 +90,10 @@ struct cp_layer_kind {
     double (*flops)(const cp_layer *l, cp_pass pass, int batch);
     /* The kernels the pass launches; returns how many (0 for none) or -1. */
     int (*kernels)(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err);
+    /* How training holds the layer's tensors (model/memory.c; cnnperf-measure
+     * allocates by the same flags). */
+    bool grad_by_reference; /* backward hands dy on to its inputs as it is (add, flatten) */
+    bool aliases_input;     /* the output is the input's memory (flatten) */
 };
 
 /* Kind lookup by JSON name; NULL if unknown. */

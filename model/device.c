@@ -69,6 +69,8 @@ static const field fields[] = {
     D(dram_bandwidth_gbs, 1e-3, 1e7),
     D(dram_efficiency, 0.01, 1),
     D(dram_size_gb, 1e-3, 1e6),
+    {"dram_usable_gib", offsetof(cp_device, dram_usable_gib), 0, 1e-3, 1e6, 1, 0},
+    {"runtime_memory_mib", offsetof(cp_device, runtime_memory_mib), 0, 0, 1e6, 1, 0},
     D(l2_size_mb, 0, 1e6),
     D(l2_bandwidth_gbs, 1e-3, 1e8),
     D(global_latency_cycles, 0, 1e6),

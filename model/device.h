@@ -53,6 +53,8 @@ typedef struct {
     double dram_bandwidth_gbs;
     double dram_efficiency;
     double dram_size_gb;
+    double dram_usable_gib;    /* cudaMemGetInfo's total (0: unmeasured, dram_size_gb is used) */
+    double runtime_memory_mib; /* CUDA context and library handles (0: unmeasured) */
     double l2_size_mb;
     double l2_bandwidth_gbs;
     double global_latency_cycles;

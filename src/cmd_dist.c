@@ -160,6 +160,9 @@ int cp_cmd_predict_distributed(const cp_options *o)
     if (cp_predict_distributed(&s.net, &s.cl, &s.cfg, &cache, &p, &err)) {
         rc = cp_bad("%s", err.msg);
     } else {
+        /* each worker holds what one GPU's harness run holds (NCCL's buffers besides) */
+        for (int g = 0; g < p.n_groups && s.cfg.mode == CP_MODE_HARNESS; g++)
+            cp_report_memory_warning(p.group[g], "predict");
         rc = cp_write_result(o->output, o->explain ? put_dist_explain : put_dist, &p, s.fmt);
         if (!rc && o->trace)
             rc = cp_write_result(o->trace, put_dist_trace, &p, 0);

@@ -97,6 +97,8 @@ static int cmd_predict(int argc, char **argv)
         rc = cp_bad("%s", err.msg);
     } else {
         explain_layer = o.layer;
+        if (mode == CP_MODE_HARNESS)
+            cp_report_memory_warning(&p, "predict");
         rc = o.explain ? cp_write_result(o.output, put_explain, &p, 0)
                        : cp_write_result(o.output, put_prediction, &job, fmt);
         if (!rc && o.trace)

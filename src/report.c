@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "../model/memory.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,6 +320,47 @@ static void eager_text(FILE *f, const cp_eager *e)
     fprintf(f, "  %.1f images/s\n", e->images_per_s);
 }
 
+/* The harness's memory footprint (model/memory.h), GiB. */
+static void memory_json(cJSON *o, const cp_prediction *p)
+{
+    cp_memory m;
+    cp_memory_harness(p->net, p->dev, p->batch, p->prec, &m);
+    const double gib = 1073741824.0;
+    cJSON *j = cJSON_AddObjectToObject(o, "memory");
+    cJSON_AddNumberToObject(j, "total_gib", m.total / gib);
+    cJSON_AddNumberToObject(j, "params_gib", m.params / gib);
+    cJSON_AddNumberToObject(j, "activations_gib", m.activations / gib);
+    cJSON_AddNumberToObject(j, "gradients_gib", m.gradients / gib);
+    cJSON_AddNumberToObject(j, "runtime_gib", m.runtime / gib);
+    cJSON_AddNumberToObject(j, "device_gib", m.device / gib);
+    cJSON_AddBoolToObject(j, "fits", m.fits);
+    cJSON_AddStringToObject(j, "scope", "one worker as cnnperf-measure trains it, without cuDNN's workspace "
+                                        "(sized to what is left)");
+}
+
+static void memory_text(FILE *f, const cp_prediction *p)
+{
+    cp_memory m;
+    cp_memory_harness(p->net, p->dev, p->batch, p->prec, &m);
+    const double gib = 1073741824.0;
+    fprintf(f, "  memory: %.1f GiB of %.1f (activations %.1f, their gradients %.1f, parameters %.1f, CUDA and "
+               "libraries %.1f; cuDNN's workspace takes what is left)%s\n",
+            m.total / gib, m.device / gib, m.activations / gib, m.gradients / gib, m.params / gib, m.runtime / gib,
+            m.fits ? "" : ": DOES NOT FIT");
+}
+
+void cp_report_memory_warning(const cp_prediction *p, const char *what)
+{
+    cp_memory m;
+    cp_memory_harness(p->net, p->dev, p->batch, p->prec, &m);
+    if (!m.fits)
+        fprintf(stderr,
+                "cnnperf %s: warning: %s at batch %d in %s needs %.1f GiB on %s, which has %.1f: the time is "
+                "for a run that cannot start (a smaller batch would fit)\n",
+                what, p->net->name, p->batch, cp_precision_name(p->prec), m.total / 1073741824.0, p->dev->name,
+                m.device / 1073741824.0);
+}
+
 int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e, cp_format fmt)
 {
     if (fmt == CP_FMT_JSON) {
@@ -348,7 +391,9 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
         }
         if (e)
             eager_json(o, e);
-        else if (p->timeline >= 0) { /* the calibration's host costs: measurements name it host_issue_ms */
+        else
+            memory_json(o, p);
+        if (!e && p->timeline >= 0) { /* the calibration's host costs: measurements name it host_issue_ms */
             cJSON_AddNumberToObject(o, "host_issue_ms", p->host_ms);
             cJSON_AddNumberToObject(o, "kernels_ms", p->kernels_ms);
             cJSON_AddBoolToObject(o, "host_bound", p->host_bound);
@@ -403,6 +448,8 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
         fprintf(f, "  analytic model, no layer-pass calibration for %s\n", p->dev->id);
     if (e)
         eager_text(f, e);
+    else
+        memory_text(f, p);
     return ferror(f) ? -1 : 0;
 }
 

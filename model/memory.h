@@ -1,0 +1,42 @@
+/* memory: the GPU memory one data-parallel worker needs to train a network
+ * the way the harness (cnnperf-measure) trains it, and whether that fits.
+ *
+ * A time for a configuration that cannot run is a wrong answer, so predict
+ * reports this beside the time. The harness keeps every layer's output for
+ * the backward pass and an output gradient for every layer that needs one
+ * of its own (a layer whose single reader hands its gradient on as it is,
+ * an add or a flatten, shares that reader's); parameters as FP32 master
+ * weights, FP32 momentum, gradients in the training precision and, in 16-bit
+ * training, a 16-bit copy (batch norm's stay FP32). The CUDA context and the
+ * libraries' handles come on top (`runtime`, measured). cuDNN's workspace is
+ * not counted: the harness sizes it to what is left after all of this
+ * (train.c, cm_net_build), so it never makes a run fail; it does not fit
+ * when the rest and the 256 MiB it leaves free exceed the GPU's memory.
+ *
+ * PyTorch's eager training holds other tensors (autograd keeps what each
+ * operator saves, its allocator caches) and is not modelled. */
+#ifndef CP_MEMORY_H
+#define CP_MEMORY_H
+
+#include <stdbool.h>
+
+#include "../networks/network.h"
+#include "device.h"
+
+/* What the harness leaves free before it sizes the workspace (train.c). */
+#define CP_MEMORY_RESERVE_BYTES (256.0 * 1048576.0)
+
+typedef struct {
+    double params;      /* master weights, momentum, gradients, 16-bit copies */
+    double activations; /* every layer's output, the input batch, labels and losses */
+    double gradients;   /* output gradients with a buffer of their own, and the scratch buffer */
+    double runtime;     /* CUDA context, cuDNN and cuBLAS handles (the device profile's, measured) */
+    double total;       /* the four above: all but the workspace */
+    double device;      /* what the GPU offers (cudaMemGetInfo's total) */
+    bool fits;          /* total + CP_MEMORY_RESERVE_BYTES <= device */
+} cp_memory;
+
+/* The footprint of one worker training `net` at `batch` images in `prec`. */
+void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
+
+#endif
