@@ -47,7 +47,9 @@ static void reserve_bias_part(cm_gpu *g, cp_shape out)
         return;
     if (g->bias_part)
         cudaCheck(cudaFree(g->bias_part));
+    cm_allocated_bytes -= g->bias_part_bytes;
     cudaCheck(cudaMalloc((void **)&g->bias_part, part));
+    cm_allocated_bytes += part;
     g->bias_part_bytes = part;
 }
 
@@ -710,22 +712,22 @@ static void no_setup(cm_net *n, cm_layer *L)
 }
 
 static const cm_kind kinds[] = {
-    /* name, setup, tune, forward, backward_data, backward_weight, joint, passes, aliases */
-    {"conv", conv_setup, conv_tune, conv_forward, conv_backward_data, conv_backward_weight, false, false, false},
-    {"fc", fc_setup, NULL, fc_forward, fc_backward_data, fc_backward_weight, false, false, false},
-    {"maxpool", pool_setup, NULL, pool_forward, pool_backward_data, NULL, false, false, false},
-    {"avgpool", pool_setup, NULL, pool_forward, pool_backward_data, NULL, false, false, false},
-    {"global_avgpool", pool_setup, NULL, pool_forward, pool_backward_data, NULL, false, false, false},
-    {"adaptive_avgpool", pool_setup, NULL, pool_forward, pool_backward_data, NULL, false, false, false},
-    {"relu", act_setup, NULL, act_forward, act_backward_data, NULL, false, false, false},
-    {"relu6", act_setup, NULL, act_forward, act_backward_data, NULL, false, false, false},
-    {"batchnorm", bn_setup, NULL, bn_forward, bn_backward, bn_backward, true, false, false},
-    {"lrn", lrn_setup, NULL, lrn_forward, lrn_backward_data, NULL, false, false, false},
-    {"dropout", dropout_setup, NULL, dropout_forward, dropout_backward_data, NULL, false, false, false},
-    {"softmax", softmax_setup, NULL, softmax_forward, softmax_backward_data, NULL, false, false, false},
-    {"concat", no_setup, NULL, concat_forward, concat_backward_data, NULL, false, false, false},
-    {"add", add_setup, NULL, add_forward, pass_backward_data, NULL, false, true, false},
-    {"flatten", no_setup, NULL, NULL, pass_backward_data, NULL, false, true, true},
+    /* name, setup, tune, forward, backward_data, backward_weight, joint */
+    {"conv", conv_setup, conv_tune, conv_forward, conv_backward_data, conv_backward_weight, false},
+    {"fc", fc_setup, NULL, fc_forward, fc_backward_data, fc_backward_weight, false},
+    {"maxpool", pool_setup, NULL, pool_forward, pool_backward_data, NULL, false},
+    {"avgpool", pool_setup, NULL, pool_forward, pool_backward_data, NULL, false},
+    {"global_avgpool", pool_setup, NULL, pool_forward, pool_backward_data, NULL, false},
+    {"adaptive_avgpool", pool_setup, NULL, pool_forward, pool_backward_data, NULL, false},
+    {"relu", act_setup, NULL, act_forward, act_backward_data, NULL, false},
+    {"relu6", act_setup, NULL, act_forward, act_backward_data, NULL, false},
+    {"batchnorm", bn_setup, NULL, bn_forward, bn_backward, bn_backward, true},
+    {"lrn", lrn_setup, NULL, lrn_forward, lrn_backward_data, NULL, false},
+    {"dropout", dropout_setup, NULL, dropout_forward, dropout_backward_data, NULL, false},
+    {"softmax", softmax_setup, NULL, softmax_forward, softmax_backward_data, NULL, false},
+    {"concat", no_setup, NULL, concat_forward, concat_backward_data, NULL, false},
+    {"add", add_setup, NULL, add_forward, pass_backward_data, NULL, false},
+    {"flatten", no_setup, NULL, NULL, pass_backward_data, NULL, false},
 };
 
 const cm_kind *cm_kind_find(const char *name)

@@ -17,8 +17,7 @@ typedef struct cm_kind {
     void (*backward_data)(cm_net *n, cm_layer *L);
     void (*backward_weight)(cm_net *n, cm_layer *L);
     bool joint_backward; /* backward_data also writes the weight gradients (cuDNN batch norm) */
-    bool passes_grad;    /* backward hands dy to the inputs by reference (add, flatten) */
-    bool aliases_input;  /* the output is the input's memory (flatten) */
+    /* which buffers a layer shares: its model kind's grad_by_reference and aliases_input (layers/layer.h) */
 } cm_kind;
 
 /* NULL for a kind this backend does not implement. */

@@ -129,6 +129,12 @@ cJSON *cm_provenance(const cm_net *n, const cm_run_info *run)
     cJSON_AddStringToObject(o, "conv_api", run->conv_api ? run->conv_api : "legacy");
     cJSON_AddNumberToObject(o, "workspace_limit_mib", run->workspace_mb);
     cJSON_AddNumberToObject(o, "workspace_used_mib", (double)g->workspace_size / 1048576.0);
+    /* after the timed iterations: all this process holds on the GPU (context,
+     * libraries, tensors, workspace), and the harness's own buffers of it */
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
+        cJSON_AddNumberToObject(o, "memory_used_mib", (double)(total_b - free_b) / 1048576.0);
+    cJSON_AddNumberToObject(o, "memory_harness_mib", (double)cm_allocated_bytes / 1048576.0);
     cJSON_AddNumberToObject(o, "setup_s", run->setup_s);
     cJSON_AddNumberToObject(o, "sgd_lr", n->lr);
     cJSON_AddNumberToObject(o, "sgd_momentum", n->momentum);

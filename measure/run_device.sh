@@ -1433,6 +1433,66 @@ ncu_profile() {
     done <<<"$NCU_CONFIGS"
 }
 
+# MODE=memcheck (session 28): the memory footprint predict reports (model/memory.c) against cnnperf-measure's
+# own (memory_used_mib, memory_harness_mib), graph API, 1 warm-up and 2 timed iterations (only the memory is
+# read). First LeNet-5 (its tensors take under 20 MiB: what the runtime holds), then networks of every
+# structure, then pairs at the H100's edge chosen before the call with the model of this commit: one batch
+# predicted to fit (70-79 GiB of 79.2) and one predicted not to (80-90 GiB), which should fail to allocate.
+MEMCHECK_CONFIGS="
+lenet5 64 fp32
+lenet5 64 fp16
+alexnet 128 fp32
+resnet50 64 fp32
+googlenet 64 fp32
+densenet121 64 fp16
+vgg16 64 fp16
+mobilenet_v2 64 fp16
+inception_v3 32 fp32
+resnet152 136 fp32
+resnet152 152 fp32
+wide_resnet50_2 224 fp32
+wide_resnet50_2 240 fp32
+resnet50 288 fp32
+resnet50 320 fp32
+densenet169 176 fp32
+resnext50_32x4d 240 fp32"
+
+# memcheck CONFIGS: each configuration once; its exit status and last error lines kept, the prediction beside it
+memcheck() {
+    RES=$BUILD/results/memcheck
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    local net batch prec tag rc
+    while read -r net batch prec; do
+        [ -n "$net" ] || continue
+        tag=$net-b$batch-$prec
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "memcheck $tag skipped: past the ${DEADLINE} s budget"; continue; }
+        say "memcheck $tag"
+        rc=0
+        timeout 150 "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" --warmup 1 --iters 2 \
+            --conv-api graph -o "$RES/measure-$tag.json" </dev/null >/dev/null 2>"$RES/stderr-$tag.txt" || rc=$?
+        echo "$tag $rc" >>"$RES/status.txt"
+        [ "$rc" = 0 ] || tail -3 "$RES/stderr-$tag.txt"
+        "$PREDICT" predict --network "$net" --device "$DEV" --batch "$batch" --precision "$prec" --conv-api graph \
+            --format json -o "$RES/predict-$tag.json" </dev/null 2>/dev/null || fail "predict $tag"
+        bundle
+    done <<<"$1"
+    python3 - "$RES" <<'PYEOF' | tee "$RES/summary.txt"
+import json, os, sys
+res = sys.argv[1]
+print(f"{'configuration':28} {'exit':>4} {'predicted GiB':>13} {'fits':>5} {'used GiB':>9} {'harness GiB':>11} {'workspace GiB':>13}")
+for line in open(os.path.join(res, "status.txt")):
+    tag, rc = line.split()
+    p = json.load(open(os.path.join(res, f"predict-{tag}.json")))["memory"]
+    used = harness = ws = float("nan")
+    f = os.path.join(res, f"measure-{tag}.json")
+    if rc == "0" and os.path.exists(f):
+        pr = json.load(open(f))["provenance"]
+        used, harness, ws = pr["memory_used_mib"] / 1024, pr["memory_harness_mib"] / 1024, pr["workspace_used_mib"] / 1024
+    print(f"{tag:28} {rc:>4} {p['total_gib']:13.2f} {str(p['fits']):>5} {used:9.2f} {harness:11.2f} {ws:13.2f}")
+PYEOF
+}
+
 main() {
     setup || return
     [ -x "${MEASURE:-}" ] || return
@@ -1599,6 +1659,8 @@ resnet50 64 fp32 ps2"
         graph_holdout holdout28 "$HOLDOUT28_CONFIGS" "--warmup 3 --iters 10" ;;
     torchholdout28) # session 27: the same configurations in PyTorch, the call's own eager costs first
         torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
+    memcheck) # session 28: predicted memory footprints and fits against cnnperf-measure's (MEMCHECK_CONFIGS)
+        memcheck "$MEMCHECK_CONFIGS" ;;
     holdout29) # session 27: every evaluation network once through the graph API with the final model
         # (HOLDOUT29_CONFIGS), predicted in the call
         graph_holdout holdout29 "$HOLDOUT29_CONFIGS" "--warmup 3 --iters 10" ;;

@@ -34,12 +34,15 @@ size_t cm_dtype_size(cm_dtype t)
     return t == CM_F32 ? 4 : 2;
 }
 
+size_t cm_allocated_bytes;
+
 void *cm_alloc(size_t bytes)
 {
     void *p = NULL;
     if (bytes == 0)
         return NULL;
     cudaCheck(cudaMalloc(&p, bytes));
+    cm_allocated_bytes += bytes;
     cudaCheck(cudaMemset(p, 0, bytes));
     return p;
 }
@@ -385,6 +388,7 @@ static void flatten_params(cm_net *n)
         cudaCheck(cudaFree(L->w32));
         cudaCheck(cudaFree(L->v32));
         cudaCheck(cudaFree(L->g));
+        cm_allocated_bytes -= np * (2 * sizeof(float) + e + (L->ptype != CM_F32 ? e : 0));
         L->w32 = f->w32 + o;
         L->v32 = f->v32 + o;
         L->g = (char *)f->g + o * e;
@@ -489,7 +493,7 @@ void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net)
         L->y_bytes = (size_t)B * (size_t)cp_shape_elems(l->out) * g->elt;
         if (L->y_bytes > biggest)
             biggest = L->y_bytes;
-        L->y = L->kind->aliases_input ? (void *)cm_input(n, L, 0) : cm_alloc(L->y_bytes);
+        L->y = l->kind->aliases_input ? (void *)cm_input(n, L, 0) : cm_alloc(L->y_bytes);
         L->kind->setup(n, L);
     }
     flatten_params(n);
@@ -500,7 +504,7 @@ void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net)
             continue;
         cm_where = l->name;
         bool seed = l->consumers == 0;
-        bool by_reference = l->consumers == 1 && n->layers[last_consumer[i]].kind->passes_grad;
+        bool by_reference = l->consumers == 1 && n->layers[last_consumer[i]].l->kind->grad_by_reference;
         if (seed || !by_reference)
             L->dy_own = cm_alloc(L->y_bytes);
         if (seed)

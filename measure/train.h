@@ -192,6 +192,10 @@ uint64_t cm_params_checksum(const cm_net *n);
 
 /* Device memory, zeroed; out of memory names cm_where. */
 void *cm_alloc(size_t bytes);
+/* Bytes of device memory the harness's own buffers hold now (cm_alloc's,
+ * less what it has freed): the footprint model/memory.c predicts, plus the
+ * convolution workspace. */
+extern size_t cm_allocated_bytes;
 /* The layer feeding input j, NULL for the network input. */
 cm_layer *cm_producer(cm_net *n, const cm_layer *L, int j);
 const void *cm_input(const cm_net *n, const cm_layer *L, int j);
