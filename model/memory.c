@@ -12,24 +12,51 @@
  * weight; 12 either way (batch norm's FP32 parameters: 4 + 4 + 4). */
 #define PARAM_BYTES 12.0
 
-/* Without a measured "runtime_memory_mib" in the profile: what the CUDA 13
- * context with cuDNN and cuBLAS loaded took on the H100 (devices/h100.json). */
-#define RUNTIME_BYTES_DEFAULT (560.0 * 1048576.0)
+/* Without a measured "runtime_memory_mib" in the profile: the H100's
+ * (devices/h100.json), the same CUDA, cuDNN and cuBLAS. */
+#define RUNTIME_BYTES_DEFAULT (604.0 * 1048576.0)
+
+/* cudaMalloc gives an allocation of 1 MiB or more whole 2 MiB pages and
+ * packs smaller ones together: over nine networks of 23 to 428 layers
+ * (validation/memory-h100/, session 28) the memory a run held beyond its
+ * buffers was LeNet-5's (the runtime's) plus their rounding up so, within
+ * -1 to +46 MiB; without the packing DenseNet-121 FP16's many small
+ * tensors came out 156 MiB over, and ResNet-152's 980 buffers take 1.8 GiB
+ * of rounding. */
+#define CUDA_PAGE_BYTES (2.0 * 1048576.0)
+#define CUDA_PACKED_BELOW (1.0 * 1048576.0)
+
+/* One cudaMalloc of `bytes`: returns them, adds its pages' rounding to *pages. */
+static double alloc(double *pages, double bytes)
+{
+    if (bytes >= CUDA_PACKED_BELOW)
+        *pages += ceil(bytes / CUDA_PAGE_BYTES) * CUDA_PAGE_BYTES - bytes;
+    return bytes;
+}
 
 void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m)
 {
     memset(m, 0, sizeof *m);
     double elt = cp_precision_bytes(prec), n = batch;
     double input = n * cp_shape_elems(net->input) * elt, biggest = input, params = 0, own_grads = 0;
-    m->activations = input + 2 * 4.0 * n; /* the batch, its int labels, the per-image losses */
+    /* the pages' rounding of the activations, the output gradients, the flat
+     * parameter buffers and the layers' own ones (freed once flattened) */
+    double act_pages = 0, grad_pages = 0, flat_pages = 0, layer_pages = 0;
+    /* the batch, its int labels, the per-image losses */
+    m->activations = alloc(&act_pages, input) + alloc(&act_pages, 4.0 * n) + alloc(&act_pages, 4.0 * n);
     for (int i = 0; i < net->n_layers; i++) {
         const cp_layer *l = &net->layers[i];
         double y = n * cp_shape_elems(l->out) * elt;
         biggest = fmax(biggest, y);
         if (!l->kind->aliases_input)
-            m->activations += y;
-        if (l->params > 0)
+            m->activations += alloc(&act_pages, y);
+        if (l->params > 0) {
             params += ceil((double)l->params / FLAT_ALIGN) * FLAT_ALIGN;
+            double np = (double)l->params;
+            alloc(&layer_pages, 4 * np), alloc(&layer_pages, 4 * np), alloc(&layer_pages, elt * np);
+            if (elt != 4)
+                alloc(&layer_pages, elt * np);
+        }
         /* A gradient buffer of its own unless the last layer's loss seeds
          * it, no gradient is wanted, or its one reader passes dy on. */
         bool last_loss = i == net->n_layers - 1 && strcmp(l->kind->name, "softmax") == 0;
@@ -41,16 +68,21 @@ void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, c
                     if (net->layers[j].inputs[k] == i)
                         by_reference = net->layers[j].kind->grad_by_reference;
         if (!last_loss && wants && (l->consumers == 0 || !by_reference))
-            own_grads += y;
+            own_grads += alloc(&grad_pages, y);
     }
+    /* one flat buffer of each kind, every layer's parameters in it */
     m->params = PARAM_BYTES * params;
-    m->gradients = own_grads + biggest; /* the scratch buffer: the largest tensor */
+    alloc(&flat_pages, 4 * params), alloc(&flat_pages, 4 * params), alloc(&flat_pages, elt * params);
+    if (elt != 4)
+        alloc(&flat_pages, elt * params);
+    m->gradients = own_grads + alloc(&grad_pages, biggest); /* the scratch buffer: the largest tensor */
     m->runtime = dev->runtime_memory_mib > 0 ? dev->runtime_memory_mib * 1048576.0 : RUNTIME_BYTES_DEFAULT;
     /* While the harness moves each layer's parameters into one flat buffer
      * both copies exist, before any gradient buffer does (cm_net_build): the
      * peak is the larger of that moment and the end of the build. */
-    double flatten = m->activations + 2 * m->params;
-    double built = m->activations + m->params + m->gradients;
+    double flatten = m->activations + act_pages + 2 * m->params + flat_pages + layer_pages;
+    double built = m->activations + act_pages + m->params + flat_pages + m->gradients + grad_pages;
+    m->pages = built > flatten ? act_pages + flat_pages + grad_pages : act_pages + flat_pages + layer_pages;
     m->total = fmax(flatten, built) + m->runtime;
     m->device = (dev->dram_usable_gib > 0 ? dev->dram_usable_gib : dev->dram_size_gb) * 1073741824.0;
     m->fits = m->total + CP_MEMORY_RESERVE_BYTES <= m->device;

@@ -7,8 +7,9 @@
  * of its own (a layer whose single reader hands its gradient on as it is,
  * an add or a flatten, shares that reader's); parameters as FP32 master
  * weights, FP32 momentum, gradients in the training precision and, in 16-bit
- * training, a 16-bit copy (batch norm's stay FP32). The CUDA context and the
- * libraries' handles come on top (`runtime`, measured). cuDNN's workspace is
+ * training, a 16-bit copy (batch norm's stay FP32). cudaMalloc rounds each
+ * buffer of 1 MiB or more up to whole 2 MiB pages (`pages`), and the CUDA
+ * context and the libraries' handles come on top (`runtime`, measured). cuDNN's workspace is
  * not counted: the harness sizes it to what is left after all of this
  * (train.c, cm_net_build), so it never makes a run fail; it does not fit
  * when the rest and the 256 MiB it leaves free exceed the GPU's memory.
@@ -30,8 +31,9 @@ typedef struct {
     double params;      /* master weights, momentum, gradients, 16-bit copies */
     double activations; /* every layer's output, the input batch, labels and losses */
     double gradients;   /* output gradients with a buffer of their own, and the scratch buffer */
+    double pages;       /* what cudaMalloc's whole pages add to the three above at the peak */
     double runtime;     /* CUDA context, cuDNN and cuBLAS handles (the device profile's, measured) */
-    double total;       /* the four above: all but the workspace */
+    double total;       /* the peak of the five above: all but the workspace */
     double device;      /* what the GPU offers (cudaMemGetInfo's total) */
     bool fits;          /* total + CP_MEMORY_RESERVE_BYTES <= device */
 } cp_memory;

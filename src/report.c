@@ -331,6 +331,7 @@ static void memory_json(cJSON *o, const cp_prediction *p)
     cJSON_AddNumberToObject(j, "params_gib", m.params / gib);
     cJSON_AddNumberToObject(j, "activations_gib", m.activations / gib);
     cJSON_AddNumberToObject(j, "gradients_gib", m.gradients / gib);
+    cJSON_AddNumberToObject(j, "pages_gib", m.pages / gib);
     cJSON_AddNumberToObject(j, "runtime_gib", m.runtime / gib);
     cJSON_AddNumberToObject(j, "device_gib", m.device / gib);
     cJSON_AddBoolToObject(j, "fits", m.fits);
@@ -343,10 +344,10 @@ static void memory_text(FILE *f, const cp_prediction *p)
     cp_memory m;
     cp_memory_harness(p->net, p->dev, p->batch, p->prec, &m);
     const double gib = 1073741824.0;
-    fprintf(f, "  memory: %.1f GiB of %.1f (activations %.1f, their gradients %.1f, parameters %.1f, CUDA and "
-               "libraries %.1f; cuDNN's workspace takes what is left)%s\n",
-            m.total / gib, m.device / gib, m.activations / gib, m.gradients / gib, m.params / gib, m.runtime / gib,
-            m.fits ? "" : ": DOES NOT FIT");
+    fprintf(f, "  memory: %.1f GiB of %.1f (activations %.1f, their gradients %.1f, parameters %.1f, cudaMalloc's "
+               "2 MiB pages %.1f, CUDA and libraries %.1f; cuDNN's workspace takes what is left)%s\n",
+            m.total / gib, m.device / gib, m.activations / gib, m.gradients / gib, m.params / gib, m.pages / gib,
+            m.runtime / gib, m.fits ? "" : ": DOES NOT FIT");
 }
 
 void cp_report_memory_warning(const cp_prediction *p, const char *what)
