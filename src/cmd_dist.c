@@ -8,6 +8,7 @@
 
 #include "../util/atomic_file.h"
 #include "commands.h"
+#include "../model/memory.h"
 #include "report.h"
 #include "trace.h"
 
@@ -320,6 +321,23 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Harness mode: the largest worker's footprint over the cluster's GPU models,
+ * GiB, and whether every worker fits its GPU (model/memory.h); false in
+ * eager mode, which does not model memory. */
+static bool worker_memory(const cp_dist_prediction *p, const cp_dist_config *cfg, double *gib, bool *fits)
+{
+    *gib = 0, *fits = true;
+    if (cfg->mode != CP_MODE_HARNESS)
+        return false;
+    for (int g = 0; g < p->n_groups; g++) {
+        cp_memory m;
+        cp_memory_harness(p->net, p->group_dev[g], cfg->batch, cfg->prec, &m);
+        *gib = fmax(*gib, m.total / 1073741824.0);
+        *fits = *fits && m.fits;
+    }
+    return true;
+}
+
 int cp_cmd_sweep(int argc, char **argv)
 {
     cp_options o = {0};
@@ -355,7 +373,7 @@ int cp_cmd_sweep(int argc, char **argv)
     FILE *f = out.f;
     if (fmt == CP_FMT_CSV)
         fprintf(f, "network,cluster,gpus,batch,precision,comm,iteration_ms,images_per_s,scaling_efficiency,"
-                   "exchange_ms,exposed_exchange_ms,slowest_device\n");
+                   "exchange_ms,exposed_exchange_ms,slowest_device,memory_gib,fits\n");
     else {
         fputs("{\"network\": ", f);
         json_str(f, s.net.name);
@@ -379,6 +397,8 @@ int cp_cmd_sweep(int argc, char **argv)
                         rc = cp_bad("%s", err.msg);
                         break;
                     }
+                    double gib;
+                    bool fits, have_memory = worker_memory(&p, &s.cfg, &gib, &fits);
                     if (fmt == CP_FMT_CSV) {
                         cp_csv_text(f, s.net.name);
                         fputc(',', f);
@@ -387,15 +407,22 @@ int cp_cmd_sweep(int argc, char **argv)
                                 cp_precision_name(s.cfg.prec), cp_comm_name(p.comm), p.iteration_ms, p.images_per_s,
                                 p.scaling_efficiency, p.exchange_ms, p.exposed_exchange_ms);
                         cp_csv_text(f, p.group_dev[p.slowest]->id);
-                        fputc('\n', f);
-                    }
-                    else
+                        if (have_memory)
+                            fprintf(f, ",%.4g,%s\n", gib, fits ? "yes" : "no");
+                        else
+                            fputs(",,\n", f);
+                    } else {
                         fprintf(f, "%s{\"gpus\": %d, \"batch\": %d, \"precision\": \"%s\", \"comm\": \"%s\", "
                                    "\"iteration_ms\": %.6g, \"images_per_s\": %.6g, \"scaling_efficiency\": %.6g, "
-                                   "\"exchange_ms\": %.6g, \"exposed_exchange_ms\": %.6g, \"slowest_device\": \"%s\"}",
+                                   "\"exchange_ms\": %.6g, \"exposed_exchange_ms\": %.6g, \"slowest_device\": \"%s\", ",
                                 done ? ",\n" : "", gpus[g], batch[b], cp_precision_name(s.cfg.prec),
                                 cp_comm_name(p.comm), p.iteration_ms, p.images_per_s, p.scaling_efficiency,
                                 p.exchange_ms, p.exposed_exchange_ms, p.group_dev[p.slowest]->id);
+                        if (have_memory)
+                            fprintf(f, "\"memory_gib\": %.4g, \"fits\": %s}", gib, fits ? "true" : "false");
+                        else
+                            fputs("\"memory_gib\": null, \"fits\": null}", f);
+                    }
                     done++;
                     /* a progress bar once the sweep has run a second */
                     double t = now_s() - t0;
