@@ -38,7 +38,7 @@ static const cp_prediction *single(cp_single_cache *c, const cp_network *net, co
 {
     cp_precision prec = cfg->prec;
     cp_algos algos = cfg->mode == CP_MODE_EAGER ? CP_ALGOS_PYTORCH : cfg->algos;
-    double ws = cfg->mode == CP_MODE_EAGER ? -1 : cfg->workspace_mb > 0 ? cfg->workspace_mb : CP_HARNESS_WORKSPACE_MB;
+    double ws = cp_run_workspace_mb(cfg->mode == CP_MODE_EAGER, cfg->workspace_mb);
     int i = 0;
     while (i < c->n && !(c->e[i].net == net && c->e[i].batch == batch && c->e[i].prec == prec &&
                          c->e[i].p.algos == algos && c->e[i].p.workspace_mb == ws && strcmp(c->e[i].device, d->id) == 0 &&

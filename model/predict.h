@@ -76,6 +76,13 @@ int cp_predict_with(const cp_network *net, const cp_device *dev, int batch, cp_p
 /* The limit for a --workspace-mb or provenance.workspace_limit_mib of mib
  * (>= 0): 0 is no workspace at all. */
 static inline double cp_workspace_limit_mb(double mib) { return mib > 0 ? mib : CP_NO_WORKSPACE_MB; }
+/* The limit a prediction runs with: none (-1) in eager mode, PyTorch's
+ * benchmark mode taking what memory is free; in harness mode limit_mb, or
+ * cnnperf-measure's default where it is 0 (not given). */
+static inline double cp_run_workspace_mb(bool eager, double limit_mb)
+{
+    return eager ? -1 : limit_mb > 0 ? limit_mb : CP_HARNESS_WORKSPACE_MB;
+}
 /* And with the convolution workspace cuDNN may use, MiB: an algorithm whose
  * workspace exceeds it is not a candidate (layers/conv.c). Negative: no
  * limit, as PyTorch's benchmark mode takes whatever memory is free. */

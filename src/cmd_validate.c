@@ -652,7 +652,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     if (r->gpus == 1) {
         cp_prediction p = {0};
         cp_eager x = {0};
-        if (cp_predict_ws(net, &dev, r->batch, rc->prec, algos, eager ? -1 : rc->workspace_mb, &p, &e) ||
+        if (cp_predict_ws(net, &dev, r->batch, rc->prec, algos, cp_run_workspace_mb(eager, rc->workspace_mb), &p, &e) ||
             (eager && cp_eager_run(&p, costs, &x, &e))) {
             rc_ = cp_jfail(c, "precision", "cannot predict: %s", e.msg);
         } else {

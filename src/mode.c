@@ -12,7 +12,7 @@ int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, in
     *mode = CP_MODE_HARNESS;
     *have_costs = 0;
     *algos = CP_ALGOS_FIND;
-    *workspace_mb = CP_HARNESS_WORKSPACE_MB;
+    *workspace_mb = 0; /* not given */
     if (o->mode && cp_mode_parse(o->mode, mode))
         return cp_bad("--mode: expected harness (kernels and launch gaps, as cnnperf-measure) or eager (as PyTorch "
                       "runs it), got '%s'",
@@ -26,8 +26,6 @@ int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, in
                       "API (--conv-api graph)");
     if (!legacy)
         *algos = CP_ALGOS_PYTORCH;
-    if (*mode == CP_MODE_EAGER)
-        *workspace_mb = -1; /* PyTorch's benchmark mode takes what memory is free */
     if (o->workspace_mb) {
         char *end = NULL;
         double mb = strtod(o->workspace_mb, &end);
@@ -39,6 +37,7 @@ int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, in
                           o->workspace_mb);
         *workspace_mb = cp_workspace_limit_mb(mb);
     }
+    *workspace_mb = cp_run_workspace_mb(*mode == CP_MODE_EAGER, *workspace_mb);
     if (o->eager_profile && *mode != CP_MODE_EAGER)
         return cp_bad("--eager-profile %s: host costs are for --mode eager", o->eager_profile);
     if (o->eager_profile) {
