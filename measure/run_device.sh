@@ -1476,6 +1476,23 @@ resnet101 208 fp32
 densenet121 208 fp32
 densenet121 216 fp32"
 
+# MODE=torchmem (session 28): PyTorch's own memory (torch_bench.py's new "memory": peak allocated and reserved
+# over the timed iterations and the warm-up's, cudaMemGetInfo after) beside its time, for the evaluation
+# networks but LeNet-5, VGG-13/19 and ResNet-152, each once: the precision drawn from fp32/fp16 and the batch
+# from the multiples of 8 in 32..128 no one-GPU PyTorch run of that network and precision had used, by
+# Python's random.Random(2026112828) over the networks in name order; rule and list fixed before the call
+TORCHMEM_CONFIGS=$(torch_args "
+alexnet 72 fp16
+densenet169 104 fp32
+googlenet 120 fp32
+mnasnet1_0 64 fp16
+resnet101 120 fp32
+resnet34 88 fp32
+resnet50 72 fp16
+resnext50_32x4d 120 fp32
+vgg16 48 fp32
+wide_resnet50_2 120 fp32")
+
 # memcheck NAME CONFIGS: each "network batch precision [legacy]" once, graph API unless legacy, into
 # results/NAME; its exit status and last error lines kept, the prediction beside it
 memcheck() {
@@ -1683,6 +1700,8 @@ resnet50 64 fp32 ps2"
         torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
     memcheck) # session 28: predicted memory footprints and fits against cnnperf-measure's (MEMCHECK_CONFIGS)
         memcheck memcheck "$MEMCHECK_CONFIGS" ;;
+    torchmem) # session 28: PyTorch's memory and time on configurations no run had used (TORCHMEM_CONFIGS)
+        torch_one "$TORCHMEM_CONFIGS" torchmem ;;
     memcheck2) # session 28: the model after memcheck on configurations no call had run (MEMCHECK2_CONFIGS)
         memcheck memcheck2 "$MEMCHECK2_CONFIGS" ;;
     holdout29) # session 27: every evaluation network once through the graph API with the final model

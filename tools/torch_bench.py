@@ -220,13 +220,30 @@ def bench_network(torch, args, name, precision, ddp=None):
 
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
+    mib = 1 << 20
+    torch.cuda.reset_peak_memory_stats()
+    warm_peak = None
     for i in range(args.warmup + args.iters):
+        if i == args.warmup:  # the warm-up's peak holds cudnn.benchmark's trials; the timed ones are training's own
+            warm_peak = (torch.cuda.max_memory_allocated() / mib, torch.cuda.max_memory_reserved() / mib)
+            torch.cuda.reset_peak_memory_stats()
         start.record()
         iteration()
         end.record()
         end.synchronize()
         if i >= args.warmup:
             times.append(start.elapsed_time(end))
+    free_b, total_b = torch.cuda.mem_get_info()
+    memory = {
+        "peak_allocated_mib": torch.cuda.max_memory_allocated() / mib,
+        "peak_reserved_mib": torch.cuda.max_memory_reserved() / mib,
+        "warmup_peak_allocated_mib": warm_peak[0] if warm_peak else None,
+        "warmup_peak_reserved_mib": warm_peak[1] if warm_peak else None,
+        "used_mib": (total_b - free_b) / mib,
+        "note": "peak_*: torch.cuda.max_memory_allocated/reserved over the timed iterations (the warm-up's, "
+                "cudnn.benchmark's trials included, in warmup_peak_*); used_mib: cudaMemGetInfo's total - free "
+                "after them (CUDA context and PyTorch's kernels included)",
+    }
     med, p10, p90 = quantile(times, 0.5), quantile(times, 0.1), quantile(times, 0.9)
     timed = host[args.warmup:]
     host_ms = {part: quantile([h[i] for h in timed], 0.5) for i, part in enumerate(("forward", "backward", "step"))}
@@ -258,6 +275,7 @@ def bench_network(torch, args, name, precision, ddp=None):
         "images_per_s": args.batch * (ddp[2] if ddp else 1) / (med * 1e-3),
         "iterations_ms": times,
         "host_wall_ms": host_ms,
+        "memory": memory,
         "provenance": provenance(torch, {
             "warmup_iterations": args.warmup,
             "timed_iterations": args.iters,
