@@ -188,10 +188,10 @@ static int window_kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_
 }
 
 const cp_layer_kind cp_maxpool_kind = {"maxpool", window_fields, 1, 1, false, parse_window, infer_window,
-                                       window_flops, window_kernels, false, false};
+                                       window_flops, window_kernels, false, false, CP_SAVES_INPUT, 8};
 const cp_layer_kind cp_avgpool_kind = {"avgpool", window_fields, 1, 1, false, parse_window, infer_window,
-                                       window_flops, window_kernels, false, false};
+                                       window_flops, window_kernels, false, false, CP_SAVES_INPUT, 0};
 const cp_layer_kind cp_global_avgpool_kind = {"global_avgpool", NULL, 1, 1, false, NULL, infer_global,
-                                              window_flops, window_kernels, false, false};
+                                              window_flops, window_kernels, false, false, CP_SAVES_INPUT, 0};
 const cp_layer_kind cp_adaptive_avgpool_kind = {"adaptive_avgpool", adaptive_fields, 1, 1, false, parse_adaptive,
-                                                infer_adaptive, window_flops, window_kernels, false, false};
+                                                infer_adaptive, window_flops, window_kernels, false, false, CP_SAVES_INPUT, 0};

@@ -41,4 +41,17 @@ typedef struct {
 /* The footprint of one worker training `net` at `batch` images in `prec`. */
 void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
 
+/* What PyTorch's caching allocator has handed out at the peak of a training
+ * step as tools/torch_bench.py runs it (torch.cuda.max_memory_allocated over
+ * the timed iterations), and whether the step fits: the weights and their
+ * momentum, the input, what autograd saved for backward (kinds'
+ * eager_saves), autocast's 16-bit weight copies, and, walking backward, the
+ * gradients as they are made and the saved tensors as they are freed; the
+ * peak over that walk. m->activations: the saved tensors at the start of
+ * backward; m->gradients: what backward adds on top at its peak; m->pages:
+ * what the allocator reserves beyond that (measured share); m->runtime:
+ * the CUDA context with PyTorch's kernels (measured). cuDNN's workspaces,
+ * which cudnn.benchmark sizes to the memory free, are not counted. */
+void cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
+
 #endif

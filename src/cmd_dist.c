@@ -161,9 +161,9 @@ int cp_cmd_predict_distributed(const cp_options *o)
     if (cp_predict_distributed(&s.net, &s.cl, &s.cfg, &cache, &p, &err)) {
         rc = cp_bad("%s", err.msg);
     } else {
-        /* each worker holds what one GPU's harness run holds (NCCL's buffers besides) */
-        for (int g = 0; g < p.n_groups && s.cfg.mode == CP_MODE_HARNESS; g++)
-            cp_report_memory_warning(p.group[g], "predict");
+        /* each worker holds what one GPU's run holds (NCCL's buffers besides) */
+        for (int g = 0; g < p.n_groups; g++)
+            cp_report_memory_warning(p.group[g], s.cfg.mode == CP_MODE_EAGER, "predict");
         rc = cp_write_result(o->output, o->explain ? put_dist_explain : put_dist, &p, s.fmt);
         if (!rc && o->trace)
             rc = cp_write_result(o->trace, put_dist_trace, &p, 0);
@@ -321,21 +321,19 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Harness mode: the largest worker's footprint over the cluster's GPU models,
- * GiB, and whether every worker fits its GPU (model/memory.h); false in
- * eager mode, which does not model memory. */
-static bool worker_memory(const cp_dist_prediction *p, const cp_dist_config *cfg, double *gib, bool *fits)
+/* The largest worker's footprint over the cluster's GPU models, GiB, and
+ * whether every worker fits its GPU (model/memory.h), as the harness or
+ * (eager mode) PyTorch trains it. */
+static void worker_memory(const cp_dist_prediction *p, const cp_dist_config *cfg, double *gib, bool *fits)
 {
     *gib = 0, *fits = true;
-    if (cfg->mode != CP_MODE_HARNESS)
-        return false;
     for (int g = 0; g < p->n_groups; g++) {
         cp_memory m;
-        cp_memory_harness(p->net, p->group_dev[g], cfg->batch, cfg->prec, &m);
+        (cfg->mode == CP_MODE_EAGER ? cp_memory_eager : cp_memory_harness)(p->net, p->group_dev[g], cfg->batch,
+                                                                            cfg->prec, &m);
         *gib = fmax(*gib, m.total / 1073741824.0);
         *fits = *fits && m.fits;
     }
-    return true;
 }
 
 int cp_cmd_sweep(int argc, char **argv)
@@ -398,7 +396,8 @@ int cp_cmd_sweep(int argc, char **argv)
                         break;
                     }
                     double gib;
-                    bool fits, have_memory = worker_memory(&p, &s.cfg, &gib, &fits);
+                    bool fits;
+                    worker_memory(&p, &s.cfg, &gib, &fits);
                     if (fmt == CP_FMT_CSV) {
                         cp_csv_text(f, s.net.name);
                         fputc(',', f);
@@ -407,10 +406,7 @@ int cp_cmd_sweep(int argc, char **argv)
                                 cp_precision_name(s.cfg.prec), cp_comm_name(p.comm), p.iteration_ms, p.images_per_s,
                                 p.scaling_efficiency, p.exchange_ms, p.exposed_exchange_ms);
                         cp_csv_text(f, p.group_dev[p.slowest]->id);
-                        if (have_memory)
-                            fprintf(f, ",%.4g,%s\n", gib, fits ? "yes" : "no");
-                        else
-                            fputs(",,\n", f);
+                        fprintf(f, ",%.4g,%s\n", gib, fits ? "yes" : "no");
                     } else {
                         fprintf(f, "%s{\"gpus\": %d, \"batch\": %d, \"precision\": \"%s\", \"comm\": \"%s\", "
                                    "\"iteration_ms\": %.6g, \"images_per_s\": %.6g, \"scaling_efficiency\": %.6g, "
@@ -418,10 +414,7 @@ int cp_cmd_sweep(int argc, char **argv)
                                 done ? ",\n" : "", gpus[g], batch[b], cp_precision_name(s.cfg.prec),
                                 cp_comm_name(p.comm), p.iteration_ms, p.images_per_s, p.scaling_efficiency,
                                 p.exchange_ms, p.exposed_exchange_ms, p.group_dev[p.slowest]->id);
-                        if (have_memory)
-                            fprintf(f, "\"memory_gib\": %.4g, \"fits\": %s}", gib, fits ? "true" : "false");
-                        else
-                            fputs("\"memory_gib\": null, \"fits\": null}", f);
+                        fprintf(f, "\"memory_gib\": %.4g, \"fits\": %s}", gib, fits ? "true" : "false");
                     }
                     done++;
                     /* a progress bar once the sweep has run a second */

@@ -320,11 +320,16 @@ static void eager_text(FILE *f, const cp_eager *e)
     fprintf(f, "  %.1f images/s\n", e->images_per_s);
 }
 
-/* The harness's memory footprint (model/memory.h), GiB. */
-static void memory_json(cJSON *o, const cp_prediction *p)
+/* One worker's memory in harness or eager mode (model/memory.h). */
+static void memory_of(const cp_prediction *p, bool eager, cp_memory *m)
+{
+    (eager ? cp_memory_eager : cp_memory_harness)(p->net, p->dev, p->batch, p->prec, m);
+}
+
+static void memory_json(cJSON *o, const cp_prediction *p, bool eager)
 {
     cp_memory m;
-    cp_memory_harness(p->net, p->dev, p->batch, p->prec, &m);
+    memory_of(p, eager, &m);
     const double gib = 1073741824.0;
     cJSON *j = cJSON_AddObjectToObject(o, "memory");
     cJSON_AddNumberToObject(j, "total_gib", m.total / gib);
@@ -335,25 +340,34 @@ static void memory_json(cJSON *o, const cp_prediction *p)
     cJSON_AddNumberToObject(j, "runtime_gib", m.runtime / gib);
     cJSON_AddNumberToObject(j, "device_gib", m.device / gib);
     cJSON_AddBoolToObject(j, "fits", m.fits);
-    cJSON_AddStringToObject(j, "scope", "one worker as cnnperf-measure trains it, without cuDNN's workspace "
-                                        "(sized to what is left)");
+    cJSON_AddStringToObject(j, "scope", eager ? "a PyTorch training step (tools/torch_bench.py): its peak allocation "
+                                                "with a 10% allowance, without cuDNN's workspaces"
+                                              : "one worker as cnnperf-measure trains it, without cuDNN's workspace "
+                                                "(sized to what is left)");
 }
 
-static void memory_text(FILE *f, const cp_prediction *p)
+static void memory_text(FILE *f, const cp_prediction *p, bool eager)
 {
     cp_memory m;
-    cp_memory_harness(p->net, p->dev, p->batch, p->prec, &m);
+    memory_of(p, eager, &m);
     const double gib = 1073741824.0;
-    fprintf(f, "  memory: %.1f GiB of %.1f (activations %.1f, their gradients %.1f, parameters %.1f, cudaMalloc's "
-               "2 MiB pages %.1f, CUDA and libraries %.1f; cuDNN's workspace takes what is left)%s\n",
-            m.total / gib, m.device / gib, m.activations / gib, m.gradients / gib, m.params / gib, m.pages / gib,
-            m.runtime / gib, m.fits ? "" : ": DOES NOT FIT");
+    if (eager)
+        fprintf(f, "  memory: %.1f GiB of %.1f (PyTorch: the input and what autograd saves %.1f, weights, momentum "
+                   "and 16-bit copies %.1f, backward's gradients %.1f, allowance %.1f, CUDA and PyTorch %.1f; "
+                   "cuDNN's workspaces not counted)%s\n",
+                m.total / gib, m.device / gib, m.activations / gib, m.params / gib, m.gradients / gib, m.pages / gib,
+                m.runtime / gib, m.fits ? "" : ": DOES NOT FIT");
+    else
+        fprintf(f, "  memory: %.1f GiB of %.1f (activations %.1f, their gradients %.1f, parameters %.1f, cudaMalloc's "
+                   "2 MiB pages %.1f, CUDA and libraries %.1f; cuDNN's workspace takes what is left)%s\n",
+                m.total / gib, m.device / gib, m.activations / gib, m.gradients / gib, m.params / gib, m.pages / gib,
+                m.runtime / gib, m.fits ? "" : ": DOES NOT FIT");
 }
 
-void cp_report_memory_warning(const cp_prediction *p, const char *what)
+void cp_report_memory_warning(const cp_prediction *p, bool eager, const char *what)
 {
     cp_memory m;
-    cp_memory_harness(p->net, p->dev, p->batch, p->prec, &m);
+    memory_of(p, eager, &m);
     if (!m.fits)
         fprintf(stderr,
                 "cnnperf %s: warning: %s at batch %d in %s needs %.1f GiB on %s, which has %.1f: the time is "
@@ -392,8 +406,7 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
         }
         if (e)
             eager_json(o, e);
-        else
-            memory_json(o, p);
+        memory_json(o, p, e != NULL);
         if (!e && p->timeline >= 0) { /* the calibration's host costs: measurements name it host_issue_ms */
             cJSON_AddNumberToObject(o, "host_issue_ms", p->host_ms);
             cJSON_AddNumberToObject(o, "kernels_ms", p->kernels_ms);
@@ -449,8 +462,7 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
         fprintf(f, "  analytic model, no layer-pass calibration for %s\n", p->dev->id);
     if (e)
         eager_text(f, e);
-    else
-        memory_text(f, p);
+    memory_text(f, p, e != NULL);
     return ferror(f) ? -1 : 0;
 }
 
