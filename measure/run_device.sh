@@ -1493,6 +1493,49 @@ resnext50_32x4d 120 fp32
 vgg16 48 fp32
 wide_resnet50_2 120 fp32")
 
+# MODE=torchmem2 (session 28): the eager memory model (model/memory.c, cp_memory_eager) fixed before the call,
+# on configurations no call had run: four networks at ordinary batches, then for ResNet-50 and GoogLeNet FP16 a
+# ladder across the H100's edge: the largest batch the model says fits (its 10% allowance included) and three
+# where the predicted allocation alone, with the runtime, reaches 96%, 100% and 104% of the GPU's memory
+# (multiples of 8); 2 warm-up and 2 timed iterations (only the memory is read); rule and list fixed before the call
+TORCHMEM2_CONFIGS="
+vgg19 32 fp16
+densenet121 48 fp32
+inception_v3 48 fp16
+resnet152 24 fp32
+resnet50 1680 fp16
+resnet50 1792 fp16
+resnet50 1872 fp16
+resnet50 1944 fp16
+googlenet 2480 fp16
+googlenet 2636 fp16
+googlenet 2748 fp16
+googlenet 2860 fp16"
+
+# torchmem2: each "network batch precision" of TORCHMEM2_CONFIGS once in PyTorch; its exit status (status.txt)
+# and last error lines kept, the eager prediction beside it
+torchmem2() {
+    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    RES=$BUILD/results/torchmem2
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    local net batch prec tag rc
+    while read -r net batch prec; do
+        [ -n "$net" ] || continue
+        tag=$net-b$batch-$prec
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "torchmem2 $tag skipped: past the ${DEADLINE} s budget"; continue; }
+        say "torchmem2 $tag"
+        rc=0
+        timeout 120 python3 tools/torch_bench.py --network "$net" --batch "$batch" --precision "$prec" --warmup 2 \
+            --iters 2 --out-dir "$RES" </dev/null >/dev/null 2>"$RES/stderr-$tag.txt" || rc=$?
+        echo "$tag $rc" >>"$RES/status.txt"
+        tail -2 "$RES/stderr-$tag.txt"
+        "$PREDICT" predict --network "$net" --device "$DEV" --batch "$batch" --precision "$prec" --mode eager \
+            --format json -o "$RES/predict-$tag.json" </dev/null 2>/dev/null || fail "predict $tag"
+        bundle
+    done <<<"$TORCHMEM2_CONFIGS"
+}
+
 # memcheck NAME CONFIGS: each "network batch precision [legacy]" once, graph API unless legacy, into
 # results/NAME; its exit status and last error lines kept, the prediction beside it
 memcheck() {
@@ -1702,6 +1745,8 @@ resnet50 64 fp32 ps2"
         memcheck memcheck "$MEMCHECK_CONFIGS" ;;
     torchmem) # session 28: PyTorch's memory and time on configurations no run had used (TORCHMEM_CONFIGS)
         torch_one "$TORCHMEM_CONFIGS" torchmem ;;
+    torchmem2) # session 28: the eager memory model on new configurations and across the edge (TORCHMEM2_CONFIGS)
+        torchmem2 ;;
     memcheck2) # session 28: the model after memcheck on configurations no call had run (MEMCHECK2_CONFIGS)
         memcheck memcheck2 "$MEMCHECK2_CONFIGS" ;;
     holdout29) # session 27: every evaluation network once through the graph API with the final model
