@@ -1512,19 +1512,33 @@ googlenet 2636 fp16
 googlenet 2748 fp16
 googlenet 2860 fp16"
 
-# torchmem2: each "network batch precision" of TORCHMEM2_CONFIGS once in PyTorch; its exit status (status.txt)
-# and last error lines kept, the eager prediction beside it
-torchmem2() {
+# MODE=torchmem3 (session 28): the eager model's headroom rule after torchmem2 (512 MiB beyond the predicted
+# peak allocation, not 10% of it), fixed before the call, across the edge for DenseNet-121 and VGG-16 FP16: the
+# largest multiple of 8 it says fits and the next, then one about 4% below and one about 4% above (rule and
+# list fixed before the call)
+TORCHMEM3_CONFIGS="
+densenet121 1248 fp16
+densenet121 1256 fp16
+vgg16 1880 fp16
+vgg16 1888 fp16
+densenet121 1192 fp16
+densenet121 1304 fp16
+vgg16 1800 fp16
+vgg16 1960 fp16"
+
+# torch_memcheck NAME CONFIGS: each "network batch precision" once in PyTorch, into results/NAME; its exit
+# status (status.txt) and last error lines kept, the eager prediction beside it
+torch_memcheck() {
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
-    RES=$BUILD/results/torchmem2
+    RES=$BUILD/results/$1
     rm -rf "$RES"
     mkdir -p "$RES"
     local net batch prec tag rc
     while read -r net batch prec; do
         [ -n "$net" ] || continue
         tag=$net-b$batch-$prec
-        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "torchmem2 $tag skipped: past the ${DEADLINE} s budget"; continue; }
-        say "torchmem2 $tag"
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "$1 $tag skipped: past the ${DEADLINE} s budget"; continue; }
+        say "$1 $tag"
         rc=0
         timeout 120 python3 tools/torch_bench.py --network "$net" --batch "$batch" --precision "$prec" --warmup 2 \
             --iters 2 --out-dir "$RES" </dev/null >/dev/null 2>"$RES/stderr-$tag.txt" || rc=$?
@@ -1533,7 +1547,7 @@ torchmem2() {
         "$PREDICT" predict --network "$net" --device "$DEV" --batch "$batch" --precision "$prec" --mode eager \
             --format json -o "$RES/predict-$tag.json" </dev/null 2>/dev/null || fail "predict $tag"
         bundle
-    done <<<"$TORCHMEM2_CONFIGS"
+    done <<<"$2"
 }
 
 # memcheck NAME CONFIGS: each "network batch precision [legacy]" once, graph API unless legacy, into
@@ -1746,7 +1760,9 @@ resnet50 64 fp32 ps2"
     torchmem) # session 28: PyTorch's memory and time on configurations no run had used (TORCHMEM_CONFIGS)
         torch_one "$TORCHMEM_CONFIGS" torchmem ;;
     torchmem2) # session 28: the eager memory model on new configurations and across the edge (TORCHMEM2_CONFIGS)
-        torchmem2 ;;
+        torch_memcheck torchmem2 "$TORCHMEM2_CONFIGS" ;;
+    torchmem3) # session 28: the eager model's headroom rule across the edge of two more networks (TORCHMEM3_CONFIGS)
+        torch_memcheck torchmem3 "$TORCHMEM3_CONFIGS" ;;
     memcheck2) # session 28: the model after memcheck on configurations no call had run (MEMCHECK2_CONFIGS)
         memcheck memcheck2 "$MEMCHECK2_CONFIGS" ;;
     holdout29) # session 27: every evaluation network once through the graph API with the final model

@@ -49,7 +49,7 @@ void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, c
  * gradients as they are made and the saved tensors as they are freed; the
  * peak over that walk. m->activations: the saved tensors at the start of
  * backward; m->gradients: what backward adds on top at its peak; m->pages:
- * what the allocator reserves beyond that (measured share); m->runtime:
+ * the headroom a step needs beyond that (measured); m->runtime:
  * the CUDA context with PyTorch's kernels (measured). cuDNN's workspaces,
  * which cudnn.benchmark sizes to the memory free, are not counted. */
 void cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);

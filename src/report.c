@@ -341,7 +341,7 @@ static void memory_json(cJSON *o, const cp_prediction *p, bool eager)
     cJSON_AddNumberToObject(j, "device_gib", m.device / gib);
     cJSON_AddBoolToObject(j, "fits", m.fits);
     cJSON_AddStringToObject(j, "scope", eager ? "a PyTorch training step (tools/torch_bench.py): its peak allocation "
-                                                "with a 10% allowance, without cuDNN's workspaces"
+                                                "with 512 MiB of headroom, without cuDNN's larger workspaces"
                                               : "one worker as cnnperf-measure trains it, without cuDNN's workspace "
                                                 "(sized to what is left)");
 }
@@ -353,8 +353,8 @@ static void memory_text(FILE *f, const cp_prediction *p, bool eager)
     const double gib = 1073741824.0;
     if (eager)
         fprintf(f, "  memory: %.1f GiB of %.1f (PyTorch: the input and what autograd saves %.1f, weights, momentum "
-                   "and 16-bit copies %.1f, backward's gradients %.1f, allowance %.1f, CUDA and PyTorch %.1f; "
-                   "cuDNN's workspaces not counted)%s\n",
+                   "and 16-bit copies %.1f, backward's gradients %.1f, headroom %.1f, CUDA and PyTorch %.1f; "
+                   "cuDNN's larger workspaces not counted)%s\n",
                 m.total / gib, m.device / gib, m.activations / gib, m.params / gib, m.gradients / gib, m.pages / gib,
                 m.runtime / gib, m.fits ? "" : ": DOES NOT FIT");
     else
