@@ -171,12 +171,96 @@ static void test_memcheck_runs(void **state)
     assert_int_equal(refusals, 5 + 4);
 }
 
+/* PyTorch's steps (tools/torch_bench.py's "memory"): each that ran allocated
+ * at its peak 0.95-1.08x what eager mode predicts and is predicted to fit;
+ * each that failed to allocate (status 1) is predicted within 3% of the
+ * GPU's memory or beyond it. Runs of folder `name` under validation/, with
+ * a status.txt ("<network>-b<batch>-<precision> <exit status>") or, without
+ * one, every torch-*.json in it (all ran). */
+static void check_torch_folder(const char *name, int *ran, int *failed)
+{
+    char dir[512], path[1024], line[256];
+    snprintf(dir, sizeof dir, "%s/validation/%s", CNNPERF_SOURCE_DIR, name);
+    snprintf(path, sizeof path, "%s/status.txt", dir);
+    FILE *st = fopen(path, "r");
+    static const char *const all_ran[] = {"alexnet-b72-fp16",        "densenet169-b104-fp32", "googlenet-b120-fp32",
+                                          "mnasnet1_0-b64-fp16",     "resnet101-b120-fp32",   "resnet34-b88-fp32",
+                                          "resnet50-b72-fp16",       "resnext50_32x4d-b120-fp32", "vgg16-b48-fp32",
+                                          "wide_resnet50_2-b120-fp32"};
+    cp_device d;
+    cp_error err;
+    if (cp_device_load("h100", &d, &err))
+        fail_msg("%s", err.msg);
+    for (size_t k = 0;; k++) {
+        char tag[200], net[100], prec[8];
+        int rc = 0, batch;
+        if (st) {
+            if (!fgets(line, sizeof line, st))
+                break;
+            if (sscanf(line, "%199s %d", tag, &rc) != 2)
+                continue;
+        } else {
+            if (k == sizeof all_ran / sizeof all_ran[0])
+                break;
+            snprintf(tag, sizeof tag, "%s", all_ran[k]);
+        }
+        char *b = strstr(tag, "-b");
+        if (!b || sscanf(b, "-b%d-%7s", &batch, prec) != 2)
+            fail_msg("%s: cannot read '%s'", dir, tag);
+        snprintf(net, sizeof net, "%.*s", (int)(b - tag), tag);
+        if (rc == 124) /* timed out before its peak: decides nothing */
+            continue;
+        cp_network n;
+        cp_precision p;
+        if (cp_network_load(net, &n, &err) || cp_precision_parse(prec, &p))
+            fail_msg("%s: %s", tag, err.msg);
+        cp_memory m;
+        cp_memory_eager(&n, &d, batch, p, &m);
+        cp_network_free(&n);
+        if (rc != 0) {
+            if (m.total < 0.97 * m.device)
+                fail_msg("%s failed to allocate, predicted at %.1f GiB of %.1f", tag, m.total / 1073741824.0,
+                         m.device / 1073741824.0);
+            (*failed)++;
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/torch-%s.json", dir, tag);
+        cJSON *root = cp_json_read_file(path, &err);
+        if (!root)
+            fail_msg("%s", err.msg);
+        double measured = cJSON_GetNumberValue(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "memory"), "peak_allocated_mib"));
+        cJSON_Delete(root);
+        double predicted = (m.total - m.runtime - m.pages) / 1048576.0, r = measured / predicted;
+        /* VGG-16 FP32's FFT convolutions take 1.8 GiB of workspace, which the model leaves out */
+        bool fft_workspace = strcmp(tag, "vgg16-b48-fp32") == 0;
+        if (!m.fits || (!fft_workspace && (r < 0.95 || r > 1.08)))
+            fail_msg("%s: allocated %.0f MiB at its peak, predicted %.0f (%s)", tag, measured, predicted,
+                     m.fits ? "fits" : "does not fit");
+        (*ran)++;
+    }
+    if (st)
+        fclose(st);
+}
+
+static void test_torch_runs(void **state)
+{
+    (void)state;
+    int ran = 0, failed = 0;
+    check_torch_folder("h100/torch/memory28", &ran, &failed);
+    check_torch_folder("memory-h100/torchmem2", &ran, &failed);
+    check_torch_folder("memory-h100/torchmem3", &ran, &failed);
+    assert_int_equal(ran, 10 + 8 + 1);
+    assert_int_equal(failed, 4 + 6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counted_by_hand),
         cmocka_unit_test(test_fits_as_measured),
         cmocka_unit_test(test_memcheck_runs),
+        cmocka_unit_test(test_torch_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
