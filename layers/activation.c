@@ -20,5 +20,7 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     return 1;
 }
 
-const cp_layer_kind cp_relu_kind = {"relu", NULL, 1, 1, false, NULL, cp_infer_same, flops, kernels, false, false, CP_SAVES_OUTPUT, 0};
-const cp_layer_kind cp_relu6_kind = {"relu6", NULL, 1, 1, false, NULL, cp_infer_same, flops, kernels, false, false, CP_SAVES_OUTPUT, 0};
+const cp_layer_kind cp_relu_kind = {"relu", NULL, 1, 1, false, NULL, cp_infer_same, flops, kernels,
+                                    false, false, CP_SAVES_OUTPUT, 0};
+const cp_layer_kind cp_relu6_kind = {"relu6", NULL, 1, 1, false, NULL, cp_infer_same, flops, kernels,
+                                     false, false, CP_SAVES_OUTPUT, 0};

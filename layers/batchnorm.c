@@ -101,4 +101,5 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     }
 }
 
-const cp_layer_kind cp_batchnorm_kind = {"batchnorm", NULL, 1, 1, true, NULL, infer, flops, kernels, false, false, CP_SAVES_INPUT, 0};
+const cp_layer_kind cp_batchnorm_kind = {"batchnorm", NULL, 1, 1, true, NULL, infer, flops, kernels,
+                                         false, false, CP_SAVES_INPUT, 0};

@@ -756,4 +756,5 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     return nk;
 }
 
-const cp_layer_kind cp_conv_kind = {"conv", fields, 1, 1, true, parse, infer, flops, kernels, false, false, CP_SAVES_INPUT, 0};
+const cp_layer_kind cp_conv_kind = {"conv", fields, 1, 1, true, parse, infer, flops, kernels,
+                                    false, false, CP_SAVES_INPUT, 0};

@@ -30,4 +30,5 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     return 1;
 }
 
-const cp_layer_kind cp_dropout_kind = {"dropout", fields, 1, 1, false, parse, cp_infer_same, flops, kernels, false, false, 0, 1};
+const cp_layer_kind cp_dropout_kind = {"dropout", fields, 1, 1, false, parse, cp_infer_same, flops, kernels,
+                                       false, false, 0, 1};

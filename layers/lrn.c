@@ -36,4 +36,5 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     return 1;
 }
 
-const cp_layer_kind cp_lrn_kind = {"lrn", fields, 1, 1, false, parse, cp_infer_same, flops, kernels, false, false, CP_SAVES_INPUT | CP_SAVES_OUTPUT, 0};
+const cp_layer_kind cp_lrn_kind = {"lrn", fields, 1, 1, false, parse, cp_infer_same, flops, kernels,
+                                   false, false, CP_SAVES_INPUT | CP_SAVES_OUTPUT, 0};

@@ -88,6 +88,7 @@ static int kernels_none(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_ke
 
 const cp_layer_kind cp_concat_kind = {"concat", NULL, 2, CP_MAX_INPUTS, false, NULL, infer_concat, flops_concat,
                                       kernels_concat, false, false, 0, 0};
-const cp_layer_kind cp_add_kind = {"add", NULL, 2, CP_MAX_INPUTS, false, NULL, infer_add, flops_add, kernels_add, true, false, 0, 0};
+const cp_layer_kind cp_add_kind = {"add", NULL, 2, CP_MAX_INPUTS, false, NULL, infer_add, flops_add, kernels_add,
+                                   true, false, 0, 0};
 const cp_layer_kind cp_flatten_kind = {"flatten", NULL, 1, 1, false, NULL, infer_flatten, flops_concat,
                                        kernels_none, true, true, 0, 0};

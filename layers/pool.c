@@ -194,4 +194,5 @@ const cp_layer_kind cp_avgpool_kind = {"avgpool", window_fields, 1, 1, false, pa
 const cp_layer_kind cp_global_avgpool_kind = {"global_avgpool", NULL, 1, 1, false, NULL, infer_global,
                                               window_flops, window_kernels, false, false, CP_SAVES_INPUT, 0};
 const cp_layer_kind cp_adaptive_avgpool_kind = {"adaptive_avgpool", adaptive_fields, 1, 1, false, parse_adaptive,
-                                                infer_adaptive, window_flops, window_kernels, false, false, CP_SAVES_INPUT, 0};
+                                                infer_adaptive, window_flops, window_kernels, false, false,
+                                                CP_SAVES_INPUT, 0};

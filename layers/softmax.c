@@ -22,4 +22,5 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     return 1;
 }
 
-const cp_layer_kind cp_softmax_kind = {"softmax", NULL, 1, 1, false, NULL, cp_infer_same, flops, kernels, false, false, CP_SAVES_OUTPUT, 0};
+const cp_layer_kind cp_softmax_kind = {"softmax", NULL, 1, 1, false, NULL, cp_infer_same, flops, kernels,
+                                       false, false, CP_SAVES_OUTPUT, 0};
