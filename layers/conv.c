@@ -757,4 +757,4 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
 }
 
 const cp_layer_kind cp_conv_kind = {"conv", fields, 1, 1, true, parse, infer, flops, kernels,
-                                    false, false, CP_SAVES_INPUT, 0};
+                                    false, false, CP_SAVES_INPUT | CP_SAVES_WEIGHT_COPY, 0};

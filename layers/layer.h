@@ -95,14 +95,15 @@ struct cp_layer_kind {
     bool grad_by_reference; /* backward hands dy on to its inputs as it is (add, flatten) */
     bool aliases_input;     /* the output is the input's memory (flatten) */
     /* What PyTorch's autograd keeps of the layer for backward (eager mode's
-     * memory, model/memory.c): its input, its output (CP_SAVES_*), and
-     * bytes per output element of a tensor of its own (max pooling's int64
-     * indices: 8, dropout's bool mask: 1). */
+     * memory, model/memory.c): its input, its output, under autocast a 16-bit
+     * copy of its weights (CP_SAVES_*), and bytes per output element of a
+     * tensor of its own (max pooling's int64 indices: 8, dropout's bool
+     * mask: 1). */
     unsigned char eager_saves;
     unsigned char eager_extra_bytes;
 };
 
-enum { CP_SAVES_INPUT = 1, CP_SAVES_OUTPUT = 2 };
+enum { CP_SAVES_INPUT = 1, CP_SAVES_OUTPUT = 2, CP_SAVES_WEIGHT_COPY = 4 };
 
 /* Kind lookup by JSON name; NULL if unknown. */
 const cp_layer_kind *cp_layer_kind_find(const char *name);

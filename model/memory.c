@@ -35,7 +35,7 @@ static double alloc(double *pages, double bytes)
     return bytes;
 }
 
-void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m)
+int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m)
 {
     memset(m, 0, sizeof *m);
     double elt = cp_precision_bytes(prec), n = batch;
@@ -87,6 +87,7 @@ void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, c
     m->total = fmax(flatten, built) + m->runtime;
     m->device = (dev->dram_usable_gib > 0 ? dev->dram_usable_gib : dev->dram_size_gb) * 1073741824.0;
     m->fits = m->total + CP_MEMORY_RESERVE_BYTES <= m->device;
+    return 0;
 }
 
 /* PyTorch's eager step (tools/torch_bench.py): what the process held beyond
@@ -104,55 +105,60 @@ void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, c
 #define EAGER_RUNTIME_BYTES (769.0 * 1048576.0)
 #define EAGER_HEADROOM_BYTES (512.0 * 1048576.0)
 
-void cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m)
+int cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m)
 {
     memset(m, 0, sizeof *m);
     int n = net->n_layers;
     bool autocast = prec == CP_PREC_FP16 || prec == CP_PREC_BF16;
     double elt = cp_precision_bytes(prec), images = batch;
-    /* the FP32 batch copied in, its int64 labels, and under autocast the
-     * 16-bit copy of it the first convolution casts and keeps */
-    double in = images * cp_shape_elems(net->input);
-    double persistent = 4 * in + 8 * images + (autocast ? 2 * in : 0);
-    double *free_at = calloc((size_t)n, sizeof *free_at); /* per layer output: saved until after that layer's backward */
-    bool *grad = calloc((size_t)n, sizeof *grad);          /* the gradient of each output exists */
-    if (!free_at || !grad) {
-        free(free_at), free(grad);
-        return;
+    /* per layer: after whose backward its output is no longer kept (-1: not
+     * kept), the bytes that frees, and whether its output's gradient exists */
+    int *kept_until = malloc((size_t)n * sizeof *kept_until);
+    double *freed = calloc((size_t)n, sizeof *freed);
+    bool *grad = calloc((size_t)n, sizeof *grad);
+    if (!kept_until || !freed || !grad) {
+        free(kept_until), free(freed), free(grad);
+        return -1;
     }
-    double params = 0, live = 0;
     for (int i = 0; i < n; i++)
-        free_at[i] = -1;
+        kept_until[i] = -1;
+    double params = 0;
     for (int i = 0; i < n; i++) {
         const cp_layer *l = &net->layers[i];
         params += (double)l->params;
         if (l->kind->eager_saves & CP_SAVES_OUTPUT)
-            free_at[i] = i;
+            kept_until[i] = i;
         for (int k = 0; k < l->n_inputs; k++) {
             int r = l->inputs[k];
-            if (r < 0)
-                continue;
-            if ((l->kind->eager_saves & CP_SAVES_INPUT) && free_at[r] < 0)
-                free_at[r] = i; /* the first reader that keeps it is the last to run backward */
+            if (r >= 0 && (l->kind->eager_saves & CP_SAVES_INPUT) && kept_until[r] < 0)
+                kept_until[r] = i; /* the first reader that keeps it is the last to run backward */
         }
     }
-    /* weights and momentum (FP32), the saved tensors, each layer's own
-     * (indices, masks) and autocast's 16-bit copies of the weights */
+    /* the FP32 batch copied in, its int64 labels, under autocast the 16-bit
+     * copy of it the first convolution casts and keeps; the weights and their
+     * momentum (FP32), the kept outputs, each layer's own tensors (indices,
+     * masks) and autocast's 16-bit copies of the weights */
+    double in = images * cp_shape_elems(net->input);
+    double persistent = 4 * in + 8 * images + (autocast ? 2 * in : 0);
     m->params = 8 * params;
     for (int i = 0; i < n; i++) {
         const cp_layer *l = &net->layers[i];
         double y = images * cp_shape_elems(l->out);
-        if (free_at[i] >= 0)
+        if (kept_until[i] >= 0) {
             m->activations += y * elt;
+            freed[kept_until[i]] += y * elt;
+        }
         m->activations += y * l->kind->eager_extra_bytes;
-        if (autocast && l->params > 0 && l->kind->has_params && strcmp(l->kind->name, "batchnorm") != 0)
+        if (autocast && (l->kind->eager_saves & CP_SAVES_WEIGHT_COPY))
             m->params += 2.0 * (double)l->params;
     }
-    live = persistent + m->params + m->activations;
-    double peak = live;
-    /* backward, last layer first */
+    double live = persistent + m->params + m->activations, peak = live;
+    /* backward, last layer first: its inputs' gradients and its weights'
+     * appear, then its output's gradient, its own tensors, its weight copy
+     * and the outputs it was the last to keep go */
     for (int i = n - 1; i >= 0; i--) {
         const cp_layer *l = &net->layers[i];
+        double y = images * cp_shape_elems(l->out);
         for (int k = 0; k < l->n_inputs; k++) {
             int r = l->inputs[k];
             const cp_layer *p = r >= 0 ? &net->layers[r] : NULL;
@@ -161,18 +167,13 @@ void cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_
                 live += images * cp_shape_elems(p->out) * elt;
             }
         }
-        live += 4.0 * (double)l->params; /* its weights' gradients, kept for the step */
+        live += 4.0 * (double)l->params; /* kept for the step */
         peak = fmax(peak, live);
-        if (grad[i])
-            live -= images * cp_shape_elems(l->out) * elt;
-        live -= images * cp_shape_elems(l->out) * l->kind->eager_extra_bytes;
-        if (autocast && l->params > 0 && strcmp(l->kind->name, "batchnorm") != 0)
+        live -= (grad[i] ? y * elt : 0) + y * l->kind->eager_extra_bytes + freed[i];
+        if (autocast && (l->kind->eager_saves & CP_SAVES_WEIGHT_COPY))
             live -= 2.0 * (double)l->params;
-        for (int j = 0; j <= i; j++)
-            if (free_at[j] == i)
-                live -= images * cp_shape_elems(net->layers[j].out) * elt;
     }
-    free(free_at), free(grad);
+    free(kept_until), free(freed), free(grad);
     m->gradients = peak - (persistent + m->params + m->activations);
     m->activations += persistent;
     m->pages = EAGER_HEADROOM_BYTES;
@@ -180,4 +181,5 @@ void cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_
     m->total = peak + m->pages + m->runtime;
     m->device = (dev->dram_usable_gib > 0 ? dev->dram_usable_gib : dev->dram_size_gb) * 1073741824.0;
     m->fits = m->total <= m->device;
+    return 0;
 }

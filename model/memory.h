@@ -39,7 +39,7 @@ typedef struct {
 } cp_memory;
 
 /* The footprint of one worker training `net` at `batch` images in `prec`. */
-void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
+int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
 
 /* What PyTorch's caching allocator has handed out at the peak of a training
  * step as tools/torch_bench.py runs it (torch.cuda.max_memory_allocated over
@@ -51,7 +51,8 @@ void cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, c
  * backward; m->gradients: what backward adds on top at its peak; m->pages:
  * the headroom a step needs beyond that (measured); m->runtime:
  * the CUDA context with PyTorch's kernels (measured). cuDNN's workspaces,
- * which cudnn.benchmark sizes to the memory free, are not counted. */
-void cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
+ * which cudnn.benchmark sizes to the memory free, are not counted. Both
+ * return 0, or -1 (eager: out of host memory, *m zeroed). */
+int cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
 
 #endif

@@ -323,17 +323,19 @@ static double now_s(void)
 
 /* The largest worker's footprint over the cluster's GPU models, GiB, and
  * whether every worker fits its GPU (model/memory.h), as the harness or
- * (eager mode) PyTorch trains it. */
-static void worker_memory(const cp_dist_prediction *p, const cp_dist_config *cfg, double *gib, bool *fits)
+ * (eager mode) PyTorch trains it; -1 where the host ran out of memory. */
+static int worker_memory(const cp_dist_prediction *p, const cp_dist_config *cfg, double *gib, bool *fits)
 {
     *gib = 0, *fits = true;
     for (int g = 0; g < p->n_groups; g++) {
         cp_memory m;
-        (cfg->mode == CP_MODE_EAGER ? cp_memory_eager : cp_memory_harness)(p->net, p->group_dev[g], cfg->batch,
-                                                                            cfg->prec, &m);
+        if ((cfg->mode == CP_MODE_EAGER ? cp_memory_eager : cp_memory_harness)(p->net, p->group_dev[g], cfg->batch,
+                                                                                cfg->prec, &m))
+            return -1;
         *gib = fmax(*gib, m.total / 1073741824.0);
         *fits = *fits && m.fits;
     }
+    return 0;
 }
 
 int cp_cmd_sweep(int argc, char **argv)
@@ -397,7 +399,10 @@ int cp_cmd_sweep(int argc, char **argv)
                     }
                     double gib;
                     bool fits;
-                    worker_memory(&p, &s.cfg, &gib, &fits);
+                    if (worker_memory(&p, &s.cfg, &gib, &fits)) {
+                        rc = cp_bad("out of memory");
+                        break;
+                    }
                     if (fmt == CP_FMT_CSV) {
                         cp_csv_text(f, s.net.name);
                         fputc(',', f);

@@ -324,16 +324,18 @@ static void eager_text(FILE *f, const cp_eager *e)
  * the allocator's fragments at a failure measured 0.2-2.9 GiB by network. */
 #define EAGER_TIGHT_SHARE 0.03
 
-/* One worker's memory in harness or eager mode (model/memory.h). */
-static void memory_of(const cp_prediction *p, bool eager, cp_memory *m)
+/* One worker's memory in harness or eager mode (model/memory.h); -1 where
+ * the host had no memory to work it out (the report then leaves it out). */
+static int memory_of(const cp_prediction *p, bool eager, cp_memory *m)
 {
-    (eager ? cp_memory_eager : cp_memory_harness)(p->net, p->dev, p->batch, p->prec, m);
+    return (eager ? cp_memory_eager : cp_memory_harness)(p->net, p->dev, p->batch, p->prec, m);
 }
 
 static void memory_json(cJSON *o, const cp_prediction *p, bool eager)
 {
     cp_memory m;
-    memory_of(p, eager, &m);
+    if (memory_of(p, eager, &m))
+        return;
     const double gib = 1073741824.0;
     cJSON *j = cJSON_AddObjectToObject(o, "memory");
     cJSON_AddNumberToObject(j, "total_gib", m.total / gib);
@@ -354,7 +356,8 @@ static void memory_json(cJSON *o, const cp_prediction *p, bool eager)
 static void memory_text(FILE *f, const cp_prediction *p, bool eager)
 {
     cp_memory m;
-    memory_of(p, eager, &m);
+    if (memory_of(p, eager, &m))
+        return;
     const double gib = 1073741824.0;
     if (eager)
         fprintf(f, "  memory: %.1f GiB of %.1f (PyTorch: the input and what autograd saves %.1f, weights, momentum "
@@ -377,8 +380,7 @@ static void memory_text(FILE *f, const cp_prediction *p, bool eager)
 void cp_report_memory_warning(const cp_prediction *p, bool eager, const char *what)
 {
     cp_memory m;
-    memory_of(p, eager, &m);
-    if (!m.fits)
+    if (!memory_of(p, eager, &m) && !m.fits)
         fprintf(stderr,
                 "cnnperf %s: warning: %s at batch %d in %s needs %.1f GiB on %s, which has %.1f: the time is "
                 "for a run that cannot start (a smaller batch would fit)\n",
