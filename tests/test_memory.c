@@ -98,6 +98,31 @@ static void test_fits_as_measured(void **state)
     }
 }
 
+/* Predicts the configuration a run's tag names ("<network>-b<batch>-<precision>"
+ * and anything after) on the H100 with `model`. */
+static void predict_tag(const char *tag, int (*model)(const cp_network *, const cp_device *, int, cp_precision,
+                                                      cp_memory *),
+                        cp_memory *m)
+{
+    char net[100], prec[8];
+    int batch;
+    const char *b = strstr(tag, "-b");
+    if (!b || sscanf(b, "-b%d-%7[a-z0-9]", &batch, prec) != 2)
+        fail_msg("cannot read the configuration of '%s'", tag);
+    snprintf(net, sizeof net, "%.*s", (int)(b - tag), tag);
+    cp_device d;
+    cp_network n;
+    cp_precision p;
+    cp_error err;
+    if (cp_device_load("h100", &d, &err) || cp_network_load(net, &n, &err))
+        fail_msg("%s: %s", tag, err.msg);
+    if (cp_precision_parse(prec, &p))
+        fail_msg("%s: precision '%s'", tag, prec);
+    if (model(&n, &d, batch, p, m))
+        fail_msg("%s: out of memory", tag);
+    cp_network_free(&n);
+}
+
 /* What the predicted footprint may be off by: the memory-h100 runs came
  * within -60 to +52 MiB of what they held (session 28). */
 #define MEASURED_TOLERANCE_MIB 128.0
@@ -116,28 +141,16 @@ static void check_memcheck_folder(const char *name, int *runs, int *refusals)
     FILE *st = fopen(path, "r");
     if (!st)
         fail_msg("%s: cannot open", path);
-    cp_device d;
     cp_error err;
-    if (cp_device_load("h100", &d, &err))
-        fail_msg("%s", err.msg);
     while (fgets(line, sizeof line, st)) {
-        char tag[200], net[100], prec[8], api[8] = "graph";
-        int rc, batch;
+        char tag[200];
+        int rc;
         if (sscanf(line, "%199s %d", tag, &rc) != 2)
             continue;
-        char *b = strstr(tag, "-b");
-        if (!b || sscanf(b, "-b%d-%7[a-z0-9]-%7s", &batch, prec, api) < 2)
-            fail_msg("%s: cannot read '%s'", path, tag);
-        snprintf(net, sizeof net, "%.*s", (int)(b - tag), tag);
         if (rc == 124)
             continue;
-        cp_network n;
-        cp_precision p;
-        if (cp_network_load(net, &n, &err) || cp_precision_parse(prec, &p))
-            fail_msg("%s: %s", tag, err.msg);
         cp_memory m;
-        cp_memory_harness(&n, &d, batch, p, &m);
-        cp_network_free(&n);
+        predict_tag(tag, cp_memory_harness, &m);
         if (rc != 0) {
             if (m.fits)
                 fail_msg("%s failed to allocate, predicted to fit (%.2f GiB)", tag, m.total / 1073741824.0);
@@ -187,13 +200,10 @@ static void check_torch_folder(const char *name, int *ran, int *failed)
                                           "mnasnet1_0-b64-fp16",     "resnet101-b120-fp32",   "resnet34-b88-fp32",
                                           "resnet50-b72-fp16",       "resnext50_32x4d-b120-fp32", "vgg16-b48-fp32",
                                           "wide_resnet50_2-b120-fp32"};
-    cp_device d;
     cp_error err;
-    if (cp_device_load("h100", &d, &err))
-        fail_msg("%s", err.msg);
     for (size_t k = 0;; k++) {
-        char tag[200], net[100], prec[8];
-        int rc = 0, batch;
+        char tag[200];
+        int rc = 0;
         if (st) {
             if (!fgets(line, sizeof line, st))
                 break;
@@ -204,19 +214,10 @@ static void check_torch_folder(const char *name, int *ran, int *failed)
                 break;
             snprintf(tag, sizeof tag, "%s", all_ran[k]);
         }
-        char *b = strstr(tag, "-b");
-        if (!b || sscanf(b, "-b%d-%7s", &batch, prec) != 2)
-            fail_msg("%s: cannot read '%s'", dir, tag);
-        snprintf(net, sizeof net, "%.*s", (int)(b - tag), tag);
         if (rc == 124) /* timed out before its peak: decides nothing */
             continue;
-        cp_network n;
-        cp_precision p;
-        if (cp_network_load(net, &n, &err) || cp_precision_parse(prec, &p))
-            fail_msg("%s: %s", tag, err.msg);
         cp_memory m;
-        cp_memory_eager(&n, &d, batch, p, &m);
-        cp_network_free(&n);
+        predict_tag(tag, cp_memory_eager, &m);
         if (rc != 0) {
             if (m.total < 0.97 * m.device)
                 fail_msg("%s failed to allocate, predicted at %.1f GiB of %.1f", tag, m.total / 1073741824.0,
