@@ -1550,6 +1550,32 @@ torch_memcheck() {
     done <<<"$2"
 }
 
+# MODE=memmulti (session 28): what a worker of a 2-GPU NCCL job holds beside one GPU's footprint (NCCL's
+# buffers and communicator), graph API; rank 0's provenance.memory_used_mib against predict's one-GPU memory
+MEMMULTI_CONFIGS="
+resnet50 64 fp32 nccl
+densenet121 64 fp16 nccl"
+
+memmulti() {
+    need_gpus 2 || return
+    command -v mpirun >/dev/null || { fail "no mpirun on this machine"; return; }
+    mpi_setup
+    RES=$BUILD/results/memmulti
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    CONV_API=graph multi_runs "$MEMMULTI_CONFIGS"
+    local f
+    for f in "$RES"/measure-*.json; do
+        python3 - "$f" "${f/measure-/predict-}" <<'PYEOF'
+import json, sys
+m = json.load(open(sys.argv[1]))["provenance"]
+p = json.load(open(sys.argv[2]))
+print(sys.argv[1].split("/")[-1], "used", round(m["memory_used_mib"]), "harness", round(m["memory_harness_mib"]),
+      "workspace", round(m["workspace_used_mib"]))
+PYEOF
+    done
+}
+
 # memcheck NAME CONFIGS: each "network batch precision [legacy]" once, graph API unless legacy, into
 # results/NAME; its exit status and last error lines kept, the prediction beside it
 memcheck() {
@@ -1763,6 +1789,8 @@ resnet50 64 fp32 ps2"
         torch_memcheck torchmem2 "$TORCHMEM2_CONFIGS" ;;
     torchmem3) # session 28: the eager model's headroom rule across the edge of two more networks (TORCHMEM3_CONFIGS)
         torch_memcheck torchmem3 "$TORCHMEM3_CONFIGS" ;;
+    memmulti) # session 28: a 2-GPU NCCL worker's memory beside one GPU's (MEMMULTI_CONFIGS)
+        memmulti ;;
     memcheck2) # session 28: the model after memcheck on configurations no call had run (MEMCHECK2_CONFIGS)
         memcheck memcheck2 "$MEMCHECK2_CONFIGS" ;;
     holdout29) # session 27: every evaluation network once through the graph API with the final model
