@@ -35,7 +35,8 @@ typedef struct {
     double runtime;     /* CUDA context, cuDNN and cuBLAS handles (the device profile's, measured) */
     double total;       /* the peak of the five above: all but the workspace */
     double device;      /* what the GPU offers (cudaMemGetInfo's total) */
-    bool fits;          /* total + CP_MEMORY_RESERVE_BYTES <= device */
+    double reserve;     /* what must stay free besides (harness: CP_MEMORY_RESERVE_BYTES; eager: 0) */
+    bool fits;          /* total + reserve <= device */
 } cp_memory;
 
 /* The footprint of one worker training `net` at `batch` images in `prec`. */
@@ -54,5 +55,9 @@ int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp
  * which cudnn.benchmark sizes to the memory free, are not counted. Both
  * return 0, or -1 (eager: out of host memory, *m zeroed). */
 int cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
+
+/* Adds to a worker's footprint what NCCL holds on each worker of a job of
+ * `gpus` GPUs exchanging gradients by NCCL (nothing for one GPU). */
+void cp_memory_nccl_worker(cp_memory *m, int gpus);
 
 #endif

@@ -161,9 +161,10 @@ int cp_cmd_predict_distributed(const cp_options *o)
     if (cp_predict_distributed(&s.net, &s.cl, &s.cfg, &cache, &p, &err)) {
         rc = cp_bad("%s", err.msg);
     } else {
-        /* each worker holds what one GPU's run holds (NCCL's buffers besides) */
+        /* each worker holds what one GPU's run holds, and NCCL's buffers */
         for (int g = 0; g < p.n_groups; g++)
-            cp_report_memory_warning(p.group[g], s.cfg.mode == CP_MODE_EAGER, "predict");
+            cp_report_memory_warning(p.group[g], s.cfg.mode == CP_MODE_EAGER, p.comm == CP_COMM_NCCL ? s.cfg.gpus : 1,
+                                     "predict");
         rc = cp_write_result(o->output, o->explain ? put_dist_explain : put_dist, &p, s.fmt);
         if (!rc && o->trace)
             rc = cp_write_result(o->trace, put_dist_trace, &p, 0);
@@ -332,6 +333,7 @@ static int worker_memory(const cp_dist_prediction *p, const cp_dist_config *cfg,
         if ((cfg->mode == CP_MODE_EAGER ? cp_memory_eager : cp_memory_harness)(p->net, p->group_dev[g], cfg->batch,
                                                                                 cfg->prec, &m))
             return -1;
+        cp_memory_nccl_worker(&m, p->comm == CP_COMM_NCCL ? cfg->gpus : 1);
         *gib = fmax(*gib, m.total / 1073741824.0);
         *fits = *fits && m.fits;
     }

@@ -97,7 +97,7 @@ static int cmd_predict(int argc, char **argv)
         rc = cp_bad("%s", err.msg);
     } else {
         explain_layer = o.layer;
-        cp_report_memory_warning(&p, mode == CP_MODE_EAGER, "predict");
+        cp_report_memory_warning(&p, mode == CP_MODE_EAGER, 1, "predict");
         rc = o.explain ? cp_write_result(o.output, put_explain, &p, 0)
                        : cp_write_result(o.output, put_prediction, &job, fmt);
         if (!rc && o.trace)

@@ -377,10 +377,13 @@ static void memory_text(FILE *f, const cp_prediction *p, bool eager)
                 m.runtime / gib, m.fits ? "" : ": DOES NOT FIT");
 }
 
-void cp_report_memory_warning(const cp_prediction *p, bool eager, const char *what)
+void cp_report_memory_warning(const cp_prediction *p, bool eager, int nccl_gpus, const char *what)
 {
     cp_memory m;
-    if (!memory_of(p, eager, &m) && !m.fits)
+    if (memory_of(p, eager, &m))
+        return;
+    cp_memory_nccl_worker(&m, nccl_gpus);
+    if (!m.fits)
         fprintf(stderr,
                 "cnnperf %s: warning: %s at batch %d in %s needs %.1f GiB on %s, which has %.1f: the time is "
                 "for a run that cannot start (a smaller batch would fit)\n",

@@ -24,8 +24,9 @@ int cp_report_prediction(FILE *f, const cp_prediction *p, cp_format fmt);
 int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e, cp_format fmt);
 /* A warning on stderr ("cnnperf <what>: warning: ...") when the network at
  * this batch does not fit the GPU as the harness (or, eager, PyTorch) trains
- * it (model/memory.h). */
-void cp_report_memory_warning(const cp_prediction *p, bool eager, const char *what);
+ * it (model/memory.h), on a worker of a job of nccl_gpus GPUs exchanging by
+ * NCCL (1: none). */
+void cp_report_memory_warning(const cp_prediction *p, bool eager, int nccl_gpus, const char *what);
 int cp_report_layers(FILE *f, const cp_network *n, int batch, cp_format fmt);
 /* A multi-GPU prediction: the slowest GPU's layers, the groups, the exchange. */
 int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt);

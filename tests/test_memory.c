@@ -255,6 +255,36 @@ static void test_torch_runs(void **state)
     assert_int_equal(failed, 4 + 6);
 }
 
+/* A 2-GPU NCCL job's worker (validation/memory-h100x2/memmulti/): rank 0's
+ * memory, its workspace aside, within the tolerance of one GPU's footprint
+ * with NCCL's per-worker buffers. */
+static void test_nccl_workers(void **state)
+{
+    (void)state;
+    static const char *const tags[] = {"resnet50-b64-fp32", "densenet121-b64-fp16"};
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/validation/memory-h100x2/memmulti/multi-%s-nccl.json", CNNPERF_SOURCE_DIR,
+                 tags[i]);
+        cp_error err;
+        cJSON *root = cp_json_read_file(path, &err);
+        if (!root)
+            fail_msg("%s", err.msg);
+        const cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
+        double held = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "memory_used_mib")) -
+                      cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "workspace_used_mib"));
+        cJSON_Delete(root);
+        cp_memory m;
+        predict_tag(tags[i], cp_memory_harness, &m);
+        double one_gpu = m.total / 1048576.0;
+        cp_memory_nccl_worker(&m, 2);
+        double off = m.total / 1048576.0 - held;
+        if (off < -MEASURED_TOLERANCE_MIB || off > MEASURED_TOLERANCE_MIB || m.total / 1048576.0 <= one_gpu)
+            fail_msg("%s on 2 GPUs: held %.0f MiB besides its workspace, predicted %.0f", tags[i], held,
+                     m.total / 1048576.0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_fits_as_measured),
         cmocka_unit_test(test_memcheck_runs),
         cmocka_unit_test(test_torch_runs),
+        cmocka_unit_test(test_nccl_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
