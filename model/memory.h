@@ -1,21 +1,22 @@
-/* memory: the GPU memory one data-parallel worker needs to train a network
- * the way the harness (cnnperf-measure) trains it, and whether that fits.
+/* memory: the GPU memory one data-parallel worker needs to train a network,
+ * as the harness (cnnperf-measure) or PyTorch (eager mode) trains it, and
+ * whether that fits. A time for a configuration that cannot run is a wrong
+ * answer, so predict and sweep report this beside the time.
  *
- * A time for a configuration that cannot run is a wrong answer, so predict
- * reports this beside the time. The harness keeps every layer's output for
- * the backward pass and an output gradient for every layer that needs one
- * of its own (a layer whose single reader hands its gradient on as it is,
- * an add or a flatten, shares that reader's); parameters as FP32 master
- * weights, FP32 momentum, gradients in the training precision and, in 16-bit
- * training, a 16-bit copy (batch norm's stay FP32). cudaMalloc rounds each
- * buffer of 1 MiB or more up to whole 2 MiB pages (`pages`), and the CUDA
- * context and the libraries' handles come on top (`runtime`, measured). cuDNN's workspace is
- * not counted: the harness sizes it to what is left after all of this
- * (train.c, cm_net_build), so it never makes a run fail; it does not fit
- * when the rest and the 256 MiB it leaves free exceed the GPU's memory.
+ * The harness keeps every layer's output for the backward pass and an
+ * output gradient for every layer that needs one of its own (a layer whose
+ * single reader hands its gradient on as it is, an add or a flatten, shares
+ * that reader's); parameters as FP32 master weights, FP32 momentum,
+ * gradients in the training precision and, in 16-bit training, a 16-bit copy
+ * (batch norm's stay FP32). cudaMalloc rounds each buffer of 1 MiB or more up
+ * to whole 2 MiB pages (`pages`), and the CUDA context and the libraries'
+ * handles come on top (`runtime`, measured). cuDNN's workspace is not
+ * counted: the harness sizes it to what is left after all of this (train.c,
+ * cm_net_build), so it never makes a run fail; it does not fit when the rest
+ * and the 256 MiB it leaves free exceed the GPU's memory.
  *
- * PyTorch's eager training holds other tensors (autograd keeps what each
- * operator saves, its allocator caches) and is not modelled. */
+ * PyTorch keeps what autograd saves for backward instead (cp_memory_eager).
+ * Measured and judged in validation/memory-h100/ and memory-h100x2/. */
 #ifndef CP_MEMORY_H
 #define CP_MEMORY_H
 
