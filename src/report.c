@@ -386,7 +386,7 @@ void cp_report_memory_warning(const cp_prediction *p, bool eager, int nccl_gpus,
     if (!m.fits)
         fprintf(stderr,
                 "cnnperf %s: warning: %s at batch %d in %s needs %.1f GiB on %s, which has %.1f: the time is "
-                "for a run that cannot start (a smaller batch would fit)\n",
+                "for a run that cannot start (try a smaller batch)\n",
                 what, p->net->name, p->batch, cp_precision_name(p->prec), m.total / 1073741824.0, p->dev->name,
                 m.device / 1073741824.0);
 }
