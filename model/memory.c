@@ -35,6 +35,14 @@ static double alloc(double *pages, double bytes)
     return bytes;
 }
 
+/* What the GPU offers, what must stay free besides, and whether m->total fits. */
+static void settle(cp_memory *m, const cp_device *dev, double reserve)
+{
+    m->device = (dev->dram_usable_gib > 0 ? dev->dram_usable_gib : dev->dram_size_gb) * 1073741824.0;
+    m->reserve = reserve;
+    m->fits = m->total + m->reserve <= m->device;
+}
+
 int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m)
 {
     memset(m, 0, sizeof *m);
@@ -85,9 +93,7 @@ int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp
     double built = m->activations + act_pages + m->params + flat_pages + m->gradients + grad_pages;
     m->pages = built > flatten ? act_pages + flat_pages + grad_pages : act_pages + flat_pages + layer_pages;
     m->total = fmax(flatten, built) + m->runtime;
-    m->device = (dev->dram_usable_gib > 0 ? dev->dram_usable_gib : dev->dram_size_gb) * 1073741824.0;
-    m->reserve = CP_MEMORY_RESERVE_BYTES;
-    m->fits = m->total + m->reserve <= m->device;
+    settle(m, dev, CP_MEMORY_RESERVE_BYTES);
     return 0;
 }
 
@@ -180,9 +186,7 @@ int cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_p
     m->pages = EAGER_HEADROOM_BYTES;
     m->runtime = EAGER_RUNTIME_BYTES;
     m->total = peak + m->pages + m->runtime;
-    m->device = (dev->dram_usable_gib > 0 ? dev->dram_usable_gib : dev->dram_size_gb) * 1073741824.0;
-    m->reserve = 0;
-    m->fits = m->total + m->reserve <= m->device;
+    settle(m, dev, 0);
     return 0;
 }
 
@@ -192,11 +196,15 @@ int cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_p
  * grow with the channels and peers of larger jobs, which were not measured. */
 #define NCCL_WORKER_BYTES (866.0 * 1048576.0)
 
-void cp_memory_nccl_worker(cp_memory *m, int gpus)
+int cp_memory_worker(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, bool eager,
+                     int nccl_gpus, cp_memory *m)
 {
-    if (gpus < 2)
-        return;
-    m->runtime += NCCL_WORKER_BYTES;
-    m->total += NCCL_WORKER_BYTES;
-    m->fits = m->total + m->reserve <= m->device;
+    if ((eager ? cp_memory_eager : cp_memory_harness)(net, dev, batch, prec, m))
+        return -1;
+    if (nccl_gpus > 1) {
+        m->runtime += NCCL_WORKER_BYTES;
+        m->total += NCCL_WORKER_BYTES;
+        m->fits = m->total + m->reserve <= m->device;
+    }
+    return 0;
 }

@@ -57,8 +57,10 @@ int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp
  * return 0, or -1 (eager: out of host memory, *m zeroed). */
 int cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
 
-/* Adds to a worker's footprint what NCCL holds on each worker of a job of
- * `gpus` GPUs exchanging gradients by NCCL (nothing for one GPU). */
-void cp_memory_nccl_worker(cp_memory *m, int gpus);
+/* A worker's footprint as the harness or (eager) PyTorch trains it, with
+ * what NCCL holds on each worker of a job of nccl_gpus GPUs exchanging
+ * gradients by NCCL (1: none); 0, or -1 as the two above. */
+int cp_memory_worker(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, bool eager,
+                     int nccl_gpus, cp_memory *m);
 
 #endif

@@ -330,10 +330,9 @@ static int worker_memory(const cp_dist_prediction *p, const cp_dist_config *cfg,
     *gib = 0, *fits = true;
     for (int g = 0; g < p->n_groups; g++) {
         cp_memory m;
-        if ((cfg->mode == CP_MODE_EAGER ? cp_memory_eager : cp_memory_harness)(p->net, p->group_dev[g], cfg->batch,
-                                                                                cfg->prec, &m))
+        if (cp_memory_worker(p->net, p->group_dev[g], cfg->batch, cfg->prec, cfg->mode == CP_MODE_EAGER,
+                             p->comm == CP_COMM_NCCL ? cfg->gpus : 1, &m))
             return -1;
-        cp_memory_nccl_worker(&m, p->comm == CP_COMM_NCCL ? cfg->gpus : 1);
         *gib = fmax(*gib, m.total / 1073741824.0);
         *fits = *fits && m.fits;
     }

@@ -324,17 +324,17 @@ static void eager_text(FILE *f, const cp_eager *e)
  * the allocator's fragments at a failure measured 0.2-2.9 GiB by network. */
 #define EAGER_TIGHT_SHARE 0.03
 
-/* One worker's memory in harness or eager mode (model/memory.h); -1 where
- * the host had no memory to work it out (the report then leaves it out). */
-static int memory_of(const cp_prediction *p, bool eager, cp_memory *m)
+/* One GPU's worker in harness or eager mode (model/memory.h); where the
+ * host had no memory to work it out the reports leave it out. */
+static int memory_of(const cp_prediction *p, bool eager, int nccl_gpus, cp_memory *m)
 {
-    return (eager ? cp_memory_eager : cp_memory_harness)(p->net, p->dev, p->batch, p->prec, m);
+    return cp_memory_worker(p->net, p->dev, p->batch, p->prec, eager, nccl_gpus, m);
 }
 
 static void memory_json(cJSON *o, const cp_prediction *p, bool eager)
 {
     cp_memory m;
-    if (memory_of(p, eager, &m))
+    if (memory_of(p, eager, 1, &m))
         return;
     const double gib = 1073741824.0;
     cJSON *j = cJSON_AddObjectToObject(o, "memory");
@@ -356,7 +356,7 @@ static void memory_json(cJSON *o, const cp_prediction *p, bool eager)
 static void memory_text(FILE *f, const cp_prediction *p, bool eager)
 {
     cp_memory m;
-    if (memory_of(p, eager, &m))
+    if (memory_of(p, eager, 1, &m))
         return;
     const double gib = 1073741824.0;
     if (eager)
@@ -380,10 +380,7 @@ static void memory_text(FILE *f, const cp_prediction *p, bool eager)
 void cp_report_memory_warning(const cp_prediction *p, bool eager, int nccl_gpus, const char *what)
 {
     cp_memory m;
-    if (memory_of(p, eager, &m))
-        return;
-    cp_memory_nccl_worker(&m, nccl_gpus);
-    if (!m.fits)
+    if (!memory_of(p, eager, nccl_gpus, &m) && !m.fits)
         fprintf(stderr,
                 "cnnperf %s: warning: %s at batch %d in %s needs %.1f GiB on %s, which has %.1f: the time is "
                 "for a run that cannot start (try a smaller batch)\n",

@@ -99,10 +99,8 @@ static void test_fits_as_measured(void **state)
 }
 
 /* Predicts the configuration a run's tag names ("<network>-b<batch>-<precision>"
- * and anything after) on the H100 with `model`. */
-static void predict_tag(const char *tag, int (*model)(const cp_network *, const cp_device *, int, cp_precision,
-                                                      cp_memory *),
-                        cp_memory *m)
+ * and anything after) for a worker on the H100 (cp_memory_worker). */
+static void predict_tag(const char *tag, bool eager, int nccl_gpus, cp_memory *m)
 {
     char net[100], prec[8];
     int batch;
@@ -118,9 +116,24 @@ static void predict_tag(const char *tag, int (*model)(const cp_network *, const 
         fail_msg("%s: %s", tag, err.msg);
     if (cp_precision_parse(prec, &p))
         fail_msg("%s: precision '%s'", tag, prec);
-    if (model(&n, &d, batch, p, m))
+    if (cp_memory_worker(&n, &d, batch, p, eager, nccl_gpus, m))
         fail_msg("%s: out of memory", tag);
     cp_network_free(&n);
+}
+
+/* What a cnnperf-measure run held on rank 0's GPU besides its convolution
+ * workspace, MiB (provenance.memory_used_mib - workspace_used_mib). */
+static double held_mib(const char *path)
+{
+    cp_error err;
+    cJSON *root = cp_json_read_file(path, &err);
+    if (!root)
+        fail_msg("%s", err.msg);
+    const cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
+    double held = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "memory_used_mib")) -
+                  cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "workspace_used_mib"));
+    cJSON_Delete(root);
+    return held;
 }
 
 /* What the predicted footprint may be off by: the memory-h100 runs came
@@ -141,7 +154,6 @@ static void check_memcheck_folder(const char *name, int *runs, int *refusals)
     FILE *st = fopen(path, "r");
     if (!st)
         fail_msg("%s: cannot open", path);
-    cp_error err;
     while (fgets(line, sizeof line, st)) {
         char tag[200];
         int rc;
@@ -150,7 +162,7 @@ static void check_memcheck_folder(const char *name, int *runs, int *refusals)
         if (rc == 124)
             continue;
         cp_memory m;
-        predict_tag(tag, cp_memory_harness, &m);
+        predict_tag(tag, false, 1, &m);
         if (rc != 0) {
             if (m.fits)
                 fail_msg("%s failed to allocate, predicted to fit (%.2f GiB)", tag, m.total / 1073741824.0);
@@ -158,16 +170,9 @@ static void check_memcheck_folder(const char *name, int *runs, int *refusals)
             continue;
         }
         snprintf(path, sizeof path, "%s/%s.json", dir, tag);
-        cJSON *root = cp_json_read_file(path, &err);
-        if (!root)
-            fail_msg("%s", err.msg);
-        const cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
-        double used = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "memory_used_mib"));
-        double ws = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "workspace_used_mib"));
-        cJSON_Delete(root);
-        double off = m.total / 1048576.0 - (used - ws);
+        double held = held_mib(path), off = m.total / 1048576.0 - held;
         if (!m.fits || off < -MEASURED_TOLERANCE_MIB || off > MEASURED_TOLERANCE_MIB)
-            fail_msg("%s: held %.0f MiB besides its workspace, predicted %.0f (%s)", tag, used - ws,
+            fail_msg("%s: held %.0f MiB besides its workspace, predicted %.0f (%s)", tag, held,
                      m.total / 1048576.0, m.fits ? "fits" : "does not fit");
         (*runs)++;
     }
@@ -217,7 +222,7 @@ static void check_torch_folder(const char *name, int *ran, int *failed)
         if (rc == 124) /* timed out before its peak: decides nothing */
             continue;
         cp_memory m;
-        predict_tag(tag, cp_memory_eager, &m);
+        predict_tag(tag, true, 1, &m);
         if (rc != 0) {
             if (m.total < 0.97 * m.device)
                 fail_msg("%s failed to allocate, predicted at %.1f GiB of %.1f", tag, m.total / 1073741824.0,
@@ -266,19 +271,11 @@ static void test_nccl_workers(void **state)
         char path[1024];
         snprintf(path, sizeof path, "%s/validation/memory-h100x2/memmulti/multi-%s-nccl.json", CNNPERF_SOURCE_DIR,
                  tags[i]);
-        cp_error err;
-        cJSON *root = cp_json_read_file(path, &err);
-        if (!root)
-            fail_msg("%s", err.msg);
-        const cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
-        double held = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "memory_used_mib")) -
-                      cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "workspace_used_mib"));
-        cJSON_Delete(root);
-        cp_memory m;
-        predict_tag(tags[i], cp_memory_harness, &m);
-        double one_gpu = m.total / 1048576.0;
-        cp_memory_nccl_worker(&m, 2);
-        double off = m.total / 1048576.0 - held;
+        double held = held_mib(path);
+        cp_memory one, m;
+        predict_tag(tags[i], false, 1, &one);
+        predict_tag(tags[i], false, 2, &m);
+        double one_gpu = one.total / 1048576.0, off = m.total / 1048576.0 - held;
         if (off < -MEASURED_TOLERANCE_MIB || off > MEASURED_TOLERANCE_MIB || m.total / 1048576.0 <= one_gpu)
             fail_msg("%s on 2 GPUs: held %.0f MiB besides its workspace, predicted %.0f", tags[i], held,
                      m.total / 1048576.0);
