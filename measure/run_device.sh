@@ -1526,28 +1526,16 @@ densenet121 1304 fp16
 vgg16 1800 fp16
 vgg16 1960 fp16"
 
-# torch_memcheck NAME CONFIGS: each "network batch precision" once in PyTorch, into results/NAME; its exit
-# status (status.txt) and last error lines kept, the eager prediction beside it
+# torch_memcheck NAME CONFIGS: each "network batch precision" once in PyTorch (edge_runs), predicted in eager mode
 torch_memcheck() {
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
-    RES=$BUILD/results/$1
-    rm -rf "$RES"
-    mkdir -p "$RES"
-    local net batch prec tag rc
-    while read -r net batch prec; do
-        [ -n "$net" ] || continue
-        tag=$net-b$batch-$prec
-        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "$1 $tag skipped: past the ${DEADLINE} s budget"; continue; }
-        say "$1 $tag"
-        rc=0
-        timeout 120 python3 tools/torch_bench.py --network "$net" --batch "$batch" --precision "$prec" --warmup 2 \
-            --iters 2 --out-dir "$RES" </dev/null >/dev/null 2>"$RES/stderr-$tag.txt" || rc=$?
-        echo "$tag $rc" >>"$RES/status.txt"
-        tail -2 "$RES/stderr-$tag.txt"
-        "$PREDICT" predict --network "$net" --device "$DEV" --batch "$batch" --precision "$prec" --mode eager \
-            --format json -o "$RES/predict-$tag.json" </dev/null 2>/dev/null || fail "predict $tag"
-        bundle
-    done <<<"$2"
+    edge_runs "$1" "$2" run_torch_step 2 --mode eager
+}
+
+# run_torch_step TAG NET BATCH PREC API: a few PyTorch steps, PyTorch's memory in $RES/torch-TAG.json
+run_torch_step() {
+    timeout 120 python3 tools/torch_bench.py --network "$2" --batch "$3" --precision "$4" --warmup 2 --iters 2 \
+        --out-dir "$RES"
 }
 
 # MODE=memmulti (session 28): what a worker of a 2-GPU NCCL job holds beside one GPU's footprint (NCCL's
@@ -1576,29 +1564,47 @@ PYEOF
     done
 }
 
-# memcheck NAME CONFIGS: each "network batch precision [legacy]" once, graph API unless legacy, into
-# results/NAME; its exit status and last error lines kept, the prediction beside it
-memcheck() {
-    RES=$BUILD/results/$1
+# edge_runs NAME CONFIGS RUN TAIL [PREDICT ARGS...]: each "network batch precision [api]" of CONFIGS (api
+# graph unless given) once through RUN (TAG NET BATCH PREC API, writing into $RES), into results/NAME, emptied
+# first; each exit status in status.txt, its error output in stderr-TAG.txt (its last TAIL lines printed; a
+# negative TAIL: only when it failed) and the prediction of the same configuration (predict-TAG.json)
+edge_runs() {
+    local name=$1 configs=$2 runner=$3 tail_lines=$4 net batch prec api tag rc
+    shift 4
+    RES=$BUILD/results/$name
     rm -rf "$RES"
     mkdir -p "$RES"
-    local net batch prec api tag rc
     while read -r net batch prec api; do
         [ -n "$net" ] || continue
         api=${api:-graph}
         tag=$net-b$batch-$prec
         [ "$api" = graph ] || tag=$tag-$api
-        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "memcheck $tag skipped: past the ${DEADLINE} s budget"; continue; }
-        say "memcheck $tag"
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "$name $tag skipped: past the ${DEADLINE} s budget"; continue; }
+        say "$name $tag"
         rc=0
-        timeout 150 "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" --warmup 1 --iters 2 \
-            --conv-api "$api" -o "$RES/measure-$tag.json" </dev/null >/dev/null 2>"$RES/stderr-$tag.txt" || rc=$?
+        "$runner" "$tag" "$net" "$batch" "$prec" "$api" </dev/null >/dev/null 2>"$RES/stderr-$tag.txt" || rc=$?
         echo "$tag $rc" >>"$RES/status.txt"
-        [ "$rc" = 0 ] || tail -3 "$RES/stderr-$tag.txt"
+        if [ "$tail_lines" -gt 0 ]; then
+            tail -"$tail_lines" "$RES/stderr-$tag.txt"
+        elif [ "$rc" != 0 ]; then
+            tail -"${tail_lines#-}" "$RES/stderr-$tag.txt"
+        fi
         "$PREDICT" predict --network "$net" --device "$DEV" --batch "$batch" --precision "$prec" --conv-api "$api" \
-            --format json -o "$RES/predict-$tag.json" </dev/null 2>/dev/null || fail "predict $tag"
+            "$@" --format json -o "$RES/predict-$tag.json" </dev/null 2>/dev/null || fail "predict $tag"
         bundle
-    done <<<"$2"
+    done <<<"$configs"
+}
+
+# run_measure_memory TAG NET BATCH PREC API: a few cnnperf-measure iterations, its memory in $RES/measure-TAG.json
+run_measure_memory() {
+    timeout 150 "$MEASURE" --network "$2" --batch "$3" --precision "$4" --warmup 1 --iters 2 --conv-api "$5" \
+        -o "$RES/measure-$1.json"
+}
+
+# memcheck NAME CONFIGS: each "network batch precision [legacy]" once through cnnperf-measure (edge_runs), then
+# the summary of predicted and held memory
+memcheck() {
+    edge_runs "$1" "$2" run_measure_memory -3
     python3 - "$RES" <<'PYEOF' | tee "$RES/summary.txt"
 import json, os, sys
 res = sys.argv[1]
