@@ -592,12 +592,13 @@ static bool plane_misaligned(cp_shape s, double elem_bytes)
 }
 
 /* Appends the layout transposes of a tensor-core pass, unless it is a 1x1
- * convolution that reads NCHW as it is; returns the new kernel count. */
+ * convolution that reads NCHW as it is or the activations are channels-last
+ * already; returns the new kernel count. */
 static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int nk, int max)
 {
     double eb = cp_precision_bytes(x->prec);
     cp_shape in = l->in[0], o = l->out;
-    if (x->prec == CP_PREC_FP32 || (l->groups != 1 && !graph_grouped(l, x)))
+    if (x->channels_last || x->prec == CP_PREC_FP32 || (l->groups != 1 && !graph_grouped(l, x)))
         return nk;
     if (l->kh == 1 && l->kw == 1 && l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) && !plane_misaligned(o, eb))
         return nk;

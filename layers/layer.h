@@ -75,6 +75,9 @@ typedef struct {
     /* the convolution workspace cuDNN may use, bytes (cnnperf-measure's
      * --workspace-mb); 0: no limit (PyTorch takes what memory is free) */
     double workspace_bytes;
+    /* activations in NHWC (cp_network.channels_last): tensor-core kernels
+     * read and write them as they are, with no layout transposes */
+    bool channels_last;
 } cp_exec;
 
 struct cp_layer_kind {

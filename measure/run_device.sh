@@ -1493,6 +1493,31 @@ resnext50_32x4d 120 fp32
 vgg16 48 fp32
 wide_resnet50_2 120 fp32")
 
+# MODE=chlast (session 29): PyTorch in channels-last (torch_bench.py --channels-last; cnnperf predict --mode
+# eager --memory-format channels_last) on the calibration set's networks only: FP16 at batch 64 for all six,
+# the same three in NCHW beside them (the host's speed of this call), BF16, FP32 and TF32 for a few; then every
+# kernel of a channels-last FP16 iteration of three of them, with the operator that launched it
+# (tools/kernel_trace.py --channels-last), and of ResNet-18 in FP32: which kernels channels-last runs
+CHLAST_CONFIGS="
+--network resnet18,vgg11,mobilenet_v2 --batch 64 --precision fp16 --channels-last
+--network densenet121,squeezenet1_1,inception_v3 --batch 64 --precision fp16 --channels-last
+--network resnet18,vgg11,densenet121 --batch 64 --precision fp16
+--network resnet18,inception_v3 --batch 64 --precision bf16 --channels-last
+--network resnet18,vgg11,mobilenet_v2 --batch 64 --precision fp32 --channels-last
+--network resnet18 --batch 64 --precision tf32 --channels-last"
+
+chlast_traces() {
+    say "kernel_trace network, channels-last"
+    timeout 240 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2,densenet121 --batch 32 \
+        --precision fp16 --channels-last --iters 5 -o "$RES/chlast/kernels-torch-cl-fp16-$DEV.json" </dev/null \
+        >"$RES/chlast/kernel-trace-cl-$DEV.log" 2>&1 || fail "kernel_trace channels-last fp16"
+    timeout 120 python3 tools/kernel_trace.py --op network --network resnet18 --batch 32 --precision fp32 \
+        --channels-last --iters 5 -o "$RES/chlast/kernels-torch-cl-fp32-$DEV.json" </dev/null \
+        >>"$RES/chlast/kernel-trace-cl-$DEV.log" 2>&1 || fail "kernel_trace channels-last fp32"
+    tail -8 "$RES/chlast/kernel-trace-cl-$DEV.log"
+    bundle
+}
+
 # MODE=torchmem2 (session 28): the eager memory model (model/memory.c, cp_memory_eager) fixed before the call,
 # on configurations no call had run: four networks at ordinary batches, then for ResNet-50 and GoogLeNet FP16 a
 # ladder across the H100's edge: the largest batch the model says fits (its 10% allowance included) and three
@@ -1789,6 +1814,9 @@ resnet50 64 fp32 ps2"
         torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
     memcheck) # session 28: predicted memory footprints and fits against cnnperf-measure's (MEMCHECK_CONFIGS)
         memcheck memcheck "$MEMCHECK_CONFIGS" ;;
+    chlast) # session 29: PyTorch channels-last on the calibration set's networks, then kernel traces (CHLAST_CONFIGS)
+        torch_one "$CHLAST_CONFIGS" chlast
+        chlast_traces ;;
     torchmem) # session 28: PyTorch's memory and time on configurations no run had used (TORCHMEM_CONFIGS)
         torch_one "$TORCHMEM_CONFIGS" torchmem ;;
     torchmem2) # session 28: the eager memory model on new configurations and across the edge (TORCHMEM2_CONFIGS)

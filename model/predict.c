@@ -386,7 +386,8 @@ int cp_predict_ws(const cp_network *net, const cp_device *dev, int batch, cp_pre
         for (int i = 0; i < n; i++)
             for (int j = 0; j < CP_PASS_COUNT; j++)
                 built[i][j] = -1;
-        cp_exec x = {dev, prec, batch, tiles, algos, workspace_mb < 0 ? 0 : workspace_mb * 1048576.0};
+        cp_exec x = {dev, prec, batch, tiles, algos, workspace_mb < 0 ? 0 : workspace_mb * 1048576.0,
+                     net->channels_last};
         rc = build_tree(p, &x, twin, built, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err);
     }
     free(tiles);

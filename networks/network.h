@@ -6,6 +6,7 @@
 #ifndef CP_NETWORK_H
 #define CP_NETWORK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../layers/layer.h"
@@ -18,6 +19,11 @@ typedef struct {
     cp_layer *layers;
     int n_layers;
     long long params;
+    /* Activations in channels-last (NHWC) order, as PyTorch's
+     * model.to(memory_format=torch.channels_last) lays them out: set by the
+     * caller for eager mode (--memory-format); files describe the layers,
+     * not the layout, and load as NCHW. */
+    bool channels_last;
 } cp_network;
 
 /* spec is an embedded name ("resnet50") or a path to a JSON file. */

@@ -60,8 +60,9 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
     }
     if (o->format && cp_format_parse(o->format, &s->fmt))
         return cp_bad("--format: expected table, json or csv, got '%s'", o->format);
+    bool channels_last;
     int have_costs, rc = cp_mode_option(o, &s->cfg.mode, &s->eager_costs, &have_costs, &s->cfg.algos,
-                                        &s->cfg.workspace_mb);
+                                        &s->cfg.workspace_mb, &channels_last);
     if (rc)
         return rc;
     s->cfg.eager_costs = have_costs ? &s->eager_costs : NULL;
@@ -127,6 +128,7 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
     }
     if (cp_network_load(o->network ? o->network : "resnet50", &s->net, &err))
         return cp_bad("%s", err.msg);
+    s->net.channels_last = channels_last;
     return 0;
 }
 

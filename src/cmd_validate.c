@@ -54,7 +54,7 @@ typedef struct {
     cp_eager_costs eager, ddp; /* ddp: torch_bench.py --ddp-overhead's, merged into eager */
 } folder_host;
 
-/* Networks are loaded once per name: a campaign measures each many times. */
+/* Networks are loaded once per name and layout: a campaign measures each many times. */
 typedef struct {
     char name[64];
     cp_network net;
@@ -174,10 +174,10 @@ static int run_cluster(val_state *s, const cp_device *dev, int gpus, int nodes, 
     return 0;
 }
 
-static const cp_network *network_for(val_state *s, cp_jctx *c, const char *name)
+static const cp_network *network_for(val_state *s, cp_jctx *c, const char *name, bool channels_last)
 {
     for (int i = 0; i < s->n_nets; i++)
-        if (strcmp(s->nets[i].name, name) == 0)
+        if (strcmp(s->nets[i].name, name) == 0 && s->nets[i].net.channels_last == channels_last)
             return &s->nets[i].net;
     net_entry *e = realloc(s->nets, (size_t)(s->n_nets + 1) * sizeof *e);
     if (!e) {
@@ -192,6 +192,7 @@ static const cp_network *network_for(val_state *s, cp_jctx *c, const char *name)
         return NULL;
     }
     snprintf(e->name, sizeof e->name, "%s", name);
+    e->net.channels_last = channels_last;
     s->n_nets++;
     return &e->net;
 }
@@ -234,6 +235,7 @@ typedef struct {
     const char *comm;
     int nodes, colocated;
     bool ps_contiguous; /* servers held contiguous shards: each bucket went to one (cnnperf-measure before ps_sharding) */
+    bool channels_last; /* PyTorch's memory_format "channels_last" (torch_bench.py --channels-last) */
 } run_config;
 
 /* Worker and server hosts of a multi-rank run: ranks[] where present,
@@ -293,6 +295,8 @@ static int read_config(cp_jctx *c, const cJSON *root, run_config *rc)
     rc->graph_api = cJSON_IsString(api) && strcmp(api->valuestring, "graph") == 0;
     const cJSON *launch = cp_jget(cp_jget(root, "provenance"), "launch");
     rc->graph_launch = cJSON_IsString(launch) && strcmp(launch->valuestring, "graph") == 0;
+    const cJSON *mf = cp_jget(root, "memory_format");
+    rc->channels_last = cJSON_IsString(mf) && strcmp(mf->valuestring, "channels_last") == 0;
     const cJSON *ws = cp_jget(cp_jget(root, "provenance"), "workspace_limit_mib");
     rc->workspace_mb = cJSON_IsNumber(ws) && ws->valuedouble >= 0 ? cp_workspace_limit_mb(ws->valuedouble)
                                                                    : CP_HARNESS_WORKSPACE_MB;
@@ -789,7 +793,9 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
             return -1;
         r->has_exchange = 1;
     }
-    const cp_network *net = network_for(s, c, rc.network);
+    if (rc.channels_last && source != CP_VAL_PYTORCH)
+        return cp_jfail(c, "memory_format", "channels_last is eager mode's (PyTorch runs); cnnperf-measure trains NCHW");
+    const cp_network *net = network_for(s, c, rc.network, rc.channels_last);
     if (!net)
         return -1;
     int unmatched = 0;

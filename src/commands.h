@@ -3,6 +3,8 @@
 #ifndef CP_COMMANDS_H
 #define CP_COMMANDS_H
 
+#include <stdbool.h>
+
 #include "../model/distributed.h"
 #include "../model/eager.h"
 #include "options.h"
@@ -15,11 +17,13 @@ int cp_cmd_validate(int argc, char **argv);
 /* Multi-GPU prediction for `cnnperf predict` with --gpus > 1 or --cluster. */
 int cp_cmd_predict_distributed(const cp_options *o);
 
-/* --mode, --eager-profile and --conv-api: 0, or the exit status after one
- * line on stderr. *have_costs says whether costs were read from
- * --eager-profile; *algos is the convolution algorithm set (PyTorch's, the
- * default and always in eager mode; cudnnFind's with --conv-api legacy). */
+/* --mode, --eager-profile, --conv-api, --workspace-mb and --memory-format:
+ * 0, or the exit status after one line on stderr. *have_costs says whether
+ * costs were read from --eager-profile; *algos is the convolution algorithm
+ * set (PyTorch's, the default and always in eager mode; cudnnFind's with
+ * --conv-api legacy); *channels_last: the network's activations are NHWC
+ * (eager mode only: cnnperf-measure trains NCHW). */
 int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs, cp_algos *algos,
-                   double *workspace_mb);
+                   double *workspace_mb, bool *channels_last);
 
 #endif

@@ -74,7 +74,8 @@ static int cmd_predict(int argc, char **argv)
     int have_costs;
     cp_algos algos;
     double workspace_mb;
-    if ((rc = cp_mode_option(&o, &mode, &costs, &have_costs, &algos, &workspace_mb)))
+    bool channels_last;
+    if ((rc = cp_mode_option(&o, &mode, &costs, &have_costs, &algos, &workspace_mb, &channels_last)))
         return rc;
 
     cp_error err;
@@ -84,6 +85,7 @@ static int cmd_predict(int argc, char **argv)
         return cp_bad("%s", err.msg);
     if (cp_network_load(o.network ? o.network : "resnet50", &net, &err))
         return cp_bad("%s", err.msg);
+    net.channels_last = channels_last;
     if (o.layer && cp_network_find(&net, o.layer) < 0) {
         cp_network_free(&net);
         return cp_bad("--layer: no layer named '%s' (see cnnperf layers)", o.layer);

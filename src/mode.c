@@ -7,8 +7,9 @@
 #include "commands.h"
 
 int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, int *have_costs, cp_algos *algos,
-                   double *workspace_mb)
+                   double *workspace_mb, bool *channels_last)
 {
+    *channels_last = false;
     *mode = CP_MODE_HARNESS;
     *have_costs = 0;
     *algos = CP_ALGOS_FIND;
@@ -38,6 +39,14 @@ int cp_mode_option(const cp_options *o, cp_mode *mode, cp_eager_costs *costs, in
         *workspace_mb = cp_workspace_limit_mb(mb);
     }
     *workspace_mb = cp_run_workspace_mb(*mode == CP_MODE_EAGER, *workspace_mb);
+    if (o->memory_format) {
+        *channels_last = strcmp(o->memory_format, "channels_last") == 0;
+        if (!*channels_last && strcmp(o->memory_format, "nchw") != 0)
+            return cp_bad("--memory-format: expected nchw or channels_last, got '%s'", o->memory_format);
+        if (*channels_last && *mode != CP_MODE_EAGER)
+            return cp_bad("--memory-format channels_last: harness mode predicts cnnperf-measure, which trains NCHW; "
+                          "channels-last is for --mode eager (PyTorch)");
+    }
     if (o->eager_profile && *mode != CP_MODE_EAGER)
         return cp_bad("--eager-profile %s: host costs are for --mode eager", o->eager_profile);
     if (o->eager_profile) {

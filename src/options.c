@@ -52,6 +52,9 @@ const char cp_usage[] =
     "                          API, as cnnperf-measure --conv-api legacy); eager mode is always graph\n"
     "  --workspace-mb N        harness mode's cuDNN convolution workspace limit in MiB, as cnnperf-measure's\n"
     "                          (default 8192): an algorithm whose workspace exceeds it is not a candidate\n"
+    "  --memory-format F       eager mode's activation layout: nchw (default, PyTorch's) or channels_last\n"
+    "                          (model.to(memory_format=torch.channels_last): no layout transposes around\n"
+    "                          tensor-core convolutions); cnnperf-measure (harness mode) trains NCHW\n"
     "  --format F              table, json or csv (default table)\n"
     "  --calibration auto|none|FILE  per-class corrections fitted on measured networks (calibration/);\n"
     "                          auto (default): the device's own when there is one; none: the analytic model\n"
@@ -120,6 +123,7 @@ int cp_options_parse(int argc, char **argv, cp_options *o)
         {"--mode", offsetof(cp_options, mode)},           {"--eager-profile", offsetof(cp_options, eager_profile)},
         {"--calibration", offsetof(cp_options, calibration)},
         {"--conv-api", offsetof(cp_options, conv_api)},   {"--workspace-mb", offsetof(cp_options, workspace_mb)},
+        {"--memory-format", offsetof(cp_options, memory_format)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -14,6 +14,7 @@ typedef struct {
     const char *calibration;          /* --calibration auto|none|FILE */
     const char *conv_api;             /* --conv-api legacy|graph */
     const char *workspace_mb;         /* --workspace-mb N: harness mode's convolution workspace limit */
+    const char *memory_format;        /* --memory-format nchw|channels_last: eager mode's activation layout */
     const char *host_mpi;             /* --host-mpi FILE: cnnperf-calibrate's MPI ping-pong (comm/cluster.h) */
     const char *ps_bench;             /* --ps-bench FILE: cnnperf-psbench's server pass (comm/cluster.h) */
     const char *net_link;             /* --net-link FILE: an NCCL sweep of one rank per node (comm/cluster.h) */

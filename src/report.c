@@ -224,6 +224,7 @@ static cJSON *result_json(const cp_prediction *p, double iteration_ms, double im
     /* the convolution algorithms' library path, and which layer-pass
      * calibration made these numbers (null: the analytic model alone) */
     cJSON_AddStringToObject(o, "conv_api", p->algos == CP_ALGOS_PYTORCH ? "graph" : "legacy");
+    cJSON_AddStringToObject(o, "memory_format", p->net->channels_last ? "channels_last" : "nchw");
     if (p->workspace_mb >= 0) /* the algorithms' workspace limit (cnnperf-measure's --workspace-mb); none: eager */
         cJSON_AddNumberToObject(o, "conv_workspace_limit_mib", p->workspace_mb <= CP_NO_WORKSPACE_MB ? 0 : p->workspace_mb);
     else
@@ -431,9 +432,9 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
         print_rows(f, pred_cols, (int)(sizeof pred_cols / sizeof pred_cols[0]), pred_cell, &r, p->net->n_layers, fmt);
         return ferror(f) ? -1 : 0;
     }
-    fprintf(f, "cnnperf predict: %s on %s, batch %d, %s, %s mode, convolutions by cuDNN's %s API\n\n", p->net->name,
+    fprintf(f, "cnnperf predict: %s on %s, batch %d, %s, %s mode, convolutions by cuDNN's %s API%s\n\n", p->net->name,
             p->dev->name, p->batch, cp_precision_name(p->prec), e ? "eager" : "harness",
-            p->algos == CP_ALGOS_PYTORCH ? "graph" : "legacy");
+            p->algos == CP_ALGOS_PYTORCH ? "graph" : "legacy", p->net->channels_last ? ", channels-last" : "");
     layer_table(f, p);
     fprintf(f, "\n%siteration (Eq. 6-4): t_total = t_loading + t_forward + t_backward + t_update\n",
             e ? "harness-mode " : "");

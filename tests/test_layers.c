@@ -66,7 +66,7 @@ static double workspace_bytes;
 static int layer_kernels(const cp_layer *l, cp_pass pass, cp_precision prec, int batch, cp_algos algos,
                          cp_kernel k[MAXK])
 {
-    cp_exec x = {&h100, prec, batch, NULL, algos, workspace_bytes};
+    cp_exec x = {&h100, prec, batch, NULL, algos, workspace_bytes, false};
     cp_error err;
     int nk = l->kind->kernels(l, pass, &x, k, MAXK, &err);
     if (nk < 0)

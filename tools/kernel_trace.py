@@ -18,6 +18,7 @@ Two kinds of trace:
 
   python3 tools/kernel_trace.py --op batchnorm --precision fp32,fp16 -o bn-kernels.json
   python3 tools/kernel_trace.py --op network --network vgg11,resnet18 --batch 32 --precision fp32 -o nets.json
+  python3 tools/kernel_trace.py --op network --network resnet18 --precision fp16 --channels-last -o cl.json
 
 Output: JSON, one record per (shape, precision, pass) with the kernels in
 launch order: name, grid, block, registers per thread, shared memory, and
@@ -82,9 +83,10 @@ def trace_batchnorm(torch, shape, prec, iters):
 
 def profiled(torch, step, iters):
     """The kernels of `iters` calls of step(), grouped by position in a call:
-    name, launch configuration and median GPU time."""
+    name, the ATen operator that launched it, launch configuration and median
+    GPU time."""
     from torch.profiler import profile, ProfilerActivity
-    with profile(activities=[ProfilerActivity.CUDA]) as p:
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as p:
         for _ in range(iters):
             step()
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
@@ -93,6 +95,8 @@ def profiled(torch, step, iters):
     events = json.load(open(path)).get("traceEvents", [])
     os.unlink(path)
     kern = sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+    # a kernel's "External id" is that of the innermost operator that launched it
+    ops = {e.get("args", {}).get("External id"): e["name"] for e in events if e.get("cat") == "cpu_op"}
     # Each call launches the same sequence; group by position.
     per = len(kern) // iters if iters else 0
     out = []
@@ -101,6 +105,7 @@ def profiled(torch, step, iters):
         a = reps[0].get("args", {})
         out.append({
             "name": reps[0]["name"][:160],
+            "op": ops.get(a.get("External id")),
             "grid": a.get("grid"), "block": a.get("block"),
             "registers_per_thread": a.get("registers per thread"),
             "shared_memory": a.get("shared memory"),
@@ -109,18 +114,20 @@ def profiled(torch, step, iters):
     return out
 
 
-def trace_network(torch, name, batch, prec, iters):
-    """One training iteration of a torchvision network as torch_bench.py runs it."""
+def trace_network(torch, name, batch, prec, iters, channels_last=False):
+    """One training iteration of a torchvision network as torch_bench.py runs it
+    (channels_last: model and input in torch.channels_last, --channels-last)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch_bench
     dev = torch.device("cuda")
     amp = torch_bench.set_precision(torch, prec)
     c, h, w, classes = torch_bench.network_shape(name)
     torch.manual_seed(1)
-    model = torch_bench.build_model(torch, name, classes).to(dev).train()
+    fmt = torch.channels_last if channels_last else torch.contiguous_format
+    model = torch_bench.build_model(torch, name, classes).to(dev, memory_format=fmt).train()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
-    x = torch.rand(batch, c, h, w, device=dev)
+    x = torch.rand(batch, c, h, w, device=dev).contiguous(memory_format=fmt)
     y = torch.arange(batch, device=dev) % classes
 
     def step():
@@ -143,6 +150,7 @@ def main():
     ap.add_argument("--batch", type=int, default=32, help="--op network")
     ap.add_argument("--precision", default="fp32,fp16")
     ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--channels-last", action="store_true", help="--op network: NHWC model and input")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     import torch
@@ -152,8 +160,9 @@ def main():
     for prec in a.precision.split(","):
         if a.op == "network":
             for name in a.network.split(","):
-                ks = trace_network(torch, name, a.batch, prec, a.iters)
-                records.append({"op": a.op, "network": name, "batch": a.batch, "precision": prec, "kernels": ks})
+                ks = trace_network(torch, name, a.batch, prec, a.iters, a.channels_last)
+                records.append({"op": a.op, "network": name, "batch": a.batch, "precision": prec,
+                                "memory_format": "channels_last" if a.channels_last else "nchw", "kernels": ks})
                 print(f"{name} b{a.batch} {prec}: {len(ks)} kernels, {sum(k['median_us'] for k in ks) / 1e3:.2f} ms",
                       flush=True)
             continue
