@@ -591,17 +591,25 @@ static bool plane_misaligned(cp_shape s, double elem_bytes)
     return fmod((double)s.h * s.w * elem_bytes, TC_VECTOR_BYTES) != 0;
 }
 
-/* Appends the layout transposes of a tensor-core pass, unless it is a 1x1
- * convolution that reads NCHW as it is or the activations are channels-last
- * already; returns the new kernel count. */
+/* Appends the layout transposes of a pass whose kernels want the other
+ * layout, returns the new kernel count: a tensor-core pass on NCHW
+ * activations, unless it is a 1x1 convolution that reads NCHW as it is, and
+ * an FP32 pass on channels-last ones. cuDNN's FP32 engines are NCHW kernels:
+ * in PyTorch's channels-last ResNet-18 FP32 iteration they run between
+ * nhwcToNchw and nchwToNhwc kernels, the tensor-core ones in 16 bits with
+ * none (tools/kernel_trace.py --channels-last; validation/h100/torch/chlast29/). */
 static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int nk, int max)
 {
     double eb = cp_precision_bytes(x->prec);
     cp_shape in = l->in[0], o = l->out;
-    if (x->channels_last || x->prec == CP_PREC_FP32 || (l->groups != 1 && !graph_grouped(l, x)))
+    bool nchw_kernels = x->prec == CP_PREC_FP32;
+    if (nchw_kernels != x->channels_last || (l->groups != 1 && !graph_grouped(l, x)))
         return nk;
-    if (l->kh == 1 && l->kw == 1 && l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) && !plane_misaligned(o, eb))
+    if (!x->channels_last && l->kh == 1 && l->kw == 1 && l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) &&
+        !plane_misaligned(o, eb))
         return nk;
+    const char *to_kernels = x->channels_last ? "nhwc_to_nchw" : "nchw_to_nhwc";
+    const char *back = x->channels_last ? "nchw_to_nhwc" : "nhwc_to_nchw";
     double n = x->batch, xe = n * cp_shape_elems(in), ye = n * cp_shape_elems(o);
     double xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
     /* read in: forward x; backward-data dy; backward-weight x and dy */
@@ -611,7 +619,7 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     int nt = 0;
     for (int i = 0; i < 2; i++)
         if (rd[i] > 0)
-            t[nt++] = cp_stream_kernel(x->dev, x->prec, "nchw_to_nhwc", rd[i], rb[i], rb[i], 0);
+            t[nt++] = cp_stream_kernel(x->dev, x->prec, to_kernels, rd[i], rb[i], rb[i], 0);
     if (nk + nt + 1 > max)
         return nk;
     for (int i = nk - 1; i >= 0; i--) /* the transposes in run first */
@@ -621,9 +629,9 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     nk += nt;
     /* written back: forward y, backward-data dx (the weight gradient is small) */
     if (pass == CP_PASS_FWD)
-        out[nk++] = cp_stream_kernel(x->dev, x->prec, "nhwc_to_nchw", ye, yb, yb, 0);
+        out[nk++] = cp_stream_kernel(x->dev, x->prec, back, ye, yb, yb, 0);
     else if (pass == CP_PASS_BWD_DATA)
-        out[nk++] = cp_stream_kernel(x->dev, x->prec, "nhwc_to_nchw", xe, xb, xb, 0);
+        out[nk++] = cp_stream_kernel(x->dev, x->prec, back, xe, xb, xb, 0);
     return nk;
 }
 
@@ -685,7 +693,13 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
 
 static double direct_slots_per_mac(const cp_layer *l, const cp_exec *x)
 {
-    bool engine0 = x->prec == CP_PREC_FP32 || x->prec == CP_PREC_TF32 || l->sh > 1 || l->sw > 1;
+    /* channels-last 16-bit depthwise layers run sm90_xmma_depthwise and
+     * dgrad2d_c1_k1_nhwc kernels with a stride too (PyTorch's MobileNet-v2,
+     * validation/h100/torch/chlast29/): 41 us forward and 134 us data
+     * gradient for the 96-channel 112x112 stride-2 layer at b32, where engine
+     * 0's pace would be 87 and 482 */
+    bool strided = (l->sh > 1 || l->sw > 1) && !x->channels_last;
+    bool engine0 = x->prec == CP_PREC_FP32 || x->prec == CP_PREC_TF32 || strided;
     return engine0 ? DEPTHWISE_ENGINE0_SLOTS_PER_MAC : 2.0;
 }
 

@@ -1506,6 +1506,31 @@ CHLAST_CONFIGS="
 --network resnet18,vgg11,mobilenet_v2 --batch 64 --precision fp32 --channels-last
 --network resnet18 --batch 64 --precision tf32 --channels-last"
 
+# MODE=chlast_holdout (session 29): the channels-last model fixed after MODE=chlast (NHWC batch norm and
+# depthwise kernels, no layout transposes on tensor cores, FP32 between transposes) on the evaluation networks
+# but LeNet-5, none of which any channels-last run had used: each in FP16 at a batch drawn uniformly from the
+# multiples of 8 in 32..256 by Python's random.Random(2026112929) over the networks in name order; then four of
+# them drawn by random.Random(2026112930) (r.sample, then a batch from the multiples of 8 in 32..128) in FP32;
+# rule and list fixed before the call, predicted in it
+CHLAST_HOLDOUT_CONFIGS=$(torch_args "
+alexnet 128 fp16
+densenet169 152 fp16
+googlenet 96 fp16
+mnasnet1_0 176 fp16
+resnet101 72 fp16
+resnet152 168 fp16
+resnet34 40 fp16
+resnet50 128 fp16
+resnext50_32x4d 104 fp16
+vgg13 48 fp16
+vgg16 160 fp16
+vgg19 56 fp16
+wide_resnet50_2 72 fp16
+resnet34 88 fp32
+vgg13 72 fp32
+densenet169 88 fp32
+wide_resnet50_2 96 fp32" --channels-last)
+
 chlast_traces() {
     say "kernel_trace network, channels-last"
     timeout 240 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2,densenet121 --batch 32 \
@@ -1814,6 +1839,8 @@ resnet50 64 fp32 ps2"
         torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
     memcheck) # session 28: predicted memory footprints and fits against cnnperf-measure's (MEMCHECK_CONFIGS)
         memcheck memcheck "$MEMCHECK_CONFIGS" ;;
+    chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
+        torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
     chlast) # session 29: PyTorch channels-last on the calibration set's networks, then kernel traces (CHLAST_CONFIGS)
         torch_one "$CHLAST_CONFIGS" chlast
         chlast_traces ;;

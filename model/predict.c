@@ -96,6 +96,16 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     const cp_calib_term *t = &cal->term[g][cp_layer_calib_class(l)][pass];
     p->tree.t[node].scale = t->scale;
     p->tree.t[node].offset_ms = t->offset_ms;
+    /* The calibration is fitted on NCHW runs. Channels-last batch norm runs
+     * other kernels (batchnorm.c), timed as they are; a convolution keeps its
+     * class's scale but not the offset, a pass's fixed cost that stood for
+     * the NCHW pass's extra launches (layout transposes) */
+    if (x->channels_last && strcmp(l->kind->name, "batchnorm") == 0 && pass != CP_PASS_UPDATE) {
+        p->tree.t[node].scale = 1;
+        p->tree.t[node].offset_ms = 0;
+    } else if (x->channels_last && strcmp(l->kind->name, "conv") == 0) {
+        p->tree.t[node].offset_ms = 0;
+    }
 }
 
 /* Adds the kernels of one layer pass under parent; returns the pass node,
