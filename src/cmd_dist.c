@@ -36,6 +36,9 @@ static int parse_algo(const char *s, cp_ar_algo *a)
     return -1;
 }
 
+/* The GPU counts a sweep predicts without --gpus. */
+#define SWEEP_DEFAULT_GPUS "1,2,4,8"
+
 /* lists: the sweep reads --gpus, --batch, --comm and --precision itself. */
 static int setup(const cp_options *o, dist_setup *s, int lists)
 {
@@ -102,8 +105,9 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
             return cp_bad("%s", err.msg);
         /* sized for the largest request; a sweep asks for its largest count */
         int most = s->cfg.gpus;
-        if (lists && o->gpus)
-            for (const char *p = o->gpus; *p;) {
+        const char *counts = o->gpus ? o->gpus : SWEEP_DEFAULT_GPUS;
+        if (lists)
+            for (const char *p = counts; *p;) {
                 long v = strtol(p, (char **)&p, 10);
                 if (v > most)
                     most = (int)v;
@@ -348,7 +352,7 @@ int cp_cmd_sweep(int argc, char **argv)
     if (rc)
         return rc;
     int gpus[MAX_LIST], batch[MAX_LIST], comm[MAX_LIST], prec[MAX_LIST];
-    int ng = split_list(o.gpus ? o.gpus : "1,2,4,8", parse_int, gpus);
+    int ng = split_list(o.gpus ? o.gpus : SWEEP_DEFAULT_GPUS, parse_int, gpus);
     int nb = split_list(o.batch ? o.batch : "64", parse_int, batch);
     int nc = split_list(o.comm ? o.comm : "nccl,ps", parse_comm, comm);
     int np = split_list(o.precision ? o.precision : "fp32", parse_prec, prec);
