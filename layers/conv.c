@@ -753,6 +753,8 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
         nk = gemm_on(l, pass, x, CP_PREC_FP32, out, max, err);
     } else if (winograd_fits(l, pass, x) || fft_fits(l, x)) {
         nk = fastest_algorithm(l, pass, x, out, max, err);
+        if (nk > 0 && x->channels_last) /* Winograd and FFT are NCHW engines too */
+            nk = layout_transposes(l, pass, x, out, nk, max);
     } else {
         nk = gemm_pass(l, pass, x, out, max, err);
         if (nk > 0)

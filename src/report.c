@@ -532,10 +532,11 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
             eager_json(o, d->group_eager[d->slowest]);
         return write_json(f, o);
     }
-    fprintf(f, "cnnperf predict: %s on %d GPU%s of %s, batch %d per GPU, %s, exchange %s%s, %s mode\n\n",
+    fprintf(f, "cnnperf predict: %s on %d GPU%s of %s, batch %d per GPU, %s, exchange %s%s, %s mode%s\n\n",
             s->net->name, d->cfg.gpus, d->cfg.gpus == 1 ? "" : "s", d->cluster->name, s->batch,
             cp_precision_name(s->prec), cp_comm_name(d->comm),
-            d->cfg.overlap ? " overlapped with backward" : " after backward", cp_mode_name(d->cfg.mode));
+            d->cfg.overlap ? " overlapped with backward" : " after backward", cp_mode_name(d->cfg.mode),
+            s->net->channels_last ? ", channels-last" : "");
     fprintf(f, "per-layer times of one %s (the slowest GPU)\n", s->dev->name);
     layer_table(f, s);
     fprintf(f, "\nGPU groups (every step waits for the slowest, Eq. 5-15):\n");
