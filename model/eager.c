@@ -79,7 +79,7 @@ static void record(run *r, const char *name, const char *detail, double start, d
 static void op(run *r, double host_us, const char *name, const char *detail)
 {
     double start = r->c.host_ms;
-    cp_eager_op(&r->c, host_us * 1e-3, NULL, 0);
+    cp_eager_op(&r->c, CP_EAGER_HOST_SCALE * host_us * 1e-3, NULL, 0);
     r->e->ops++;
     record(r, name, detail, start, r->c.host_ms, 0);
 }

@@ -27,6 +27,16 @@
 #ifndef CP_EAGER_H
 #define CP_EAGER_H
 
+/* What a real network's operator costs the host against the microbenchmark's
+ * (tools/torch_bench.py --eager-overhead times chains of tiny modules): each
+ * operator's host cost is scaled by this, fitted on the calibration set's
+ * PyTorch runs alone (one GPU and DDP, NCHW and channels-last, H100 and H200:
+ * 77 runs; the smallest MAPE on a 0.05 grid from 1.0 to 1.5, 12.73% at 1.0 to
+ * 10.86% at 1.25; tools/fit_eager_host_scale.sh, docs/CALIBRATION.md). */
+#ifndef CP_EAGER_HOST_SCALE
+#define CP_EAGER_HOST_SCALE 1.25
+#endif
+
 #include "predict.h"
 
 typedef enum { CP_MODE_HARNESS, CP_MODE_EAGER } cp_mode;

@@ -297,6 +297,7 @@ static void eager_json(cJSON *o, const cp_eager *e)
     cJSON_AddNumberToObject(x, "parameter_tensors", e->param_tensors);
     cJSON_AddBoolToObject(x, "host_costs_calibrated", !e->builtin_costs);
     cJSON_AddStringToObject(x, "host_costs", e->costs_source);
+    cJSON_AddNumberToObject(x, "host_cost_scale", CP_EAGER_HOST_SCALE);
 }
 
 static void eager_text(FILE *f, const cp_eager *e)
@@ -317,7 +318,9 @@ static void eager_text(FILE *f, const cp_eager *e)
         fprintf(f, "  with the host %.2f-%.2fx as costly, as it was from call to call on this kind of machine: %.3f-%.3f ms\n",
                 e->spread[0], e->spread[1], e->range_ms[0], e->range_ms[1]);
     int partly = e->builtin_costs && strncmp(e->costs_source, "defaults", 8) != 0;
-    fprintf(f, "  eager host costs: %s%s\n", partly ? "partly defaults, not calibrated; given: " : "", e->costs_source);
+    fprintf(f, "  eager host costs: %s%s (each x%.2f: a network's operators against the microbenchmark's, fitted on "
+               "the calibration set's PyTorch runs)\n",
+            partly ? "partly defaults, not calibrated; given: " : "", e->costs_source, CP_EAGER_HOST_SCALE);
     fprintf(f, "  %.1f images/s\n", e->images_per_s);
 }
 
