@@ -1531,6 +1531,26 @@ vgg13 72 fp32
 densenet169 88 fp32
 wide_resnet50_2 96 fp32" --channels-last)
 
+# MODE=torchholdout29 (session 29): the session's final eager model (channels-last, PyTorch's host costs x1.25
+# fitted on the calibration set) on every evaluation network but LeNet-5, each once: precision from fp16/fp32,
+# memory format from nchw/channels_last and batch from the multiples of 8 in 32..128, drawn in that order per
+# network by Python's random.Random(2026112931) over the networks in name order; rule and list fixed before the
+# call, predicted in it
+TORCHHOLDOUT29_CONFIGS="
+--network alexnet --batch 48 --precision fp16 --channels-last
+--network densenet169 --batch 96 --precision fp16 --channels-last
+--network googlenet --batch 104 --precision fp32
+--network mnasnet1_0 --batch 104 --precision fp16
+--network resnet101 --batch 64 --precision fp16
+--network resnet152 --batch 40 --precision fp16
+--network resnet34 --batch 120 --precision fp16
+--network resnet50 --batch 40 --precision fp16
+--network resnext50_32x4d --batch 56 --precision fp32 --channels-last
+--network vgg13 --batch 32 --precision fp32 --channels-last
+--network vgg16 --batch 96 --precision fp32
+--network vgg19 --batch 96 --precision fp32
+--network wide_resnet50_2 --batch 128 --precision fp32"
+
 chlast_traces() {
     say "kernel_trace network, channels-last"
     timeout 240 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2,densenet121 --batch 32 \
@@ -1839,6 +1859,8 @@ resnet50 64 fp32 ps2"
         torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
     memcheck) # session 28: predicted memory footprints and fits against cnnperf-measure's (MEMCHECK_CONFIGS)
         memcheck memcheck "$MEMCHECK_CONFIGS" ;;
+    torchholdout29) # session 29: the final eager model on configurations drawn by rule (TORCHHOLDOUT29_CONFIGS)
+        torch_one "$TORCHHOLDOUT29_CONFIGS" torchholdout29 ;;
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
     chlast) # session 29: PyTorch channels-last on the calibration set's networks, then kernel traces (CHLAST_CONFIGS)
