@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/memory.h"
 #include "../util/atomic_file.h"
 #include "../util/jsonread.h"
 #include "../util/resources.h"
@@ -741,6 +742,39 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     return rc_;
 }
 
+/* The run's GPU memory, where it recorded it, beside the footprint predicted
+ * for it (model/memory.h): cnnperf-measure's rank 0 alone or in an NCCL job
+ * (a PS job's rank 0 may be its server), and PyTorch's one-GPU steps (DDP's
+ * buckets are not in the eager model). */
+static void run_memory(val_state *s, const cJSON *root, const run_config *rc, const cp_network *net, cp_val_run *r)
+{
+    int eager = r->source == CP_VAL_PYTORCH;
+    double meas;
+    if (eager) {
+        const cJSON *m = cp_jget(cp_jget(root, "memory"), "peak_allocated_mib");
+        if (!cJSON_IsNumber(m) || r->gpus != 1)
+            return;
+        meas = m->valuedouble;
+    } else {
+        const cJSON *prov = cp_jget(root, "provenance"), *used = cp_jget(prov, "memory_used_mib"),
+                    *ws = cp_jget(prov, "workspace_used_mib");
+        if (!cJSON_IsNumber(used) || strcmp(r->comm, "ps") == 0)
+            return;
+        meas = used->valuedouble - (cJSON_IsNumber(ws) ? ws->valuedouble : 0);
+    }
+    cp_device dev;
+    cp_error e;
+    cp_memory m;
+    if (cp_device_load(s->o->device ? s->o->device : r->device, &dev, &e) ||
+        cp_memory_worker(net, &dev, r->batch, rc->prec, eager, strcmp(r->comm, "nccl") == 0 ? r->gpus : 1, &m))
+        return; /* predict_run has read the same device; only memory can fail here */
+    r->has_memory = 1;
+    r->meas_memory_mib = meas;
+    /* the caching allocator's peak holds neither the runtime nor the headroom */
+    r->pred_memory_mib = (eager ? m.total - m.runtime - m.pages : m.total) / 1048576.0;
+    r->pred_fits = m.fits;
+}
+
 /* cnnperf-measure before commit 3bd097b let its compute stream wait for the
  * gradient exchange inside the last backward pass it timed (the first
  * layer's, in network order, as backward runs from the last layer); since,
@@ -801,6 +835,7 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     int unmatched = 0;
     if (read_measured_detail(c, root, net, r, &unmatched) || predict_run(s, c, &rc, net, r))
         return -1;
+    run_memory(s, root, &rc, net, r);
     if (unmatched)
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%s%d measured layers not in %s: left out", *r->note ? "; " : "", unmatched, net->name);
@@ -817,6 +852,13 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
         r->excluded = 1;
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%slaunched as a CUDA graph: GPU time alone, not scored", *r->note ? "; " : "");
+    }
+    const cJSON *timed = cp_jget(cp_jget(root, "provenance"), "timed_iterations");
+    if (cJSON_IsNumber(timed) && timed->valuedouble < CP_VAL_MIN_TIMED_ITERATIONS) {
+        r->excluded = 1;
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%s%.0f timed iterations, a memory check's: not scored for time", *r->note ? "; " : "",
+                 timed->valuedouble);
     }
     /* cnnperf-measure's own verdict: the GPU waited for the host to enqueue
      * (the model times the GPU; such a run measures the host as much) */

@@ -124,6 +124,18 @@ int cp_val_pass_counts(double meas_ms)
 
 /* --- targets ----------------------------------------------------------------------- */
 
+cp_val_stat cp_val_memory_stat(const cp_val_run *runs, int n, cp_val_source source, int *wrong)
+{
+    cp_val_stat s = {0};
+    *wrong = 0;
+    for (int i = 0; i < n; i++)
+        if (runs[i].has_memory && runs[i].source == source) {
+            cp_val_stat_add(&s, runs[i].pred_memory_mib, runs[i].meas_memory_mib);
+            *wrong += !runs[i].pred_fits;
+        }
+    return s;
+}
+
 static int conv_or_fc(const char *kind)
 {
     return strcmp(kind, "conv") == 0 || strcmp(kind, "fc") == 0;

@@ -15,6 +15,7 @@
 #define CP_VAL_MIN_PASS_MS 0.005   /* passes measured below 5 us are timer noise, not model error */
 #define CP_VAL_WINNER_MARGIN 0.10  /* PS and NCCL closer than 10%: no winner to get right */
 #define CP_VAL_TOLERANCE_PP 0.5    /* a metric regresses when worse by more than this (percentage points) */
+#define CP_VAL_MIN_TIMED_ITERATIONS 5 /* fewer: a run of a memory check (memory-h100/), its time no timing */
 #define CP_VAL_MARKER "<!-- hand-written below: kept by the generator -->"
 
 typedef enum { CP_VAL_CNNPERF, CP_VAL_PYTORCH } cp_val_source;
@@ -46,6 +47,14 @@ typedef struct {
     double meas_exchange_ms, pred_exchange_ms;
     int has_host, host_bound; /* cnnperf-measure's host_enqueue_ms and host_bound, where the file has them */
     double host_enqueue_ms;
+    /* GPU memory, where the run recorded it (model/memory.h): cnnperf-measure's
+     * rank 0 besides its convolution workspace (memory_used_mib -
+     * workspace_used_mib) against the harness footprint; PyTorch's peak
+     * allocation (memory.peak_allocated_mib) against eager mode's, less the
+     * runtime and headroom, which the allocator does not count */
+    int has_memory;
+    double meas_memory_mib, pred_memory_mib;
+    int pred_fits; /* the prediction says it fits */
     cp_val_layer *layers;
     int n_layers;
     char note[384];
@@ -105,6 +114,11 @@ int cp_val_in_targets(const cp_val_run *r);
 int cp_val_one_gpu_scope(const cp_val_run *r);
 /* A layer pass that counts in the per-layer statistics. */
 int cp_val_pass_counts(double meas_ms);
+/* The memory of the runs of one source that recorded it, calibration and
+ * evaluation sets alike (no run fitted the memory model's constants but
+ * the folders validation/README.md names); *wrong: runs that ran where the
+ * prediction says they do not fit. */
+cp_val_stat cp_val_memory_stat(const cp_val_run *runs, int n, cp_val_source source, int *wrong);
 
 /* --- targets ----------------------------------------------------------------- */
 

@@ -79,6 +79,12 @@ static cJSON *err_json(double meas, double pred, const char *unit)
     return o;
 }
 
+/* What a run's memory figure is (cmd_validate.c, run_memory). */
+static const char *memory_what(const cp_val_run *r)
+{
+    return r->source == CP_VAL_PYTORCH ? "PyTorch's peak allocation" : "rank 0's GPU memory besides the workspace";
+}
+
 static cJSON *stat_json(const cp_val_stat *s)
 {
     cJSON *o = cJSON_CreateObject();
@@ -146,6 +152,12 @@ static cJSON *run_json(const cp_val_run *r)
     }
     if (r->has_exchange)
         cJSON_AddItemToObject(o, "exchange", err_json(r->meas_exchange_ms, r->pred_exchange_ms, "ms"));
+    if (r->has_memory) {
+        cJSON *m = err_json(r->meas_memory_mib, r->pred_memory_mib, "mib");
+        cJSON_AddStringToObject(m, "what", memory_what(r));
+        cJSON_AddBoolToObject(m, "predicted_fits", r->pred_fits != 0);
+        cJSON_AddItemToObject(o, "memory", m);
+    }
     cJSON *ls = cJSON_AddArrayToObject(o, "layers");
     for (int l = 0; l < r->n_layers; l++) {
         const cp_val_layer *y = &r->layers[l];
@@ -236,6 +248,14 @@ static int report_json(FILE *f, const cp_validation *v)
     cJSON *sum = cJSON_AddObjectToObject(o, "summary");
     cJSON_AddItemToObject(sum, "evaluation", groups_json(v, 0));
     cJSON_AddItemToObject(sum, "calibration", groups_json(v, 1));
+    cJSON *mem = cJSON_AddObjectToObject(sum, "memory");
+    for (int src = CP_VAL_CNNPERF; src <= CP_VAL_PYTORCH; src++) {
+        int wrong;
+        cp_val_stat st = cp_val_memory_stat(v->runs, v->n_runs, (cp_val_source)src, &wrong);
+        cJSON *e = stat_json(&st);
+        cJSON_AddNumberToObject(e, "ran_predicted_not_to_fit", wrong);
+        cJSON_AddItemToObject(mem, src == CP_VAL_PYTORCH ? "pytorch" : "measurement", e);
+    }
     cJSON *lp = cJSON_AddArrayToObject(sum, "layer_passes");
     const char *kinds[64];
     int nk = layer_kinds(v, kinds, 64);
@@ -334,7 +354,9 @@ static int report_csv(FILE *f, const cp_validation *v)
           f);
     for (int k = 0; k < 4; k++)
         fprintf(f, ",%s_measured_ms,%s_predicted_ms", phase_names[k], phase_names[k]);
-    fputs(",exchange_measured_ms,exchange_predicted_ms,host_enqueue_ms,host_bound,note\n", f);
+    fputs(",exchange_measured_ms,exchange_predicted_ms,host_enqueue_ms,host_bound,memory_measured_mib,"
+          "memory_predicted_mib,note\n",
+          f);
     for (int i = 0; i < v->n_runs; i++) {
         const cp_val_run *r = &v->runs[i];
         cp_csv_text(f, r->file);
@@ -358,6 +380,10 @@ static int report_csv(FILE *f, const cp_validation *v)
             fputs(",,,", f);
         if (r->has_host)
             fprintf(f, "%.6g,%d,", r->host_enqueue_ms, r->host_bound);
+        else
+            fputs(",,", f);
+        if (r->has_memory)
+            fprintf(f, "%.6g,%.6g,", r->meas_memory_mib, r->pred_memory_mib);
         else
             fputs(",,", f);
         cp_csv_text(f, r->note);
@@ -700,6 +726,42 @@ static void nccl_section(out *o, const cp_validation *v)
     }
 }
 
+/* Every run that recorded its GPU memory: measured, predicted, and a summary per source. */
+static void memory_section(out *o, const cp_validation *v)
+{
+    int n = 0;
+    for (int i = 0; i < v->n_runs; i++)
+        n += v->runs[i].has_memory;
+    if (!n)
+        return;
+    heading(o, "GPU memory: measured and predicted (MiB)");
+    for (int src = CP_VAL_CNNPERF; src <= CP_VAL_PYTORCH; src++) {
+        int wrong;
+        cp_val_stat st = cp_val_memory_stat(v->runs, v->n_runs, (cp_val_source)src, &wrong);
+        if (st.n)
+            fprintf(o->f, "%s%s: %.1f%% mean error over %d run%s, worst %.1f%%; %d that ran predicted not to fit\n",
+                    o->md ? "- " : "  ", src == CP_VAL_PYTORCH ? "PyTorch, peak allocation" :
+                                                                 "cnnperf-measure, rank 0 besides the workspace",
+                    cp_val_mape(&st), st.n, st.n == 1 ? "" : "s", st.worst_pct, wrong);
+    }
+    if (o->md)
+        fputc('\n', o->f);
+    static const int w[] = {-58, 10, 10, 8, -5};
+    const char *h[] = {"run", "measured", "predicted", "error", "fits"};
+    header(o, w, 5, h);
+    for (int i = 0; i < v->n_runs; i++) {
+        const cp_val_run *r = &v->runs[i];
+        if (!r->has_memory)
+            continue;
+        char a[32], b[32], e[32];
+        snprintf(a, sizeof a, "%.0f", r->meas_memory_mib);
+        snprintf(b, sizeof b, "%.0f", r->pred_memory_mib);
+        fmt_pct(e, sizeof e, cp_val_rel_pct(r->pred_memory_mib, r->meas_memory_mib));
+        const char *c[] = {r->label, a, b, e, r->pred_fits ? "yes" : "no"};
+        row(o, w, 5, c);
+    }
+}
+
 static void pairs_section(out *o, const cp_validation *v)
 {
     if (!v->n_pairs)
@@ -790,6 +852,7 @@ static int report_text(FILE *f, const cp_validation *v, int md)
     worst_section(&o, v);
     nccl_section(&o, v);
     pairs_section(&o, v);
+    memory_section(&o, v);
     if (!md)
         baseline_section(&o, v);
     if (md && v->n_plots) {
