@@ -1861,6 +1861,18 @@ resnet50 64 fp32 ps2"
         memcheck memcheck "$MEMCHECK_CONFIGS" ;;
     torchholdout29) # session 29: the final eager model on configurations drawn by rule (TORCHHOLDOUT29_CONFIGS)
         torch_one "$TORCHHOLDOUT29_CONFIGS" torchholdout29 ;;
+    chlast_traces2) # session 29: every kernel of channels-last FP16 iterations of the calibration set's other
+        # networks (VGG-11, Inception-v3, SqueezeNet 1.1) at b32 and of ResNet-18 at b128, with their operators
+        mkdir -p "$RES/chlast"
+        say "kernel_trace network, channels-last (2)"
+        timeout 300 python3 tools/kernel_trace.py --op network --network vgg11,inception_v3,squeezenet1_1 --batch 32 \
+            --precision fp16 --channels-last --iters 5 -o "$RES/chlast/kernels-torch-cl2-fp16-$DEV.json" </dev/null \
+            >"$RES/chlast/kernel-trace-cl2-$DEV.log" 2>&1 || fail "kernel_trace channels-last (2)"
+        timeout 150 python3 tools/kernel_trace.py --op network --network resnet18 --batch 128 --precision fp16 \
+            --channels-last --iters 5 -o "$RES/chlast/kernels-torch-cl2-b128-fp16-$DEV.json" </dev/null \
+            >>"$RES/chlast/kernel-trace-cl2-$DEV.log" 2>&1 || fail "kernel_trace channels-last (2) b128"
+        tail -8 "$RES/chlast/kernel-trace-cl2-$DEV.log"
+        bundle ;;
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
     chlast) # session 29: PyTorch channels-last on the calibration set's networks, then kernel traces (CHLAST_CONFIGS)
