@@ -1551,6 +1551,25 @@ TORCHHOLDOUT29_CONFIGS="
 --network vgg19 --batch 96 --precision fp32
 --network wide_resnet50_2 --batch 128 --precision fp32"
 
+# MODE=torchholdout30 (session 29, asked of an H200): the same final eager model on every evaluation network but
+# LeNet-5, each once: precision from fp16/fp32, memory format from nchw/channels_last and batch from the multiples
+# of 8 in 32..256, drawn per network in that order by Python's random.Random(2026112932) over the networks in name
+# order; rule and list fixed before the call, predicted in it
+TORCHHOLDOUT30_CONFIGS="
+--network alexnet --batch 168 --precision fp16
+--network densenet169 --batch 232 --precision fp16 --channels-last
+--network googlenet --batch 168 --precision fp32
+--network mnasnet1_0 --batch 224 --precision fp16
+--network resnet101 --batch 48 --precision fp32
+--network resnet152 --batch 104 --precision fp16 --channels-last
+--network resnet34 --batch 168 --precision fp32 --channels-last
+--network resnet50 --batch 104 --precision fp32 --channels-last
+--network resnext50_32x4d --batch 216 --precision fp16 --channels-last
+--network vgg13 --batch 216 --precision fp32 --channels-last
+--network vgg16 --batch 32 --precision fp32
+--network vgg19 --batch 80 --precision fp16
+--network wide_resnet50_2 --batch 32 --precision fp16"
+
 chlast_traces() {
     say "kernel_trace network, channels-last"
     timeout 240 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2,densenet121 --batch 32 \
@@ -1859,6 +1878,8 @@ resnet50 64 fp32 ps2"
         torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
     memcheck) # session 28: predicted memory footprints and fits against cnnperf-measure's (MEMCHECK_CONFIGS)
         memcheck memcheck "$MEMCHECK_CONFIGS" ;;
+    torchholdout30) # session 29: the final eager model again, batches 32..256, on the GPU given (TORCHHOLDOUT30_CONFIGS)
+        torch_one "$TORCHHOLDOUT30_CONFIGS" torchholdout30 ;;
     torchholdout29) # session 29: the final eager model on configurations drawn by rule (TORCHHOLDOUT29_CONFIGS)
         torch_one "$TORCHHOLDOUT29_CONFIGS" torchholdout29 ;;
     chlast_traces2) # session 29: every kernel of channels-last FP16 iterations of the calibration set's other
