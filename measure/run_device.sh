@@ -1570,14 +1570,19 @@ TORCHHOLDOUT30_CONFIGS="
 --network vgg19 --batch 80 --precision fp16
 --network wide_resnet50_2 --batch 32 --precision fp16"
 
+# cl_trace NAME LOG SECONDS NETWORKS BATCH PRECISION: every kernel of channels-last training iterations, with the
+# operator that launched each (tools/kernel_trace.py), into $RES/chlast/NAME-$DEV.json, its output appended to LOG
+cl_trace() {
+    mkdir -p "$RES/chlast"
+    say "kernel_trace network, channels-last: $4 b$5 $6"
+    timeout "$3" python3 tools/kernel_trace.py --op network --network "$4" --batch "$5" --precision "$6" \
+        --channels-last --iters 5 -o "$RES/chlast/$1-$DEV.json" </dev/null >>"$RES/chlast/$2-$DEV.log" 2>&1 ||
+        fail "kernel_trace channels-last $4 b$5 $6"
+}
+
 chlast_traces() {
-    say "kernel_trace network, channels-last"
-    timeout 240 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2,densenet121 --batch 32 \
-        --precision fp16 --channels-last --iters 5 -o "$RES/chlast/kernels-torch-cl-fp16-$DEV.json" </dev/null \
-        >"$RES/chlast/kernel-trace-cl-$DEV.log" 2>&1 || fail "kernel_trace channels-last fp16"
-    timeout 120 python3 tools/kernel_trace.py --op network --network resnet18 --batch 32 --precision fp32 \
-        --channels-last --iters 5 -o "$RES/chlast/kernels-torch-cl-fp32-$DEV.json" </dev/null \
-        >>"$RES/chlast/kernel-trace-cl-$DEV.log" 2>&1 || fail "kernel_trace channels-last fp32"
+    cl_trace kernels-torch-cl-fp16 kernel-trace-cl 240 resnet18,mobilenet_v2,densenet121 32 fp16
+    cl_trace kernels-torch-cl-fp32 kernel-trace-cl 120 resnet18 32 fp32
     tail -8 "$RES/chlast/kernel-trace-cl-$DEV.log"
     bundle
 }
@@ -1884,14 +1889,8 @@ resnet50 64 fp32 ps2"
         torch_one "$TORCHHOLDOUT29_CONFIGS" torchholdout29 ;;
     chlast_traces2) # session 29: every kernel of channels-last FP16 iterations of the calibration set's other
         # networks (VGG-11, Inception-v3, SqueezeNet 1.1) at b32 and of ResNet-18 at b128, with their operators
-        mkdir -p "$RES/chlast"
-        say "kernel_trace network, channels-last (2)"
-        timeout 300 python3 tools/kernel_trace.py --op network --network vgg11,inception_v3,squeezenet1_1 --batch 32 \
-            --precision fp16 --channels-last --iters 5 -o "$RES/chlast/kernels-torch-cl2-fp16-$DEV.json" </dev/null \
-            >"$RES/chlast/kernel-trace-cl2-$DEV.log" 2>&1 || fail "kernel_trace channels-last (2)"
-        timeout 150 python3 tools/kernel_trace.py --op network --network resnet18 --batch 128 --precision fp16 \
-            --channels-last --iters 5 -o "$RES/chlast/kernels-torch-cl2-b128-fp16-$DEV.json" </dev/null \
-            >>"$RES/chlast/kernel-trace-cl2-$DEV.log" 2>&1 || fail "kernel_trace channels-last (2) b128"
+        cl_trace kernels-torch-cl2-fp16 kernel-trace-cl2 300 vgg11,inception_v3,squeezenet1_1 32 fp16
+        cl_trace kernels-torch-cl2-b128-fp16 kernel-trace-cl2 150 resnet18 128 fp16
         tail -8 "$RES/chlast/kernel-trace-cl2-$DEV.log"
         bundle ;;
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
