@@ -715,9 +715,15 @@ static int group_by_group(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_
     one.bias = false; /* the layer's bias, once, below */
     cp_exec sub = *x;
     sub.algos = CP_ALGOS_FIND;
+    sub.channels_last = false; /* a channels-last tensor is transposed once, whole, not group by group */
     int nk = kernels(&one, pass, &sub, out, max, err);
     for (int i = 0; i < nk; i++)
         out[i].repeat = l->groups;
+    if (nk > 0 && x->channels_last) {
+        cp_layer whole = *l;
+        whole.groups = 1; /* layout_transposes leaves grouped layers alone */
+        nk = layout_transposes(&whole, pass, x, out, nk, max);
+    }
     return nk;
 }
 

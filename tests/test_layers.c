@@ -283,6 +283,23 @@ static void test_channels_last(void **state)
     channels_last = false;
     cp_network_free(&n);
     assert_true(dw_cl < dw_nchw / 2);
+    /* FP32 grouped layers (ResNeXt's 32 groups) run one dense convolution per group; the channels-last
+     * tensor is transposed once, whole, not group by group */
+    one_layer(&n, 128, 28, "{\"name\": \"g\", \"kind\": \"conv\", \"out\": 128, \"kernel\": 3, \"pad\": 1, "
+                           "\"groups\": 32, \"bias\": false}");
+    channels_last = true;
+    cp_kernel k[MAXK];
+    int nk = layer_kernels(&n.layers[0], CP_PASS_FWD, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, k);
+    channels_last = false;
+    cp_network_free(&n);
+    int in = 0, back = 0;
+    for (int i = 0; i < nk; i++) {
+        in += strcmp(k[i].name, "nhwc_to_nchw") == 0 && k[i].repeat == 1;
+        back += strcmp(k[i].name, "nchw_to_nhwc") == 0 && k[i].repeat == 1;
+        assert_true(k[i].repeat == 1 || strstr(k[i].name, "_to_") == NULL);
+    }
+    assert_int_equal(in, 1);
+    assert_int_equal(back, 1);
 }
 
 static bool has_kernel(const cp_kernel *k, int nk, const char *name)
