@@ -514,6 +514,15 @@ DDP_CONFIGS="
 --network googlenet --batch 64 --precision fp32,fp16
 --network alexnet --batch 128 --precision fp32
 --network resnet101 --batch 32 --precision fp32"
+# MODE=ddpcl (session 29): DDP on 2 GPUs in channels-last FP16 with the session's final eager model: five
+# evaluation networks drawn by Python's random.Random(2026112933).sample over the networks but LeNet-5 in name
+# order, each at a batch from the multiples of 8 in 32..128; rule and list fixed before the call, predicted in it
+DDPCL_CONFIGS="
+--network vgg16 --batch 88 --precision fp16 --channels-last
+--network resnet34 --batch 56 --precision fp16 --channels-last
+--network resnet101 --batch 72 --precision fp16 --channels-last
+--network googlenet --batch 96 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 80 --precision fp16 --channels-last"
 DDP_CALIB_CONFIGS="
 --network resnet18 --batch 64 --precision fp32,fp16
 --network vgg11 --batch 64 --precision fp32,fp16
@@ -1786,6 +1795,7 @@ run_mode() {
     overlap) overlap "$CALIBMULTI_CONFIGS" ;; # the calibration-set networks on 2 GPUs
     nccloverlap) overlap "$NCCLHOLDOUT_CONFIGS" ;;
     ddp) ddp "$DDP_CONFIGS" ;;
+    ddpcl) ddp "$DDPCL_CONFIGS" ;; # session 29: DDP channels-last, drawn before the call
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     quad2) # session 22: four GPUs again: the 4-rank sweep a second time, NCCL's tuner table for 4 ranks, legacy-API
         # and graph-API jobs and PyTorch DDP on 4 GPUs (its costs measured on 4 ranks first), chosen before the call
