@@ -1796,6 +1796,14 @@ run_mode() {
     nccloverlap) overlap "$NCCLHOLDOUT_CONFIGS" ;;
     ddp) ddp "$DDP_CONFIGS" ;;
     ddpcl) ddp "$DDPCL_CONFIGS" ;; # session 29: DDP channels-last, drawn before the call
+    ddph100) # session 29: DDP's own host costs on the H100s' host (no H100 profile had them; torch_bench
+        # --ddp-overhead), then DDPCL_CONFIGS again in NCHW: what channels-last itself changes
+        need_gpus 2 || return
+        mkdir -p "$RES/ddp"
+        say "torchrun torch_bench.py --ddp-overhead"
+        NCCL_DEBUG=WARN timeout 200 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --ddp-overhead \
+            -o "$RES/ddp/ddp-overhead-$DEV.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp overhead"
+        ddp "$(sed 's/ --channels-last//' <<<"$DDPCL_CONFIGS")" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     quad2) # session 22: four GPUs again: the 4-rank sweep a second time, NCCL's tuner table for 4 ranks, legacy-API
         # and graph-API jobs and PyTorch DDP on 4 GPUs (its costs measured on 4 ranks first), chosen before the call
