@@ -243,7 +243,10 @@ int cp_eager_costs_parse(cp_jctx *c, const cJSON *obj, cp_eager_costs *out)
         parse_spread(c, obj, out) || cp_eager_ddp_parse(c, obj, out))
         return -1;
     out->given = 1;
-    snprintf(out->source, sizeof out->source, "%s", src ? src : "device profile, no source given");
+    const char *text = src ? src : "device profile, no source given";
+    snprintf(out->source, sizeof out->source, "%s", text);
+    if (strlen(text) >= sizeof out->source) /* a long list of files: say it goes on (the profile has it all) */
+        memcpy(out->source + sizeof out->source - 4, "...", 4);
     return 0;
 }
 
