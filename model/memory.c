@@ -204,7 +204,7 @@ int cp_memory_worker(const cp_network *net, const cp_device *dev, int batch, cp_
     if (nccl_gpus > 1) {
         m->runtime += NCCL_WORKER_BYTES;
         m->total += NCCL_WORKER_BYTES;
-        m->fits = m->total + m->reserve <= m->device;
+        settle(m, dev, m->reserve);
     }
     return 0;
 }

@@ -57,6 +57,11 @@ int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp
  * return 0, or -1 (eager: out of host memory, *m zeroed). */
 int cp_memory_eager(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
 
+/* What PyTorch's caching allocator hands out at the peak in an eager
+ * footprint (torch.cuda.max_memory_allocated): all of it but the runtime
+ * and the headroom, which the allocator does not count. */
+static inline double cp_memory_eager_allocated(const cp_memory *m) { return m->total - m->runtime - m->pages; }
+
 /* A worker's footprint as the harness or (eager) PyTorch trains it, with
  * what NCCL holds on each worker of a job of nccl_gpus GPUs exchanging
  * gradients by NCCL (1: none); 0, or -1 as the two above. */

@@ -639,6 +639,37 @@ static int run_eager_costs(val_state *s, const char *file, const cp_eager_costs 
  * host's cost per operator, autocast casts, the foreach optimizer);
  * cnnperf-measure's as it runs them (harness mode, with PyTorch's
  * convolution algorithms where it used cuDNN's graph API). */
+/* The run's GPU memory where it recorded one that is scored (predict_memory
+ * sets the prediction beside it): cnnperf-measure's rank 0
+ * besides its workspace, alone or in an NCCL job (a PS job's rank 0 may be
+ * its server), and PyTorch's one-GPU steps' peak allocation (DDP's buckets
+ * are not in the eager model); 0 for none. */
+static double measured_memory_mib(const cJSON *root, const cp_val_run *r)
+{
+    if (r->source == CP_VAL_PYTORCH) {
+        const cJSON *m = cp_jget(cp_jget(root, "memory"), "peak_allocated_mib");
+        return cJSON_IsNumber(m) && r->gpus == 1 ? m->valuedouble : 0;
+    }
+    const cJSON *prov = cp_jget(root, "provenance"), *used = cp_jget(prov, "memory_used_mib"),
+                *ws = cp_jget(prov, "workspace_used_mib");
+    if (!cJSON_IsNumber(used) || strcmp(r->comm, "ps") == 0)
+        return 0;
+    return used->valuedouble - (cJSON_IsNumber(ws) ? ws->valuedouble : 0);
+}
+
+/* The footprint predicted for a run whose memory was measured (model/memory.h). */
+static void predict_memory(const cp_device *dev, const run_config *rc, const cp_network *net, cp_val_run *r)
+{
+    int eager = r->source == CP_VAL_PYTORCH;
+    cp_memory m;
+    if (r->meas_memory_mib <= 0 ||
+        cp_memory_worker(net, dev, r->batch, rc->prec, eager, strcmp(r->comm, "nccl") == 0 ? r->gpus : 1, &m))
+        return; /* nothing measured, or no host memory to work it out */
+    r->has_memory = 1;
+    r->pred_memory_mib = (eager ? cp_memory_eager_allocated(&m) : m.total) / 1048576.0;
+    r->pred_fits = m.fits;
+}
+
 static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_network *net, cp_val_run *r)
 {
     cp_error e;
@@ -736,43 +767,12 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
                  builtin ? ", host costs partly built-in (no --eager-profile)" : "");
     else if (!rc_ && rc->graph_api)
         snprintf(r->note, sizeof r->note, "graph API");
+    if (!rc_)
+        predict_memory(&dev, rc, net, r);
     if (!rc_ && ipc_note[0])
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note), "%s%s", *r->note ? "; " : "",
                  ipc_note);
     return rc_;
-}
-
-/* The run's GPU memory, where it recorded it, beside the footprint predicted
- * for it (model/memory.h): cnnperf-measure's rank 0 alone or in an NCCL job
- * (a PS job's rank 0 may be its server), and PyTorch's one-GPU steps (DDP's
- * buckets are not in the eager model). */
-static void run_memory(val_state *s, const cJSON *root, const run_config *rc, const cp_network *net, cp_val_run *r)
-{
-    int eager = r->source == CP_VAL_PYTORCH;
-    double meas;
-    if (eager) {
-        const cJSON *m = cp_jget(cp_jget(root, "memory"), "peak_allocated_mib");
-        if (!cJSON_IsNumber(m) || r->gpus != 1)
-            return;
-        meas = m->valuedouble;
-    } else {
-        const cJSON *prov = cp_jget(root, "provenance"), *used = cp_jget(prov, "memory_used_mib"),
-                    *ws = cp_jget(prov, "workspace_used_mib");
-        if (!cJSON_IsNumber(used) || strcmp(r->comm, "ps") == 0)
-            return;
-        meas = used->valuedouble - (cJSON_IsNumber(ws) ? ws->valuedouble : 0);
-    }
-    cp_device dev;
-    cp_error e;
-    cp_memory m;
-    if (cp_device_load(s->o->device ? s->o->device : r->device, &dev, &e) ||
-        cp_memory_worker(net, &dev, r->batch, rc->prec, eager, strcmp(r->comm, "nccl") == 0 ? r->gpus : 1, &m))
-        return; /* predict_run has read the same device; only memory can fail here */
-    r->has_memory = 1;
-    r->meas_memory_mib = meas;
-    /* the caching allocator's peak holds neither the runtime nor the headroom */
-    r->pred_memory_mib = (eager ? m.total - m.runtime - m.pages : m.total) / 1048576.0;
-    r->pred_fits = m.fits;
 }
 
 /* cnnperf-measure before commit 3bd097b let its compute stream wait for the
@@ -833,9 +833,9 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     if (!net)
         return -1;
     int unmatched = 0;
+    r->meas_memory_mib = measured_memory_mib(root, r);
     if (read_measured_detail(c, root, net, r, &unmatched) || predict_run(s, c, &rc, net, r))
         return -1;
-    run_memory(s, root, &rc, net, r);
     if (unmatched)
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%s%d measured layers not in %s: left out", *r->note ? "; " : "", unmatched, net->name);

@@ -237,7 +237,7 @@ static void check_torch_folder(const char *name, int *ran, int *failed)
         double measured = cJSON_GetNumberValue(
             cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "memory"), "peak_allocated_mib"));
         cJSON_Delete(root);
-        double predicted = (m.total - m.runtime - m.pages) / 1048576.0, r = measured / predicted;
+        double predicted = cp_memory_eager_allocated(&m) / 1048576.0, r = measured / predicted;
         /* VGG-16 FP32's FFT convolutions take 1.8 GiB of workspace, which the model leaves out */
         bool fft_workspace = strcmp(tag, "vgg16-b48-fp32") == 0;
         if (!m.fits || (!fft_workspace && (r < 0.95 || r > 1.08)))
