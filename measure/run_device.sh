@@ -540,6 +540,65 @@ ddp() {
         torchrun --standalone --nproc-per-node "${NPROC:-2}"
 }
 
+# MODE=ddphost (session 31): why PyTorch DDP's host on 2 x H100 is about twice the host of the same network
+# alone (ResNet-101 b72 FP16 channels-last: 66.6 against 36.1 ms in session 29): the operators' costs
+# measured alone and by both ranks at once under torchrun; DDP's own costs with conv + BN + ReLU blocks;
+# calibration-set networks alone on one GPU of this host, under DDP, and as two independent processes at
+# once (no DDP). Nothing from the evaluation set.
+DDPHOST_NETS="resnet18,densenet121,mobilenet_v2,inception_v3"
+ddphost() {
+    need_gpus 2 || return
+    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    export NCCL_NVLS_ENABLE=0
+    local dir="$RES/ddphost" fmt cl
+    mkdir -p "$dir/alone" "$dir/concurrent" "$dir/pair/gpu0" "$dir/pair/gpu1"
+    lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA|CPU\(s\))' || true
+    nvidia-smi topo -m || true
+    say "torch_bench --eager-overhead (alone)"
+    timeout 150 python3 tools/torch_bench.py --eager-overhead -o "$dir/eager-overhead-$DEV.json" </dev/null ||
+        fail "eager overhead"
+    cp "$dir/eager-overhead-$DEV.json" "$dir/alone/" 2>/dev/null
+    say "torchrun --nproc-per-node 2 torch_bench.py --eager-overhead (both ranks at once)"
+    NCCL_DEBUG=WARN timeout 170 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --eager-overhead \
+        -o "$dir/concurrent/eager-overhead-$DEV.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "concurrent eager overhead"
+    bundle
+    for fmt in "--channels-last" ""; do
+        cl=${fmt:+ channels-last}
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "ddphost$cl skipped: past the deadline"; continue; }
+        say "torchrun torch_bench.py --ddp --network $DDPHOST_NETS$cl"
+        # shellcheck disable=SC2086
+        NCCL_DEBUG=WARN timeout 200 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --ddp \
+            --network "$DDPHOST_NETS" --batch 64 --precision fp16 $fmt --out-dir "$dir" </dev/null 2>&1 |
+            grep -E '^torch_bench' || fail "ddp$cl"
+        bundle
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "alone$cl skipped: past the deadline"; continue; }
+        say "torch_bench.py --network $DDPHOST_NETS$cl (alone, GPU 0)"
+        # shellcheck disable=SC2086
+        CUDA_VISIBLE_DEVICES=0 timeout 200 python3 tools/torch_bench.py --network "$DDPHOST_NETS" --batch 64 \
+            --precision fp16 $fmt --out-dir "$dir/alone" </dev/null 2>&1 | grep -E '^torch_bench' || fail "alone$cl"
+        bundle
+    done
+    if [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
+        say "torch_bench.py --network resnet18,densenet121 channels-last: two processes at once, no DDP"
+        for g in 0 1; do
+            CUDA_VISIBLE_DEVICES=$g timeout 200 python3 tools/torch_bench.py --network resnet18,densenet121 \
+                --batch 64 --precision fp16 --channels-last --out-dir "$dir/pair/gpu$g" </dev/null \
+                >"$dir/pair/gpu$g.log" 2>&1 &
+        done
+        wait
+        grep -hE '^torch_bench' "$dir"/pair/gpu*.log || fail "pair"
+    fi
+    if [ $(($(date +%s) - START)) -lt "$DEADLINE" ]; then
+        say "torchrun torch_bench.py --ddp-overhead (with conv + BN + ReLU blocks)"
+        NCCL_DEBUG=WARN timeout 200 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --ddp-overhead \
+            -o "$dir/ddp-overhead-$DEV.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp overhead"
+    fi
+    "$PREDICT" validate --measured "$dir"/torch-*.json "$dir"/alone/torch-*.json --format json \
+        -o "$dir/predicted-in-call.json" </dev/null || fail "validate in the call"
+    print_in_call "$dir/predicted-in-call.json"
+    bundle
+}
+
 # MODE=torchacc (session 22): PyTorch on one GPU, the folder's eager costs
 # (with autograd's gradient sum) measured first; DenseNet-121 and the other
 # calibration-set networks that fork tensors, to judge the eager model's
@@ -1805,6 +1864,7 @@ run_mode() {
             -o "$RES/ddp/ddp-overhead-$DEV.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp overhead"
         ddp "$(sed 's/ --channels-last//' <<<"$DDPCL_CONFIGS")" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
+    ddphost) ddphost ;;
     quad2) # session 22: four GPUs again: the 4-rank sweep a second time, NCCL's tuner table for 4 ranks, legacy-API
         # and graph-API jobs and PyTorch DDP on 4 GPUs (its costs measured on 4 ranks first), chosen before the call
         quad_calibrate || return

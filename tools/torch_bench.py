@@ -223,16 +223,22 @@ def bench_network(torch, args, name, precision, ddp=None):
     mib = 1 << 20
     torch.cuda.reset_peak_memory_stats()
     warm_peak = None
+    # cudaMalloc/cudaFree in the timed iterations synchronise the device: the host then waits for the GPU
+    alloc_keys = ("num_device_alloc", "num_device_free", "num_alloc_retries")
+    alloc_at = {}
     for i in range(args.warmup + args.iters):
         if i == args.warmup:  # the warm-up's peak holds cudnn.benchmark's trials; the timed ones are training's own
             warm_peak = (torch.cuda.max_memory_allocated() / mib, torch.cuda.max_memory_reserved() / mib)
             torch.cuda.reset_peak_memory_stats()
+            alloc_at = torch.cuda.memory_stats()
         start.record()
         iteration()
         end.record()
         end.synchronize()
         if i >= args.warmup:
             times.append(start.elapsed_time(end))
+    alloc_end = torch.cuda.memory_stats()
+    allocator = {k: alloc_end[k] - alloc_at[k] for k in alloc_keys if k in alloc_end and k in alloc_at}
     free_b, total_b = torch.cuda.mem_get_info()
     memory = {
         "peak_allocated_mib": torch.cuda.max_memory_allocated() / mib,
@@ -240,9 +246,12 @@ def bench_network(torch, args, name, precision, ddp=None):
         "warmup_peak_allocated_mib": warm_peak[0] if warm_peak else None,
         "warmup_peak_reserved_mib": warm_peak[1] if warm_peak else None,
         "used_mib": (total_b - free_b) / mib,
+        "timed_allocator": allocator,
         "note": "peak_*: torch.cuda.max_memory_allocated/reserved over the timed iterations (the warm-up's, "
                 "cudnn.benchmark's trials included, in warmup_peak_*); used_mib: cudaMemGetInfo's total - free "
-                "after them (CUDA context and PyTorch's kernels included)",
+                "after them (CUDA context and PyTorch's kernels included); timed_allocator: the caching "
+                "allocator's cudaMalloc and cudaFree calls and retries during the timed iterations (each "
+                "cudaFree waits for the device)",
     }
     med, p10, p90 = quantile(times, 0.5), quantile(times, 0.1), quantile(times, 0.9)
     timed = host[args.warmup:]
@@ -253,7 +262,7 @@ def bench_network(torch, args, name, precision, ddp=None):
         dist, rank, world = ddp
         mine = {"rank": rank, "hostname": socket.gethostname(), "gpu": torch.cuda.current_device(),
                 "gpu_name": torch.cuda.get_device_name(), "iteration_ms": med, "iteration_p10_ms": p10,
-                "iteration_p90_ms": p90}
+                "iteration_p90_ms": p90, "host_wall_ms": host_ms}
         ranks = [None] * world
         dist.all_gather_object(ranks, mine)
         slowest = max(ranks, key=lambda r: r["iteration_ms"])
@@ -293,7 +302,7 @@ def bench_network(torch, args, name, precision, ddp=None):
                       "host_wall_ms: the host's wall time (perf_counter) of the forward with loading and "
                       "the loss, of loss.backward(), of the step, medians (where the GPU's queue fills, "
                       "the host waits and these hold GPU time)" +
-                      ("; the slowest rank's" if ddp else ""),
+                      ("; iteration times the slowest rank's, host_wall_ms rank 0's (each rank's in ranks)" if ddp else ""),
         }),
     }
     if ddp:
@@ -372,13 +381,19 @@ def ddp_overhead(args):
         def forward(self, x):
             return x * self.w
 
-    makers = {"param": Scale, "bn": lambda: nn.BatchNorm2d(8)}
+    def block(i):  # conv + BN + ReLU as networks chain them (eager_overhead's mixed blocks): 3 tensors, 1 BN
+        ch = [8, 16, 8, 24]
+        a, b, f = ch[i % 4], ch[(i + 1) % 4], 3 if i % 2 == 0 else 1
+        return nn.Sequential(nn.Conv2d(a, b, f, padding=f // 2, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True))
+
+    makers = {"param": lambda i: Scale(), "bn": lambda i: nn.BatchNorm2d(8), "block": block, "block_cl": block}
 
     def wall(kind, k, ddp, reps=30):
-        model = nn.Sequential(*[makers[kind]() for _ in range(k)]).to(dev).train()
+        fmt = torch.channels_last if kind == "block_cl" else torch.contiguous_format
+        model = nn.Sequential(*[makers[kind](i) for i in range(k)]).to(dev, memory_format=fmt).train()
         if ddp:
             model = nn.parallel.DistributedDataParallel(model, device_ids=[local])
-        x = torch.rand(2, 8, 8, 8, device=dev, requires_grad=True)
+        x = torch.rand(2, 8, 8, 8, device=dev).contiguous(memory_format=fmt).requires_grad_(True)
         for _ in range(3):
             model(x).float().sum().backward()
         torch.cuda.synchronize()
@@ -389,22 +404,34 @@ def ddp_overhead(args):
         torch.cuda.synchronize()
         return (time.perf_counter() - t0) / reps * 1e6
 
-    def per_module(kind):
-        samples, fixed = [], []
+    def per_module(kind, long=64, short=16):
+        samples, fixed, plain = [], [], []
         for _ in range(5):
-            d64, d16 = wall(kind, 64, True), wall(kind, 16, True)
-            p64, p16 = wall(kind, 64, False), wall(kind, 16, False)
-            samples.append(((d64 - d16) - (p64 - p16)) / 48)
-            fixed.append((d16 - p16) - 16 * samples[-1])
-        return quantile(samples, 0.5), quantile(fixed, 0.5)
+            dl, ds = wall(kind, long, True), wall(kind, short, True)
+            pl, ps = wall(kind, long, False), wall(kind, short, False)
+            samples.append(((dl - ds) - (pl - ps)) / (long - short))
+            fixed.append((ds - ps) - short * samples[-1])
+            plain.append((pl - ps) / (long - short))
+        return quantile(samples, 0.5), quantile(fixed, 0.5), quantile(plain, 0.5)
 
-    per_param, step = per_module("param")
-    per_bn_module, _ = per_module("bn")
+    per_param, step, _ = per_module("param")
+    per_bn_module, _, _ = per_module("bn")
     out = {"schema": "cnnperf-ddp-overhead/1",
            "ddp": {"per_param_us": round(max(per_param, 0.0), 2),
                    "per_bn_us": round(max(per_bn_module - 2 * per_param, 0.0), 2),
                    "per_step_us": round(max(step, 0.0), 2)}}
-    print(f"torch_bench: DDP over {dist.get_world_size()} GPUs: {out['ddp']}", file=sys.stderr)
+    # Real layers against the one-tensor modules: what DDP adds to a conv + BN + ReLU block of changing shapes
+    # (NCHW and channels-last), beside what the per-tensor and per-BN costs above say it adds (3 tensors, 1 BN),
+    # and the block's own forward + backward without DDP (under torchrun, its peer measuring the same)
+    expect = 3 * out["ddp"]["per_param_us"] + out["ddp"]["per_bn_us"]
+    blocks = {}
+    for kind in ("block", "block_cl"):
+        extra, _, alone = per_module(kind, 16, 4)
+        blocks[kind] = {"ddp_us": round(extra, 2), "plain_us": round(alone, 2),
+                        "ratio_to_tensor_costs": round(extra / expect, 3) if expect > 0 else None}
+    out["mixed_block"] = blocks
+    print(f"torch_bench: DDP over {dist.get_world_size()} GPUs: {out['ddp']}; conv+BN+ReLU blocks {blocks}",
+          file=sys.stderr)
     v = torch.cuda.nccl.version()
     out["provenance"] = provenance(torch, {
         "world_size": dist.get_world_size(),
@@ -412,7 +439,9 @@ def ddp_overhead(args):
         "method": "host wall time of forward + backward of chains of 64 and 16 one-tensor modules (x * w) and "
                   "of BatchNorm2d modules, batch 2, 8x8x8, with and without DistributedDataParallel (defaults: "
                   "25 MB buckets, broadcast_buffers); per tensor = ((DDP64 - DDP16) - (plain64 - plain16)) / 48, "
-                  "per BN the same less two tensors, per step = (DDP16 - plain16) - 16 x per tensor; medians of 5"})
+                  "per BN the same less two tensors, per step = (DDP16 - plain16) - 16 x per tensor; medians of 5; "
+                  "mixed_block: conv + BN + ReLU blocks of changing shapes (batch 2, 8x8), chains of 16 and 4, "
+                  "the same differences / 12 (ddp_us), the plain chains' / 12 (plain_us)"})
     if dist.get_rank() == 0:
         write_json(args.output, out)
     dist.destroy_process_group()
@@ -478,6 +507,16 @@ def eager_overhead(args):
     if not torch.cuda.is_available() and "TORCH_BENCH_DEVICE" not in os.environ:
         print("torch_bench: skipped: no GPU visible to PyTorch", file=sys.stderr)
         return 77
+    # Under torchrun every rank measures its own GPU at the same time, with NCCL's process group up, as a
+    # DDP job's processes share their host: what an operator costs each of them (rank r writes -o's name
+    # with -rank<r> before .json).
+    dist = None
+    if "RANK" in os.environ:
+        if not args.output or args.output == "-":
+            print("torch_bench: --eager-overhead under torchrun writes one file per rank: give -o FILE", file=sys.stderr)
+            return 2
+        torch, dist, _ = torchrun_init("--eager-overhead -o FILE")
+        dist.barrier()
     nn, dev = torch.nn, torch.device(os.environ.get("TORCH_BENCH_DEVICE", "cuda"))
     torch.backends.cudnn.benchmark = True
 
@@ -608,8 +647,16 @@ def eager_overhead(args):
     out["provenance"] = provenance(torch, {
         "method": "host wall time of chains of 64 and 16 tiny modules (batch 1, 8x8x8 or 512 features), "
                   "difference / 48, median of 5 samples of 30 repetitions; backward = (forward+backward) - forward; "
-                  "grad_accumulate = backward of x + x (sums two gradients of x) - backward of x + a constant",
+                  "grad_accumulate = backward of x + x (sums two gradients of x) - backward of x + a constant" +
+                  (f"; each of {dist.get_world_size()} torchrun ranks on its own GPU at the same time, NCCL "
+                   f"process group up; this rank {dist.get_rank()}" if dist else ""),
     })
+    if dist:
+        out["provenance"]["world_size"] = dist.get_world_size()
+        base, ext = os.path.splitext(args.output)
+        write_json(f"{base}-rank{dist.get_rank()}{ext}", out)
+        dist.destroy_process_group()
+        return 0
     write_json(args.output, out)
     return 0
 
