@@ -698,6 +698,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
             memcpy(r->pred_phase, eager ? pe : ph, sizeof ph);
             fill_predicted(r, &p);
             builtin = eager && x.builtin_costs;
+            r->has_pred_host = eager;
+            r->pred_host_ms = x.host_ms;
         }
         cp_eager_free(&x);
         cp_prediction_free(&p);
@@ -755,7 +757,10 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
             memcpy(r->pred_phase, ph, sizeof ph);
             r->pred_exchange_ms = d.exchange_ms;
             fill_predicted(r, d.group[d.slowest]);
-            builtin = eager && d.group_eager[d.slowest] && d.group_eager[d.slowest]->builtin_costs;
+            const cp_eager *x = eager ? d.group_eager[d.slowest] : NULL;
+            builtin = x && x->builtin_costs;
+            r->has_pred_host = x != NULL;
+            r->pred_host_ms = x ? x->host_ms : 0;
         }
         cp_dist_prediction_free(&d);
         cp_single_cache_free(&cache);
@@ -863,14 +868,21 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     /* cnnperf-measure's own verdict: the GPU waited for the host to enqueue
      * (the model times the GPU; such a run measures the host as much) */
     const cJSON *hb = cp_jget(root, "host_bound"), *he = cp_jget(root, "host_enqueue_ms");
-    if (cJSON_IsNumber(he)) {
+    /* PyTorch's: the host's wall time issuing an iteration (torch_bench.py, rank 0's under DDP), with the
+     * same 90% share as cnnperf-measure's verdict */
+    const cJSON *hw = cp_jget(cp_jget(root, "host_wall_ms"), "iteration");
+    if (r->source == CP_VAL_PYTORCH && cJSON_IsNumber(hw) && hw->valuedouble > 0) {
+        r->has_host = 1;
+        r->host_enqueue_ms = hw->valuedouble;
+        r->host_bound = hw->valuedouble >= CP_VAL_HOST_BOUND_SHARE * r->meas_ms;
+    } else if (cJSON_IsNumber(he)) {
         r->has_host = 1;
         r->host_enqueue_ms = he->valuedouble;
         r->host_bound = cJSON_IsTrue(hb);
-        if (r->host_bound)
-            snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                     "%shost-bound: enqueueing took %.3f ms", *r->note ? "; " : "", r->host_enqueue_ms);
     }
+    if (r->has_host && r->host_bound)
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%shost-bound: enqueueing took %.3f ms", *r->note ? "; " : "", r->host_enqueue_ms);
     r->calibration = in_calibration_set(v, r->network);
     run_label(r, root);
     return 0;

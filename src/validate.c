@@ -136,6 +136,18 @@ cp_val_stat cp_val_memory_stat(const cp_val_run *runs, int n, cp_val_source sour
     return s;
 }
 
+cp_val_stat cp_val_host_stat(const cp_val_run *runs, int n, int calibration, int ddp)
+{
+    cp_val_stat s = {0};
+    for (int i = 0; i < n; i++) {
+        const cp_val_run *r = &runs[i];
+        if (r->has_host && r->host_bound && r->has_pred_host && !r->excluded && r->calibration == calibration &&
+            (r->gpus > 1) == ddp)
+            cp_val_stat_add(&s, r->pred_host_ms, r->host_enqueue_ms);
+    }
+    return s;
+}
+
 static int conv_or_fc(const char *kind)
 {
     return strcmp(kind, "conv") == 0 || strcmp(kind, "fc") == 0;

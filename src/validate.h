@@ -29,6 +29,9 @@ typedef struct {
     unsigned char unscored[CP_VAL_PASSES];
 } cp_val_layer;
 
+/* The host's share of an iteration from which the GPU waited for it (cnnperf-measure's HOST_BOUND_SHARE) */
+#define CP_VAL_HOST_BOUND_SHARE 0.9
+
 /* One measured iteration and its prediction. */
 typedef struct {
     char file[512];
@@ -45,8 +48,11 @@ typedef struct {
     double meas_phase[4], pred_phase[4];
     int has_exchange;
     double meas_exchange_ms, pred_exchange_ms;
-    int has_host, host_bound; /* cnnperf-measure's host_enqueue_ms and host_bound, where the file has them */
+    int has_host, host_bound; /* cnnperf-measure's host_enqueue_ms and host_bound, where the file has them;
+                                 PyTorch's host wall of an iteration (host_wall_ms), bound at 90% of it */
     double host_enqueue_ms;
+    int has_pred_host;        /* eager mode: the host's issue time of every operator (cp_eager host_ms) */
+    double pred_host_ms;
     /* GPU memory, where the run recorded it (model/memory.h): cnnperf-measure's
      * rank 0 besides its convolution workspace (memory_used_mib -
      * workspace_used_mib) against the harness footprint; PyTorch's peak
@@ -119,6 +125,12 @@ int cp_val_pass_counts(double meas_ms);
  * the folders validation/README.md names); *wrong: runs that ran where the
  * prediction says they do not fit. */
 cp_val_stat cp_val_memory_stat(const cp_val_run *runs, int n, cp_val_source source, int *wrong);
+/* PyTorch's host: the eager model's issue time against the run's measured
+ * host wall, over the host-bound runs (the host's wall is its issue time
+ * only where the GPU waited for it: elsewhere the host also waits) of one set
+ * (calibration 0/1) on one GPU (ddp 0) or in DDP (ddp 1). Says where an
+ * iteration's error is the host's and where the GPU's. */
+cp_val_stat cp_val_host_stat(const cp_val_run *runs, int n, int calibration, int ddp);
 
 /* --- targets ----------------------------------------------------------------- */
 

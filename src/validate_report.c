@@ -144,6 +144,8 @@ static cJSON *run_json(const cp_val_run *r)
         cJSON_AddNumberToObject(o, "host_enqueue_ms", r->host_enqueue_ms);
         cJSON_AddBoolToObject(o, "host_bound", r->host_bound != 0);
     }
+    if (r->has_pred_host)
+        cJSON_AddNumberToObject(o, "host_enqueue_predicted_ms", r->pred_host_ms);
     cJSON_AddItemToObject(o, "iteration", err_json(r->meas_ms, r->pred_ms, "ms"));
     if (r->has_phases) {
         cJSON *ph = cJSON_AddObjectToObject(o, "phases");
@@ -256,6 +258,14 @@ static int report_json(FILE *f, const cp_validation *v)
         cJSON_AddNumberToObject(e, "ran_predicted_not_to_fit", wrong);
         cJSON_AddItemToObject(mem, src == CP_VAL_PYTORCH ? "pytorch" : "measurement", e);
     }
+    cJSON *host = cJSON_AddObjectToObject(sum, "pytorch_host");
+    for (int set = 0; set < 2; set++)
+        for (int ddp = 0; ddp < 2; ddp++) {
+            char key[48];
+            snprintf(key, sizeof key, "%s_%s", set ? "calibration" : "evaluation", ddp ? "ddp" : "one_gpu");
+            cp_val_stat st = cp_val_host_stat(v->runs, v->n_runs, set, ddp);
+            cJSON_AddItemToObject(host, key, stat_json(&st));
+        }
     cJSON *lp = cJSON_AddArrayToObject(sum, "layer_passes");
     const char *kinds[64];
     int nk = layer_kinds(v, kinds, 64);
@@ -354,8 +364,8 @@ static int report_csv(FILE *f, const cp_validation *v)
           f);
     for (int k = 0; k < 4; k++)
         fprintf(f, ",%s_measured_ms,%s_predicted_ms", phase_names[k], phase_names[k]);
-    fputs(",exchange_measured_ms,exchange_predicted_ms,host_enqueue_ms,host_bound,memory_measured_mib,"
-          "memory_predicted_mib,note\n",
+    fputs(",exchange_measured_ms,exchange_predicted_ms,host_enqueue_ms,host_bound,host_enqueue_predicted_ms,"
+          "memory_measured_mib,memory_predicted_mib,note\n",
           f);
     for (int i = 0; i < v->n_runs; i++) {
         const cp_val_run *r = &v->runs[i];
@@ -382,6 +392,10 @@ static int report_csv(FILE *f, const cp_validation *v)
             fprintf(f, "%.6g,%d,", r->host_enqueue_ms, r->host_bound);
         else
             fputs(",,", f);
+        if (r->has_pred_host)
+            fprintf(f, "%.6g,", r->pred_host_ms);
+        else
+            fputc(',', f);
         if (r->has_memory)
             fprintf(f, "%.6g,%.6g,", r->meas_memory_mib, r->pred_memory_mib);
         else
@@ -762,6 +776,44 @@ static void memory_section(out *o, const cp_validation *v)
     }
 }
 
+/* PyTorch's runs that timed their host: the wall time the host spent issuing an iteration against the
+ * eager model's, by set and GPU count, then run by run. */
+static void host_section(out *o, const cp_validation *v)
+{
+    int n = 0;
+    for (int i = 0; i < v->n_runs; i++)
+        n += v->runs[i].has_host && v->runs[i].has_pred_host;
+    if (!n)
+        return;
+    heading(o, "PyTorch's host: measured host wall and the eager model's issue time (ms)");
+    for (int set = 0; set < 2; set++)
+        for (int ddp = 0; ddp < 2; ddp++) {
+            cp_val_stat st = cp_val_host_stat(v->runs, v->n_runs, set, ddp);
+            if (st.n)
+                fprintf(o->f, "%s%s set, %s, host-bound runs: %.1f%% mean error over %d run%s, worst %.1f%%\n",
+                        o->md ? "- " : "  ",
+                        set ? "calibration" : "evaluation", ddp ? "DDP" : "one GPU", cp_val_mape(&st), st.n,
+                        st.n == 1 ? "" : "s", st.worst_pct);
+        }
+    if (o->md)
+        fputc('\n', o->f);
+    static const int w[] = {-58, 10, 10, 8, 10, -5};
+    const char *h[] = {"run", "measured", "predicted", "error", "iteration", "bound"};
+    header(o, w, 6, h);
+    for (int i = 0; i < v->n_runs; i++) {
+        const cp_val_run *r = &v->runs[i];
+        if (!r->has_host || !r->has_pred_host)
+            continue;
+        char a[32], b[32], e[32], it[32];
+        snprintf(a, sizeof a, "%.1f", r->host_enqueue_ms);
+        snprintf(b, sizeof b, "%.1f", r->pred_host_ms);
+        fmt_pct(e, sizeof e, cp_val_rel_pct(r->pred_host_ms, r->host_enqueue_ms));
+        snprintf(it, sizeof it, "%.1f", r->meas_ms);
+        const char *c[] = {r->label, a, b, e, it, r->host_bound ? "yes" : "no"};
+        row(o, w, 6, c);
+    }
+}
+
 static void pairs_section(out *o, const cp_validation *v)
 {
     if (!v->n_pairs)
@@ -853,6 +905,7 @@ static int report_text(FILE *f, const cp_validation *v, int md)
     nccl_section(&o, v);
     pairs_section(&o, v);
     memory_section(&o, v);
+    host_section(&o, v);
     if (!md)
         baseline_section(&o, v);
     if (md && v->n_plots) {
