@@ -32,9 +32,11 @@ void cp_single_cache_free(cp_single_cache *c)
 }
 
 /* The single-GPU prediction; in eager mode *eager gets its time line, with
- * DistributedDataParallel's own work over ddp GPUs when ddp > 1. */
+ * DistributedDataParallel's own work over ddp GPUs when ddp > 1, local of
+ * them (one process each) on each host. */
 static const cp_prediction *single(cp_single_cache *c, const cp_network *net, const cp_device *d, int batch,
-                                   const cp_dist_config *cfg, int ddp, const cp_eager **eager, cp_error *err)
+                                   const cp_dist_config *cfg, int ddp, int local, const cp_eager **eager,
+                                   cp_error *err)
 {
     cp_precision prec = cfg->prec;
     cp_algos algos = cfg->mode == CP_MODE_EAGER ? CP_ALGOS_PYTORCH : cfg->algos;
@@ -58,13 +60,16 @@ static const cp_prediction *single(cp_single_cache *c, const cp_network *net, co
     }
     *eager = NULL;
     if (cfg->mode == CP_MODE_EAGER) {
-        if (!c->e[i].eager_ok || c->e[i].eager_costs != cfg->eager_costs || c->e[i].eager_ddp != ddp) {
+        if (!c->e[i].eager_ok || c->e[i].eager_costs != cfg->eager_costs || c->e[i].eager_ddp != ddp ||
+            c->e[i].eager_local != local) {
             c->e[i].eager_ok = 0;
             c->e[i].eager.ddp_workers = ddp;
+            c->e[i].eager.ddp_local = local;
             if (cp_eager_run(&c->e[i].p, cfg->eager_costs, &c->e[i].eager, err))
                 return NULL;
             c->e[i].eager_costs = cfg->eager_costs;
             c->e[i].eager_ddp = ddp;
+            c->e[i].eager_local = local;
             c->e[i].eager_ok = 1;
         }
         *eager = &c->e[i].eager;
@@ -277,8 +282,9 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
     }
     /* PyTorch exchanges through DistributedDataParallel, which has work of its own */
     int ddp = p->comm == CP_COMM_NCCL && cfg->gpus > 1 ? cfg->gpus : 0;
+    int local = ddp < cl->gpus_per_node ? ddp : cl->gpus_per_node;
     for (int k = 0; k < p->n_groups; k++) {
-        if (!(p->group[k] = single(cache, net, p->group_dev[k], cfg->batch, cfg, ddp, &p->group_eager[k], err)))
+        if (!(p->group[k] = single(cache, net, p->group_dev[k], cfg->batch, cfg, ddp, local, &p->group_eager[k], err)))
             return -1;
         if (compute_of(p, k) > compute_of(p, p->slowest))
             p->slowest = k;

@@ -63,7 +63,7 @@ typedef struct {
         cp_prediction p;
         cp_eager eager; /* its eager time line, when eager_costs says it is valid */
         const cp_eager_costs *eager_costs;
-        int eager_ok, eager_ddp; /* eager_ddp: the DDP world size the time line was run with */
+        int eager_ok, eager_ddp, eager_local; /* the DDP world size and processes per host the time line was run with */
     } e[CP_SINGLE_CACHE];
     int n, next;
 } cp_single_cache;

@@ -53,6 +53,8 @@ typedef struct {
     const cp_prediction *p;
     const cp_device *dev;
     cp_eager_clock c;
+    double host_scale; /* an operator's measured host cost to a network's in this process (CP_EAGER_HOST_SCALE,
+                          times DDP's operator_scale where processes share the host) */
     cp_error *err;
     int failed;
     memo m[MEMO];
@@ -76,12 +78,24 @@ static void record(run *r, const char *name, const char *detail, double start, d
     e->events[e->n_events++] = (cp_eager_event){name, detail, start, end, gpu};
 }
 
-static void op(run *r, double host_us, const char *name, const char *detail)
+static void op_ms(run *r, double host_ms, const char *name, const char *detail)
 {
     double start = r->c.host_ms;
-    cp_eager_op(&r->c, CP_EAGER_HOST_SCALE * host_us * 1e-3, NULL, 0);
+    cp_eager_op(&r->c, host_ms, NULL, 0);
     r->e->ops++;
     record(r, name, detail, start, r->c.host_ms, 0);
+}
+
+static void op(run *r, double host_us, const char *name, const char *detail)
+{
+    op_ms(r, r->host_scale * host_us * 1e-3, name, detail);
+}
+
+/* DistributedDataParallel's own host work: measured under torchrun with every
+ * rank at work (torch_bench.py --ddp-overhead), so not scaled for them again */
+static void ddp_op(run *r, double host_us, const char *name, const char *detail)
+{
+    op_ms(r, CP_EAGER_HOST_SCALE * host_us * 1e-3, name, detail);
 }
 
 static void kernel(run *r, double ms, const char *name, const char *detail)
@@ -341,7 +355,8 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     /* keep the buffers, clear the rest */
     cp_eager_layer *layers = e->layers;
     cp_eager_event *events = e->events;
-    int layers_cap = e->layers_cap, events_cap = e->events_cap, rec = e->record, ddp = e->ddp_workers;
+    int layers_cap = e->layers_cap, events_cap = e->events_cap, rec = e->record, ddp = e->ddp_workers,
+        local = e->ddp_local;
     memset(e, 0, sizeof *e);
     e->layers = layers;
     e->layers_cap = layers_cap;
@@ -349,6 +364,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     e->events_cap = events_cap;
     e->record = rec;
     e->ddp_workers = ddp;
+    e->ddp_local = local;
     e->pred = p;
     e->harness_ms = p->iteration_ms;
     const cp_network *net = p->net;
@@ -365,7 +381,10 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         free(acc);
         return -1;
     }
-    run r = {.e = e, .p = p, .dev = p->dev, .err = err};
+    run r = {.e = e, .p = p, .dev = p->dev, .err = err, .host_scale = CP_EAGER_HOST_SCALE};
+    if (e->ddp_workers > 1 && e->ddp_local > 1)
+        r.host_scale *= cp_eager_ddp_operator_scale(costs, &p->dev->eager);
+    e->host_scale = r.host_scale;
     int autocast = p->prec == CP_PREC_FP16 || p->prec == CP_PREC_BF16;
     kind_info cache[KINDS];
     int n_kinds = 0, builtin = 0;
@@ -403,7 +422,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         double step = cp_eager_ddp_us(costs, machine, CP_DDP_PER_STEP, &builtin) +
                       n_bn * cp_eager_ddp_us(costs, machine, CP_DDP_PER_BN, &builtin);
         ddp_param_us = cp_eager_ddp_us(costs, machine, CP_DDP_PER_PARAM, &builtin);
-        op(&r, step, "DistributedDataParallel.forward (buffers, prepare)", "ddp");
+        ddp_op(&r, step, "DistributedDataParallel.forward (buffers, prepare)", "ddp");
     }
 
     /* Forward: one operator per layer. */
@@ -465,7 +484,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
                 extra(&r, "autocast_grad_to_fp32", size[j], 2 * size[j], 4 * size[j], 0, l->name);
         for (int j = 0; e->ddp_workers > 1 && j < n; j++) { /* DDP: the gradient into its bucket */
             double g1 = r.c.gpu_ms;
-            op(&r, ddp_param_us, "DDP autograd hook", l->name);
+            ddp_op(&r, ddp_param_us, "DDP autograd hook", l->name);
             extra(&r, "ddp_copy_grad_to_bucket", size[j], 4 * size[j], 4 * size[j], 0, l->name);
             e->ddp_gpu_ms += r.c.gpu_ms - g1;
         }
@@ -527,7 +546,7 @@ int cp_eager_range(const cp_prediction *p, const cp_eager_costs *costs, cp_eager
         return 0;
     cp_eager_costs c = costs ? *costs : p->dev->eager;
     double base = c.scale > 0 ? c.scale : 1;
-    cp_eager bound = {.ddp_workers = e->ddp_workers};
+    cp_eager bound = {.ddp_workers = e->ddp_workers, .ddp_local = e->ddp_local};
     for (int i = 0; i < 2; i++) {
         c.scale = base * (i ? spread->spread_high : spread->spread_low);
         if (cp_eager_run(p, &c, &bound, err)) {

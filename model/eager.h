@@ -31,11 +31,11 @@
  * (tools/torch_bench.py --eager-overhead times chains of tiny modules): each
  * operator's host cost is scaled by this, fitted on the calibration set's
  * PyTorch runs alone (one GPU and DDP, NCHW and channels-last, H100 and H200:
- * 77 runs; the smallest MAPE on a 0.05 grid from 1.0 to 1.5, 13.31% at 1.0 to
- * 10.22% at 1.30 with the H100 profile of 12 calls; tools/fit_eager_host_scale.sh,
- * docs/CALIBRATION.md). */
+ * 93 runs; the smallest MAPE on a 0.05 grid from 1.0 to 1.5, 13.26% at 1.0 to
+ * 10.21% at 1.25 with the H100 profile of 13 calls and DDP's operator_scale;
+ * tools/fit_eager_host_scale.sh, docs/CALIBRATION.md). */
 #ifndef CP_EAGER_HOST_SCALE
-#define CP_EAGER_HOST_SCALE 1.30
+#define CP_EAGER_HOST_SCALE 1.25
 #endif
 
 #include "predict.h"
@@ -100,8 +100,12 @@ typedef struct {
      * (distributed.c). DDP's host work is charged as measured
      * (eager_costs.h, "ddp"): a cost per step and per batch norm's buffers
      * before the forward, and one per parameter tensor as its hook fires in
-     * backward. */
-    int ddp_workers;
+     * backward. ddp_local: how many of the workers share this GPU's host (one
+     * process each); with two or more every operator costs the host the
+     * "ddp" section's operator_scale times what it costs a process alone. */
+    int ddp_workers, ddp_local;
+    double host_scale; /* what every operator's measured cost was scaled by: CP_EAGER_HOST_SCALE, times the
+                          DDP operator_scale where DDP's processes share the host */
     double ddp_gpu_ms; /* what DDP's own kernels added to the GPU's time line */
     cp_eager_event *events;
     int n_events, events_cap;

@@ -43,6 +43,10 @@ typedef struct {
      * given; torch_bench.py --ddp-overhead) */
     double ddp_us[3];
     int has_ddp;
+    /* "ddp" "operator_scale": an operator's host cost in one of two or more
+     * processes at work on one host (torch_bench.py --eager-overhead under
+     * torchrun, every rank at once) against one process alone; 0: not given */
+    double ddp_operator_scale;
     char source[192]; /* where the given values come from */
 } cp_eager_costs;
 /* A zeroed cp_eager_costs gives nothing: every lookup takes the built-in
@@ -70,7 +74,10 @@ double cp_eager_op_us(const cp_eager_costs *c, const char *kind, cp_eager_table 
  * profile's section, may be NULL), else none (0, *builtin set). */
 enum { CP_DDP_PER_PARAM, CP_DDP_PER_BN, CP_DDP_PER_STEP };
 double cp_eager_ddp_us(const cp_eager_costs *c, const cp_eager_costs *machine, int which, int *builtin);
-/* Reads a "ddp" object {per_param_us, per_bn_us, per_step_us} (obj; c's path
+/* What sharing its host with other DDP processes does to an operator's host
+ * cost: c's operator_scale, else machine's (may be NULL), else 1. */
+double cp_eager_ddp_operator_scale(const cp_eager_costs *c, const cp_eager_costs *machine);
+/* Reads a "ddp" object {per_param_us, per_bn_us, per_step_us[, operator_scale]} (obj; c's path
  * points at its parent) into out; absent: nothing. */
 int cp_eager_ddp_parse(cp_jctx *c, const cJSON *parent, cp_eager_costs *out);
 /* Host µs of one optimizer step over `tensors` parameter tensors. */

@@ -298,6 +298,10 @@ static void eager_json(cJSON *o, const cp_eager *e)
     cJSON_AddBoolToObject(x, "host_costs_calibrated", !e->builtin_costs);
     cJSON_AddStringToObject(x, "host_costs", e->costs_source);
     cJSON_AddNumberToObject(x, "host_cost_scale", CP_EAGER_HOST_SCALE);
+    if (e->ddp_workers > 1) {
+        cJSON_AddNumberToObject(x, "ddp_processes_per_host", e->ddp_local);
+        cJSON_AddNumberToObject(x, "ddp_operator_scale", e->host_scale / CP_EAGER_HOST_SCALE);
+    }
 }
 
 static void eager_text(FILE *f, const cp_eager *e)
@@ -570,8 +574,9 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
                 s->dev->name, e->iteration_ms, e->host_bound ? "host-bound" : "GPU-bound", 100 * e->host_share,
                 e->costs_source);
     if (e && e->ddp_workers > 1)
-        fprintf(f, "  DistributedDataParallel's own kernels (gradients into buckets, / %d, back): %.3f ms of it\n",
-                e->ddp_workers, e->ddp_gpu_ms);
+        fprintf(f, "  DistributedDataParallel's own kernels (gradients into buckets, / %d, back): %.3f ms of it; "
+                   "%d processes on a host, each operator's host cost x%.2f against one process alone\n",
+                e->ddp_workers, e->ddp_gpu_ms, e->ddp_local, e->host_scale / CP_EAGER_HOST_SCALE);
     return ferror(f) ? -1 : 0;
 }
 

@@ -390,6 +390,61 @@ static void test_ddp_host(void **state)
     cp_network_free(&net);
 }
 
+/* DDP's processes sharing a host: with two of them on it every operator's
+ * host cost is operator_scale times a process's alone, DDP's own costs
+ * (measured with every rank at work) not; one process per host, or no
+ * scale given anywhere, changes nothing; the costs' own scale before the
+ * machine's. */
+static void test_ddp_shared_host(void **state)
+{
+    (void)state;
+    cp_network net;
+    cp_prediction p = {0};
+    double shipped = h100.eager.ddp_operator_scale;
+    h100.eager.ddp_operator_scale = 0;
+    predict("resnet18", &h100, 8, CP_PREC_FP32, &net, &p);
+    cp_eager_costs c;
+    uniform_costs(&c, 10);
+    c.has_ddp = 1;
+    c.ddp_us[CP_DDP_PER_PARAM] = 3;
+    c.ddp_us[CP_DDP_PER_STEP] = 50;
+    cp_eager alone = {.ddp_workers = 2, .ddp_local = 1}, shared = {.ddp_workers = 2, .ddp_local = 2};
+    run(&p, &c, &alone);
+    run(&p, &c, &shared);
+    near(shared.host_ms, alone.host_ms); /* no scale given, the machine's taken away */
+    double ddp_ms = CP_EAGER_HOST_SCALE * (50 + 62 * 3) * 1e-3;
+    c.ddp_operator_scale = 1.5;
+    run(&p, &c, &alone);
+    run(&p, &c, &shared);
+    near(shared.host_scale, 1.5 * CP_EAGER_HOST_SCALE);
+    near(alone.host_scale, CP_EAGER_HOST_SCALE);
+    near(shared.host_ms - ddp_ms, 1.5 * (alone.host_ms - ddp_ms));
+    cp_eager_costs machine;
+    memset(&machine, 0, sizeof machine);
+    machine.ddp_operator_scale = 1.2;
+    near(cp_eager_ddp_operator_scale(&c, &machine), 1.5);
+    c.ddp_operator_scale = 0;
+    near(cp_eager_ddp_operator_scale(&c, &machine), 1.2);
+    near(cp_eager_ddp_operator_scale(&c, NULL), 1.0);
+    /* read from a "ddp" object, its range checked */
+    const char *bad = "{\"ddp\": {\"per_param_us\": 1, \"per_bn_us\": 1, \"per_step_us\": 1, \"operator_scale\": 0}}";
+    cJSON *o = cJSON_Parse(bad);
+    cp_error err;
+    cp_jctx jc = {.file = "test.json", .path = "$.eager", .err = &err};
+    assert_int_equal(cp_eager_ddp_parse(&jc, o, &machine), -1);
+    assert_non_null(strstr(err.msg, "operator_scale"));
+    cJSON_Delete(o);
+    o = cJSON_Parse("{\"ddp\": {\"per_param_us\": 1, \"per_bn_us\": 1, \"per_step_us\": 1, \"operator_scale\": 1.25}}");
+    assert_int_equal(cp_eager_ddp_parse(&jc, o, &machine), 0);
+    near(machine.ddp_operator_scale, 1.25);
+    cJSON_Delete(o);
+    h100.eager.ddp_operator_scale = shipped;
+    cp_eager_free(&alone);
+    cp_eager_free(&shared);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+}
+
 static void test_cost_lookup(void **state)
 {
     (void)state;
@@ -586,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_gradient_sums),
         cmocka_unit_test(test_host_spread),
         cmocka_unit_test(test_ddp_host),
+        cmocka_unit_test(test_ddp_shared_host),
         cmocka_unit_test(test_cost_lookup),
         cmocka_unit_test(test_bad_overhead_files),
         cmocka_unit_test(test_json_fields),

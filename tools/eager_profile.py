@@ -36,15 +36,20 @@ def main():
     ap.add_argument("--gpu", required=True, help="keep files whose provenance.gpu_name starts with this")
     ap.add_argument("--into", metavar="PROFILE", help="replace this device profile's \"eager\" section")
     args = ap.parse_args()
-    files = sorted({f for p in args.patterns for f in glob.glob(p, recursive=True)})
-    kept = []
+    # shallower first: of one call's file and its copy beside a subfolder's runs, the call's own folder
+    # (with its ddp-overhead and concurrent/ files) is kept
+    files = sorted({f for p in args.patterns for f in glob.glob(p, recursive=True)}, key=lambda f: (f.count("/"), f))
+    kept, seen = [], set()
     for f in files:
         with open(f) as fh:
             d = json.load(fh)
         if d.get("schema") != "cnnperf-eager-overhead/1":
             print(f"eager_profile: {f}: not a cnnperf-eager-overhead/1 file", file=sys.stderr)
             return 2
-        if str(d.get("provenance", {}).get("gpu_name", "")).startswith(args.gpu):
+        # one call's file copied beside another folder's runs (ddphost31/alone/) is still one call
+        call = json.dumps(d.get("provenance"), sort_keys=True)
+        if str(d.get("provenance", {}).get("gpu_name", "")).startswith(args.gpu) and call not in seen:
+            seen.add(call)
             kept.append((f, d))
     if not kept:
         print(f"eager_profile: no file measured on '{args.gpu}'", file=sys.stderr)
@@ -65,6 +70,24 @@ def main():
     if ddp:
         out["ddp"] = {k: round(statistics.median(x[k] for x in ddp), 2)
                       for k in ("per_param_us", "per_bn_us", "per_step_us")}
+    # An operator's host cost in each of the processes of a DDP job sharing a host against one process alone:
+    # the same call's --eager-overhead run under torchrun (concurrent/, every rank at once) against its own
+    # alone; a call's factor is the median over every kind entry of the four tables of the ranks' mean over
+    # the alone entry, the profile's the median over calls
+    scales = []
+    for f, d in kept:
+        ranks = []
+        for g in sorted(glob.glob(os.path.join(os.path.dirname(f), "concurrent", "eager-overhead-*-rank*.json"))):
+            with open(g) as fh:
+                ranks.append(json.load(fh))
+        if not ranks:
+            continue
+        ratios = [statistics.mean(r[t][k] for r in ranks) / d[t][k] for t in TABLES for k in d.get(t, {})
+                  if k not in ("default", "grad_accumulate") and d[t][k] > 0 and all(k in r.get(t, {}) for r in ranks)]
+        if ratios:
+            scales.append(statistics.median(ratios))
+    if scales and "ddp" in out:
+        out["ddp"]["operator_scale"] = round(statistics.median(scales), 3)
     opt = [d["optimizer"] for _, d in kept if "optimizer" in d]
     out["optimizer"] = {"per_step_us": round(statistics.median(o["per_step_us"] for o in opt), 2),
                         "per_tensor_us": round(statistics.median(o["per_tensor_us"] for o in opt), 3)}
