@@ -599,6 +599,20 @@ ddphost() {
     bundle
 }
 
+# MODE=ddphold31 (session 31): PyTorch DDP on 2 x H100, eight evaluation jobs drawn before the call by
+# Python's random.Random(31): for each, a network of the 13 evaluation networks, a batch of 32-160 in steps of 8,
+# fp16 or fp32, NCHW or channels-last (docs/ACCURACY.md, "Session 31"); predicted in the call; then the
+# operator costs of both ranks at once again (concurrent/), a second call's sample of DDP's operator_scale
+DDPHOLD31_CONFIGS="
+--network alexnet --batch 152 --precision fp16 --channels-last
+--network googlenet --batch 40 --precision fp16
+--network resnext50_32x4d --batch 88 --precision fp16
+--network vgg19 --batch 40 --precision fp16
+--network mnasnet1_0 --batch 144 --precision fp32
+--network vgg13 --batch 48 --precision fp16
+--network wide_resnet50_2 --batch 128 --precision fp32
+--network mnasnet1_0 --batch 112 --precision fp32 --channels-last"
+
 # MODE=torchacc (session 22): PyTorch on one GPU, the folder's eager costs
 # (with autograd's gradient sum) measured first; DenseNet-121 and the other
 # calibration-set networks that fork tensors, to judge the eager model's
@@ -1865,6 +1879,14 @@ run_mode() {
         ddp "$(sed 's/ --channels-last//' <<<"$DDPCL_CONFIGS")" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     ddphost) ddphost ;;
+    ddphold31)
+        ddp "$DDPHOLD31_CONFIGS"
+        mkdir -p "$RES/ddp/concurrent"
+        say "torchrun --nproc-per-node 2 torch_bench.py --eager-overhead (both ranks at once)"
+        NCCL_DEBUG=WARN timeout 170 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --eager-overhead \
+            -o "$RES/ddp/concurrent/eager-overhead-$DEV.json" </dev/null 2>&1 | grep -E '^torch_bench' ||
+            fail "concurrent eager overhead"
+        bundle ;;
     quad2) # session 22: four GPUs again: the 4-rank sweep a second time, NCCL's tuner table for 4 ranks, legacy-API
         # and graph-API jobs and PyTorch DDP on 4 GPUs (its costs measured on 4 ranks first), chosen before the call
         quad_calibrate || return
