@@ -1993,6 +1993,12 @@ resnet50 64 fp32 ps2"
         cl_trace kernels-torch-cl2-b128-fp16 kernel-trace-cl2 150 resnet18 128 fp16
         tail -8 "$RES/chlast/kernel-trace-cl2-$DEV.log"
         bundle ;;
+    chlast_traces3) # session 31: every kernel of channels-last FP32 iterations of the calibration set's networks with
+        # 1x1 and depthwise layers (MobileNet-v2, DenseNet-121, SqueezeNet 1.1) at b32, with their operators: which
+        # FP32 passes run between layout transposes and which on NHWC kernels
+        cl_trace kernels-torch-cl3-fp32 kernel-trace-cl3 400 mobilenet_v2,densenet121,squeezenet1_1 32 fp32
+        tail -8 "$RES/chlast/kernel-trace-cl3-$DEV.log"
+        bundle ;;
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
     chlast) # session 29: PyTorch channels-last on the calibration set's networks, then kernel traces (CHLAST_CONFIGS)
