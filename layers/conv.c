@@ -693,12 +693,17 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
 
 static double direct_slots_per_mac(const cp_layer *l, const cp_exec *x)
 {
-    /* channels-last 16-bit depthwise layers run sm90_xmma_depthwise and
-     * dgrad2d_c1_k1_nhwc kernels with a stride too (PyTorch's MobileNet-v2,
-     * validation/h100/torch/chlast29/): 41 us forward and 134 us data
-     * gradient for the 96-channel 112x112 stride-2 layer at b32, where engine
-     * 0's pace would be 87 and 482 */
-    bool strided = (l->sh > 1 || l->sw > 1) && !x->channels_last;
+    /* channels-last depthwise layers run cuDNN's NHWC kernels, stride or
+     * not: in 16 bits sm90_xmma_depthwise and dgrad2d_c1_k1_nhwc (PyTorch's
+     * MobileNet-v2, validation/h100/torch/chlast29/: 41 us forward and 134 us
+     * data gradient for the 96-channel 112x112 stride-2 layer at b32, where
+     * engine 0's pace would be 87 and 482), in FP32 conv2d_c1_k1_nhwc,
+     * dgrad2d_c1_k1_nhwc_specialized and sm90_xmma_depthwise wgrad (all 17
+     * of MobileNet-v2's at b32: 311, 554 and 578 us in all, where engine 0's
+     * pace would be 714, 1621 and 837; validation/h100/torch/chlast31/) */
+    if (x->channels_last)
+        return 2.0;
+    bool strided = l->sh > 1 || l->sw > 1;
     bool engine0 = x->prec == CP_PREC_FP32 || x->prec == CP_PREC_TF32 || strided;
     return engine0 ? DEPTHWISE_ENGINE0_SLOTS_PER_MAC : 2.0;
 }
@@ -763,7 +768,12 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
             nk = layout_transposes(l, pass, x, out, nk, max);
     } else {
         nk = gemm_pass(l, pass, x, out, max, err);
-        if (nk > 0)
+        /* an implicit-GEMM weight gradient of channels-last FP32 tensors runs
+         * on cuDNN's NHWC kernels as they are (wgrad_alg0_engine_NHWC,
+         * ..._wgrad_implicit_gemm_indexed_..._nhwc: MobileNet-v2's 35 dense
+         * weight gradients, none between transposes; validation/h100/torch/chlast31/) */
+        bool nhwc_wgrad = pass == CP_PASS_BWD_WEIGHT && x->channels_last && x->prec == CP_PREC_FP32;
+        if (nk > 0 && !nhwc_wgrad)
             nk = layout_transposes(l, pass, x, out, nk, max);
     }
     if (nk < 0)

@@ -278,11 +278,25 @@ static void test_channels_last(void **state)
     one_layer(&n, 96, 112, "{\"name\": \"dw\", \"kind\": \"conv\", \"out\": 96, \"kernel\": 3, \"stride\": 2, "
                            "\"pad\": 1, \"groups\": 96, \"bias\": false}");
     double dw_nchw = pass_ms_with(&n.layers[0], CP_PASS_BWD_DATA, CP_PREC_FP16, 32, CP_ALGOS_PYTORCH, NULL, 0);
+    double dw32_nchw = pass_ms_with(&n.layers[0], CP_PASS_BWD_DATA, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, NULL, 0);
     channels_last = true;
     double dw_cl = pass_ms_with(&n.layers[0], CP_PASS_BWD_DATA, CP_PREC_FP16, 32, CP_ALGOS_PYTORCH, NULL, 0);
+    /* and in FP32 (chlast31: all 17 of MobileNet-v2's on NHWC kernels, none between transposes) */
+    double dw32_cl = pass_ms_with(&n.layers[0], CP_PASS_BWD_DATA, CP_PREC_FP32, 32, CP_ALGOS_PYTORCH, names,
+                                  sizeof names);
+    assert_int_equal(count_of(names, "_to_"), 0);
     channels_last = false;
     cp_network_free(&n);
     assert_true(dw_cl < dw_nchw / 2);
+    assert_true(dw32_cl < dw32_nchw / 2);
+    /* a channels-last FP32 1x1 layer's weight gradient (an implicit GEMM) reads NHWC as it is; its forward and
+     * data gradient run between transposes (chlast31: wgrad_alg0_engine_NHWC and the indexed NHWC wgrad) */
+    channels_last = true;
+    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
+        conv_pass(96, 56, 576, 1, 1, CP_PREC_FP32, (cp_pass)p, 32, names, sizeof names);
+        assert_int_equal(count_of(names, "_to_"), p == CP_PASS_BWD_WEIGHT ? 0 : 2);
+    }
+    channels_last = false;
     /* FP32 grouped layers (ResNeXt's 32 groups) run one dense convolution per group; the channels-last
      * tensor is transposed once, whole, not group by group */
     one_layer(&n, 128, 28, "{\"name\": \"g\", \"kind\": \"conv\", \"out\": 128, \"kernel\": 3, \"pad\": 1, "
