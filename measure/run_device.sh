@@ -613,6 +613,33 @@ DDPHOLD31_CONFIGS="
 --network wide_resnet50_2 --batch 128 --precision fp32
 --network mnasnet1_0 --batch 112 --precision fp32 --channels-last"
 
+# MODE=clfp32hold31 (session 31): PyTorch channels-last FP32/TF32 on one GPU, evaluation networks: eight drawn
+# before the call by random.Random(3131) (a network of the 13, a batch of 32-160 in steps of 8, fp32 or tf32),
+# and MnasNet-1.0, the evaluation set's one depthwise network, at two batches drawn by random.Random(3132);
+# predicted in the call (the FP32 channels-last rules of chlast31)
+CLFP32HOLD31_CONFIGS="
+--network vgg13 --batch 32 --precision tf32 --channels-last
+--network googlenet --batch 32 --precision fp32 --channels-last
+--network vgg19 --batch 56 --precision fp32 --channels-last
+--network vgg19 --batch 88 --precision fp32 --channels-last
+--network googlenet --batch 128 --precision fp32 --channels-last
+--network resnet152 --batch 104 --precision fp32 --channels-last
+--network wide_resnet50_2 --batch 48 --precision fp32 --channels-last
+--network wide_resnet50_2 --batch 40 --precision fp32 --channels-last
+--network mnasnet1_0 --batch 128 --precision fp32 --channels-last
+--network mnasnet1_0 --batch 80 --precision fp32 --channels-last"
+# MODE=ddphold31b (session 31): eight more DDP jobs on 2 x H100 drawn the same way by random.Random(313), predicted
+# in the call with the session's final model
+DDPHOLD31B_CONFIGS="
+--network vgg13 --batch 72 --precision fp32 --channels-last
+--network alexnet --batch 80 --precision fp16
+--network resnet152 --batch 112 --precision fp16
+--network resnet50 --batch 128 --precision fp32 --channels-last
+--network vgg19 --batch 64 --precision fp32
+--network densenet169 --batch 160 --precision fp16
+--network wide_resnet50_2 --batch 160 --precision fp32
+--network vgg19 --batch 112 --precision fp16"
+
 # MODE=torchacc (session 22): PyTorch on one GPU, the folder's eager costs
 # (with autograd's gradient sum) measured first; DenseNet-121 and the other
 # calibration-set networks that fork tensors, to judge the eager model's
@@ -1879,6 +1906,8 @@ run_mode() {
         ddp "$(sed 's/ --channels-last//' <<<"$DDPCL_CONFIGS")" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     ddphost) ddphost ;;
+    clfp32hold31) torch_one "$CLFP32HOLD31_CONFIGS" clfp32hold31 ;;
+    ddphold31b) ddp "$DDPHOLD31B_CONFIGS" ;;
     ddphold31)
         ddp "$DDPHOLD31_CONFIGS"
         mkdir -p "$RES/ddp/concurrent"
