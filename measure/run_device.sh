@@ -1906,6 +1906,21 @@ run_mode() {
         ddp "$(sed 's/ --channels-last//' <<<"$DDPCL_CONFIGS")" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     ddphost) ddphost ;;
+    hostshare) # session 31: DDP's operator_scale paired (torch_bench --host-share, three times), beside the call's
+        # eager costs alone; the two unpaired estimates (both ranks at once against alone minutes apart) were 1.19
+        # and 0.91
+        need_gpus 2 || return
+        export NCCL_NVLS_ENABLE=0
+        mkdir -p "$RES/hostshare"
+        say "torch_bench --eager-overhead"
+        timeout 150 python3 tools/torch_bench.py --eager-overhead -o "$RES/hostshare/eager-overhead-$DEV.json" \
+            </dev/null || fail "eager overhead"
+        for i in 1 2 3; do
+            say "torchrun --nproc-per-node 2 torch_bench.py --host-share ($i)"
+            NCCL_DEBUG=WARN timeout 150 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --host-share \
+                -o "$RES/hostshare/host-share-$i-$DEV.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "host share $i"
+        done
+        bundle ;;
     clfp32hold31) torch_one "$CLFP32HOLD31_CONFIGS" clfp32hold31 ;;
     clfp32hold31b) # the four of CLFP32HOLD31_CONFIGS the first call's deadline left out (VGG-19 FP32 channels-last
         # took 113 and 187 s of cudnn.benchmark there)

@@ -70,10 +70,22 @@ def main():
     if ddp:
         out["ddp"] = {k: round(statistics.median(x[k] for x in ddp), 2)
                       for k in ("per_param_us", "per_bn_us", "per_step_us")}
-    # An operator's host cost in each of the processes of a DDP job sharing a host against one process alone:
-    # the same call's --eager-overhead run under torchrun (concurrent/, every rank at once) against its own
-    # alone; a call's factor is the median over every kind entry of the four tables of the ranks' mean over
-    # the alone entry, the profile's the median over calls
+    # An operator's host cost in each of the processes of a DDP job sharing a host against one process alone.
+    # Paired where measured: torch_bench.py --host-share files beside a call's costs (rounds of every rank at
+    # once and each alone, so the host's drift over the call cancels; a call's factor the median of its files'
+    # ratios, the profile's the median over such calls). Else unpaired: the call's --eager-overhead run under
+    # torchrun (concurrent/, every rank at once) against its own alone run minutes apart, the median over every
+    # kind entry of the four tables of the ranks' mean over the alone entry (1.19 and 0.91 in two calls)
+    paired = []
+    for f, _ in kept:
+        got = []
+        for g in sorted(glob.glob(os.path.join(os.path.dirname(f), "host-share-*.json"))):
+            with open(g) as fh:
+                hs = json.load(fh)
+            if hs.get("schema") == "cnnperf-host-share/1" and hs.get("ratio"):
+                got.append(hs["ratio"])
+        if got:
+            paired.append(statistics.median(got))
     scales = []
     for f, d in kept:
         ranks = []
@@ -86,8 +98,8 @@ def main():
                   if k not in ("default", "grad_accumulate") and d[t][k] > 0 and all(k in r.get(t, {}) for r in ranks)]
         if ratios:
             scales.append(statistics.median(ratios))
-    if scales and "ddp" in out:
-        out["ddp"]["operator_scale"] = round(statistics.median(scales), 3)
+    if (paired or scales) and "ddp" in out:
+        out["ddp"]["operator_scale"] = round(statistics.median(paired or scales), 3)
     opt = [d["optimizer"] for _, d in kept if "optimizer" in d]
     out["optimizer"] = {"per_step_us": round(statistics.median(o["per_step_us"] for o in opt), 2),
                         "per_tensor_us": round(statistics.median(o["per_tensor_us"] for o in opt), 3)}

@@ -676,6 +676,88 @@ def torchrun_init(usage):
     return torch, dist, local
 
 
+def host_share(args):
+    """What sharing the host with the other ranks of a job does to an eager operator's host cost, paired so
+    that the host's drift over a call cancels: rounds of (every rank at once; then each rank alone while the
+    others wait in a gloo barrier, which sleeps in a socket read rather than spinning), each measurement the
+    per-block host cost of conv + BN + ReLU blocks of changing shapes (chains of 16 and 4, forward +
+    backward, FP32 and under autocast). ratio: each rank's median at once over its median alone, the
+    median over its blocks' kinds, then the mean over the ranks. Rank 0 writes -o FILE."""
+    ranks = torchrun_init("--host-share -o FILE")
+    if ranks is None:
+        return 2
+    torch, dist, local = ranks
+    nn, dev = torch.nn, torch.device("cuda")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    gloo = dist.new_group(backend="gloo")
+    torch.backends.cudnn.benchmark = True
+
+    def chain(k):
+        ch, layers = [8, 16, 8, 24], []
+        for i in range(k):
+            a, b, f = ch[i % 4], ch[(i + 1) % 4], 3 if i % 2 == 0 else 1
+            layers += [nn.Conv2d(a, b, f, padding=f // 2, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True)]
+        return nn.Sequential(*layers).to(dev).train()
+
+    models = {16: chain(16), 4: chain(4)}
+    x = torch.rand(1, 8, 8, 8, device=dev, requires_grad=True)
+
+    def per_block(autocast, reps=30):
+        t = {}
+        for k, m in models.items():
+            for _ in range(3):
+                with torch.autocast("cuda", dtype=torch.float16, enabled=autocast):
+                    y = m(x).float().sum()
+                y.backward()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                with torch.autocast("cuda", dtype=torch.float16, enabled=autocast):
+                    y = m(x).float().sum()
+                y.backward()
+            torch.cuda.synchronize()
+            t[k] = (time.perf_counter() - t0) / reps * 1e6
+        return (t[16] - t[4]) / 12
+
+    kinds = {"fp32": False, "autocast": True}
+    both = {k: [] for k in kinds}
+    alone = {k: [] for k in kinds}
+    for _ in range(9):
+        for name, ac in kinds.items():
+            dist.barrier(group=gloo)
+            both[name].append(per_block(ac))
+            for r in range(world):
+                dist.barrier(group=gloo)
+                if r == rank:
+                    alone[name].append(per_block(ac))
+                dist.barrier(group=gloo)
+    mine = {name: {"both_us": round(quantile(both[name], 0.5), 2), "alone_us": round(quantile(alone[name], 0.5), 2)}
+            for name in kinds}
+    for v in mine.values():
+        v["ratio"] = round(v["both_us"] / v["alone_us"], 4) if v["alone_us"] > 0 else None
+    ratios = [v["ratio"] for v in mine.values() if v["ratio"]]
+    mine = {"rank": rank, "kinds": mine, "ratio": round(quantile(ratios, 0.5), 4) if ratios else None}
+    per_rank = [None] * world
+    dist.all_gather_object(per_rank, mine, group=gloo)
+    got = [r["ratio"] for r in per_rank if r["ratio"]]
+    out = {"schema": "cnnperf-host-share/1", "ranks": world,
+           "ratio": round(sum(got) / len(got), 4) if got else None, "per_rank": per_rank}
+    print(f"torch_bench: host share over {world} ranks: {out['ratio']} ({[r['ratio'] for r in per_rank]})",
+          file=sys.stderr)
+    v = torch.cuda.nccl.version()
+    out["provenance"] = provenance(torch, {
+        "world_size": world,
+        "nccl": ".".join(map(str, v)) if isinstance(v, tuple) else str(v),
+        "method": "per block host cost of conv + BN + ReLU blocks of changing shapes (batch 1, 8x8), chains of 16 "
+                  "and 4 / 12, forward + backward, 30 repetitions, FP32 and autocast FP16; rounds of: every rank "
+                  "at once, then each rank alone while the others wait in a gloo barrier; ratio = median at once / "
+                  "median alone per kind, median over kinds, mean over ranks"})
+    if rank == 0:
+        write_json(args.output, out)
+    dist.destroy_process_group()
+    return 0
+
+
 def run_allreduce(args):
     ranks = torchrun_init("--allreduce")
     if ranks is None:
@@ -761,6 +843,9 @@ def main():
     ap.add_argument("--ddp-overhead", action="store_true",
                     help="under torchrun: DistributedDataParallel's host cost per parameter tensor, per BN layer "
                          "and per step (cnnperf predict --mode eager on several GPUs); -o FILE")
+    ap.add_argument("--host-share", action="store_true",
+                    help="under torchrun: an eager operator's host cost with every rank at work against each rank "
+                         "alone, paired round by round (cnnperf's DDP operator_scale); -o FILE")
     ap.add_argument("--op-counts", action="store_true",
                     help="count the ATen operators of one training step per network (torch.profiler, batch 2, "
                          "fp32): what eager mode's operator counts are checked against")
@@ -776,6 +861,8 @@ def main():
         return eager_overhead(args)
     if args.ddp_overhead:
         return ddp_overhead(args)
+    if args.host_share:
+        return host_share(args)
     for name in args.network.split(","):
         if name not in NETWORKS:
             ap.error(f"--network: unknown '{name}' (known: {', '.join(NETWORKS)})")
