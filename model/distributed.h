@@ -105,5 +105,11 @@ typedef struct {
 int cp_predict_distributed(const cp_network *net, const cp_cluster *cl, const cp_dist_config *cfg,
                            cp_single_cache *cache, cp_dist_prediction *p, cp_error *err);
 void cp_dist_prediction_free(cp_dist_prediction *p);
+/* The GPUs one worker's NCCL buffers span (model/memory.h): the job's with
+ * NCCL, 1 with a parameter server. */
+static inline int cp_dist_nccl_gpus(const cp_dist_prediction *p)
+{
+    return p->comm == CP_COMM_NCCL ? p->cfg.gpus : 1;
+}
 
 #endif

@@ -169,8 +169,7 @@ int cp_cmd_predict_distributed(const cp_options *o)
     } else {
         /* each worker holds what one GPU's run holds, and NCCL's buffers */
         for (int g = 0; g < p.n_groups; g++)
-            cp_report_memory_warning(p.group[g], s.cfg.mode == CP_MODE_EAGER, p.comm == CP_COMM_NCCL ? s.cfg.gpus : 1,
-                                     "predict");
+            cp_report_memory_warning(p.group[g], s.cfg.mode == CP_MODE_EAGER, cp_dist_nccl_gpus(&p), "predict");
         rc = cp_write_result(o->output, o->explain ? put_dist_explain : put_dist, &p, s.fmt);
         if (!rc && o->trace)
             rc = cp_write_result(o->trace, put_dist_trace, &p, 0);
@@ -337,7 +336,7 @@ static int worker_memory(const cp_dist_prediction *p, const cp_dist_config *cfg,
     for (int g = 0; g < p->n_groups; g++) {
         cp_memory m;
         if (cp_memory_worker(p->net, p->group_dev[g], cfg->batch, cfg->prec, cfg->mode == CP_MODE_EAGER,
-                             p->comm == CP_COMM_NCCL ? cfg->gpus : 1, &m))
+                             cp_dist_nccl_gpus(p), &m))
             return -1;
         *gib = fmax(*gib, m.total / 1073741824.0);
         *fits = *fits && m.fits;
