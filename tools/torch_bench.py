@@ -148,6 +148,15 @@ def device_id(gpu_name):
     return gpu_name
 
 
+def mixed_block(nn, i):
+    """Block i of a chain of conv + BN + ReLU blocks as networks chain them, channels and filter sizes changing
+    block to block (8, 16, 8, 24 channels; 3x3 and 1x1 in turn): 3 parameter tensors and 1 BN each. The eager,
+    DDP and host-share microbenchmarks all time chains of these."""
+    ch = [8, 16, 8, 24]
+    a, b, f = ch[i % 4], ch[(i + 1) % 4], 3 if i % 2 == 0 else 1
+    return nn.Sequential(nn.Conv2d(a, b, f, padding=f // 2, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True))
+
+
 def build_model(torch, name, classes):
     if name == "lenet5":  # networks/lenet5.json
         nn = torch.nn
@@ -381,10 +390,8 @@ def ddp_overhead(args):
         def forward(self, x):
             return x * self.w
 
-    def block(i):  # conv + BN + ReLU as networks chain them (eager_overhead's mixed blocks): 3 tensors, 1 BN
-        ch = [8, 16, 8, 24]
-        a, b, f = ch[i % 4], ch[(i + 1) % 4], 3 if i % 2 == 0 else 1
-        return nn.Sequential(nn.Conv2d(a, b, f, padding=f // 2, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True))
+    def block(i):
+        return mixed_block(nn, i)
 
     makers = {"param": lambda i: Scale(), "bn": lambda i: nn.BatchNorm2d(8), "block": block, "block_cl": block}
 
@@ -547,12 +554,7 @@ def eager_overhead(args):
     }
 
     def mixed(k):  # conv, BN, ReLU blocks as networks chain them: channels and filters change block to block
-        ch = [8, 16, 8, 24]
-        layers = []
-        for i in range(k):
-            a, b, f = ch[i % 4], ch[(i + 1) % 4], 3 if i % 2 == 0 else 1
-            layers += [nn.Conv2d(a, b, f, padding=f // 2, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True)]
-        return nn.Sequential(*layers)
+        return nn.Sequential(*[m for i in range(k) for m in mixed_block(nn, i)])  # flat, as measured since session 22
 
     def per_op(kind, backward, autocast):
         def chain(k):
@@ -693,11 +695,7 @@ def host_share(args):
     torch.backends.cudnn.benchmark = True
 
     def chain(k):
-        ch, layers = [8, 16, 8, 24], []
-        for i in range(k):
-            a, b, f = ch[i % 4], ch[(i + 1) % 4], 3 if i % 2 == 0 else 1
-            layers += [nn.Conv2d(a, b, f, padding=f // 2, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True)]
-        return nn.Sequential(*layers).to(dev).train()
+        return nn.Sequential(*[m for i in range(k) for m in mixed_block(nn, i)]).to(dev).train()
 
     models = {16: chain(16), 4: chain(4)}
     x = torch.rand(1, 8, 8, 8, device=dev, requires_grad=True)
