@@ -870,11 +870,21 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     const cJSON *hb = cp_jget(root, "host_bound"), *he = cp_jget(root, "host_enqueue_ms");
     /* PyTorch's: the host's wall time issuing an iteration (torch_bench.py, rank 0's under DDP), with the
      * same 90% share as cnnperf-measure's verdict */
-    const cJSON *hw = cp_jget(cp_jget(root, "host_wall_ms"), "iteration");
-    if (r->source == CP_VAL_PYTORCH && cJSON_IsNumber(hw) && hw->valuedouble > 0) {
+    const cJSON *walls = cp_jget(root, "host_wall_ms");
+    double wall = 0;
+    if (r->source == CP_VAL_PYTORCH && walls) {
+        if (!cJSON_IsObject(walls))
+            return cp_jfail(c, "host_wall_ms", "must be an object {forward, backward, step, iteration}");
+        size_t mark = cp_jpush_key(c, "host_wall_ms");
+        int bad = cp_jnum(c, walls, "iteration", false, 0, 0, 1e9, &wall);
+        cp_jpop(c, mark);
+        if (bad)
+            return -1;
+    }
+    if (wall > 0) {
         r->has_host = 1;
-        r->host_enqueue_ms = hw->valuedouble;
-        r->host_bound = hw->valuedouble >= CP_VAL_HOST_BOUND_SHARE * r->meas_ms;
+        r->host_enqueue_ms = wall;
+        r->host_bound = wall >= CP_VAL_HOST_BOUND_SHARE * r->meas_ms;
     } else if (cJSON_IsNumber(he)) {
         r->has_host = 1;
         r->host_enqueue_ms = he->valuedouble;
