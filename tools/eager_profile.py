@@ -30,6 +30,15 @@ from profile_section import replace_section
 TABLES = ("forward_op_us", "backward_op_us", "autocast_forward_op_us", "autocast_backward_op_us")
 
 
+def beside(f, *pattern):
+    """The JSON files matching pattern in f's folder (a call's other measurements), in name order."""
+    out = []
+    for g in sorted(glob.glob(os.path.join(os.path.dirname(f), *pattern))):
+        with open(g) as fh:
+            out.append(json.load(fh))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("patterns", nargs="+", help="eager-overhead JSON files or glob patterns ('**' allowed)")
@@ -61,9 +70,7 @@ def main():
     # DistributedDataParallel's host costs: the torch_bench.py --ddp-overhead files beside the calls'
     ddp = []
     for f, _ in kept:
-        for g in sorted(glob.glob(os.path.join(os.path.dirname(f), "ddp-overhead-*.json"))):
-            with open(g) as fh:
-                dd = json.load(fh)
+        for dd in beside(f, "ddp-overhead-*.json"):
             if dd.get("schema") == "cnnperf-ddp-overhead/1" and str(dd.get("provenance", {}).get("gpu_name", "")) \
                     .startswith(args.gpu):
                 ddp.append(dd["ddp"])
@@ -78,20 +85,13 @@ def main():
     # kind entry of the four tables of the ranks' mean over the alone entry (1.19 and 0.91 in two calls)
     paired = []
     for f, _ in kept:
-        got = []
-        for g in sorted(glob.glob(os.path.join(os.path.dirname(f), "host-share-*.json"))):
-            with open(g) as fh:
-                hs = json.load(fh)
-            if hs.get("schema") == "cnnperf-host-share/1" and hs.get("ratio"):
-                got.append(hs["ratio"])
+        got = [hs["ratio"] for hs in beside(f, "host-share-*.json")
+               if hs.get("schema") == "cnnperf-host-share/1" and hs.get("ratio")]
         if got:
             paired.append(statistics.median(got))
     scales = []
     for f, d in kept:
-        ranks = []
-        for g in sorted(glob.glob(os.path.join(os.path.dirname(f), "concurrent", "eager-overhead-*-rank*.json"))):
-            with open(g) as fh:
-                ranks.append(json.load(fh))
+        ranks = beside(f, "concurrent", "eager-overhead-*-rank*.json")
         if not ranks:
             continue
         ratios = [statistics.mean(r[t][k] for r in ranks) / d[t][k] for t in TABLES for k in d.get(t, {})
