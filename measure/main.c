@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../src/validate.h" /* CP_VAL_HOST_BOUND_SHARE: what validate reads host-bound as */
 #include "../util/atomic_file.h"
 #include "exchange.h"
 #include "gpu_layers.h"
@@ -233,7 +234,6 @@ static int share_status(int rc)
 
 /* --- per-rank summary ------------------------------------------------------ */
 
-#define HOST_BOUND_SHARE 0.9 /* host enqueue time over iteration time from which a run is host-bound */
 
 enum {
     S_IT,      /* iteration median */
@@ -370,7 +370,7 @@ static cJSON *result_json(const result_in *in)
      * workers wait for it on the host, so that says nothing there. */
     cJSON_AddNumberToObject(root, "host_enqueue_ms", mx[S_HOST]);
     cJSON_AddBoolToObject(root, "host_bound",
-                          in->k->comm != CM_COMM_PS && mx[S_HOST] >= HOST_BOUND_SHARE * mx[S_IT]);
+                          in->k->comm != CM_COMM_PS && mx[S_HOST] >= CP_VAL_HOST_BOUND_SHARE * mx[S_IT]);
     if (in->host_us)
         cJSON_AddNumberToObject(root, "host_issue_ms", in->host_issue_ms);
     cJSON_AddItemToObject(root, "phases", phases_json(mx + S_PH));

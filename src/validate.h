@@ -29,7 +29,8 @@ typedef struct {
     unsigned char unscored[CP_VAL_PASSES];
 } cp_val_layer;
 
-/* The host's share of an iteration from which the GPU waited for it (cnnperf-measure's HOST_BOUND_SHARE) */
+/* The host's share of an iteration from which the GPU waited for it: cnnperf-measure's host_bound verdict,
+ * and validate's on PyTorch runs' host walls */
 #define CP_VAL_HOST_BOUND_SHARE 0.9
 
 /* One measured iteration and its prediction. */
