@@ -599,6 +599,28 @@ ddphost() {
     bundle
 }
 
+# MODE=ddpsplit32 (session 32): DDP's host on 2 x H100 taken apart on calibration-set networks (b64 FP16, NCHW
+# and channels-last): torch_bench --ddp-split, every rank at once in turns of the DDP model, the DDP model under
+# no_sync() and the bare module, then the bare module on each rank alone, paired in rounds; plus a CPU profile
+# of two iterations of DDP and of the bare module. Nothing from the evaluation set.
+ddpsplit() {
+    need_gpus 2 || return
+    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    export NCCL_NVLS_ENABLE=0
+    local dir="$RES/ddpsplit" fmt cl
+    mkdir -p "$dir"
+    for fmt in "" "--channels-last"; do
+        cl=${fmt:+ channels-last}
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "ddp-split$cl skipped: past the deadline"; continue; }
+        say "torchrun torch_bench.py --ddp-split --network $DDPHOST_NETS$cl"
+        # shellcheck disable=SC2086
+        NCCL_DEBUG=WARN timeout 240 torchrun --standalone --nproc-per-node 2 tools/torch_bench.py --ddp-split \
+            --network "$DDPHOST_NETS" --batch 64 --precision fp16 --iters 8 $fmt --out-dir "$dir" </dev/null 2>&1 |
+            grep -E '^torch_bench|Error|error' || fail "ddp-split$cl"
+        bundle
+    done
+}
+
 # MODE=ddphold31 (session 31): PyTorch DDP on 2 x H100, eight evaluation jobs drawn before the call by
 # Python's random.Random(31): for each, a network of the 13 evaluation networks, a batch of 32-160 in steps of 8,
 # fp16 or fp32, NCHW or channels-last (docs/ACCURACY.md, "Session 31"); predicted in the call; then the
@@ -1926,6 +1948,10 @@ run_mode() {
         # took 113 and 187 s of cudnn.benchmark there)
         torch_one "$(tail -4 <<<"$CLFP32HOLD31_CONFIGS")" clfp32hold31b ;;
     ddphold31b) ddp "$DDPHOLD31B_CONFIGS" ;;
+    ddpsplit32) # session 32: the four jobs of DDPHOLD31B_CONFIGS its call's deadline left out, predicted in this
+        # call with the model they were drawn for; then where DDP's host time goes on calibration-set networks
+        ddp "$(tail -4 <<<"$DDPHOLD31B_CONFIGS")"
+        ddpsplit ;;
     ddphold31)
         ddp "$DDPHOLD31_CONFIGS"
         mkdir -p "$RES/ddp/concurrent"

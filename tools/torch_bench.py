@@ -39,6 +39,7 @@ Needs torch and torchvision (only on the GPU machine); nothing of cnnperf's
 build, tests or predictions depends on it.
 """
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -756,6 +757,117 @@ def host_share(args):
     return 0
 
 
+def ddp_split(args):
+    """Where DistributedDataParallel's host time goes on a real network, paired so that the host's drift
+    over a call cancels: rounds in which every rank runs K iterations of each variant at once, in turns --
+    "ddp" (the DDP model), "nosync" (the DDP model under no_sync(): its forward, buffers broadcast included,
+    without the gradient hooks' all-reduce), "module" (the unwrapped module, no DDP at all) -- and then
+    "alone" (the unwrapped module on one rank while the others wait in a gloo barrier). Each iteration as
+    bench_network times one (host wall of forward, backward and step; CUDA events, synchronised after each).
+    Then a CPU-only torch.profiler table of two iterations of "ddp" and of "module" (top operators by self
+    CPU time). One file per configuration, rank 0's, with every rank's medians: ddpsplit-NET-bB-PREC.json."""
+    ranks = torchrun_init("--ddp-split --network N --batch B --precision P --out-dir DIR")
+    if ranks is None:
+        return 2
+    torch, dist, local = ranks
+    rank, world = dist.get_rank(), dist.get_world_size()
+    gloo = dist.new_group(backend="gloo")
+    dev = torch.device("cuda")
+    fmt = torch.channels_last if args.channels_last else torch.contiguous_format
+    os.makedirs(args.out_dir, exist_ok=True)
+    variants = ("ddp", "nosync", "module", "alone")
+    for name in args.network.split(","):
+        for prec in args.precision.split(","):
+            for batch in (int(b) for b in str(args.batch).split(",")):
+                amp = set_precision(torch, prec)
+                c, h, w, classes = network_shape(name)
+                torch.manual_seed(1)
+                module = build_model(torch, name, classes).to(dev, memory_format=fmt).train()
+                model = torch.nn.parallel.DistributedDataParallel(module, device_ids=[local])
+                opt = torch.optim.SGD(module.parameters(), lr=0.01, momentum=0.9)
+                loss_fn = torch.nn.CrossEntropyLoss()
+                x_host = torch.rand(batch, c, h, w).contiguous(memory_format=fmt).pin_memory()
+                y_host = (torch.arange(batch) % classes).pin_memory()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+                def iteration(variant):
+                    m = module if variant in ("module", "alone") else model
+                    start.record()
+                    t0 = time.perf_counter()
+                    x = x_host.to(dev, non_blocking=True)
+                    y = y_host.to(dev, non_blocking=True)
+                    opt.zero_grad(set_to_none=True)
+                    ctx = model.no_sync() if variant == "nosync" else contextlib.nullcontext()
+                    with ctx:
+                        with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
+                            loss = loss_fn(m(x), y)
+                        t1 = time.perf_counter()
+                        loss.backward()
+                    t2 = time.perf_counter()
+                    opt.step()
+                    t3 = time.perf_counter()
+                    end.record()
+                    end.synchronize()
+                    return (1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2), 1e3 * (t3 - t0),
+                            start.elapsed_time(end))
+
+                for v in ("ddp",) * max(args.warmup, 2) + ("nosync", "module", "module"):
+                    iteration(v)
+                got = {v: [] for v in variants}
+                k_iters = 3
+                for r in range(args.iters):
+                    turn = variants[:3][r % 3:] + variants[:3][:r % 3]
+                    for v in turn:
+                        dist.barrier(group=gloo)
+                        got[v] += [iteration(v) for _ in range(k_iters)]
+                    for rr in range(world):
+                        dist.barrier(group=gloo)
+                        if rr == rank:
+                            got["alone"] += [iteration("alone") for _ in range(k_iters)]
+                        dist.barrier(group=gloo)
+                parts = ("forward_ms", "backward_ms", "step_ms", "host_ms", "gpu_ms")
+                mine = {"rank": rank, "gpu": torch.cuda.current_device(),
+                        "variants": {v: {p: round(quantile([t[i] for t in got[v]], 0.5), 4)
+                                         for i, p in enumerate(parts)} for v in variants}}
+                prof = {}
+                for v in ("ddp", "module"):
+                    dist.barrier(group=gloo)
+                    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as pr:
+                        for _ in range(2):
+                            iteration(v)
+                    rows = sorted(pr.key_averages(), key=lambda e: -e.self_cpu_time_total)[:40]
+                    prof[v] = [{"name": e.key, "count": e.count, "self_cpu_us": round(e.self_cpu_time_total / 2, 1),
+                                "cpu_us": round(e.cpu_time_total / 2, 1)} for e in rows]
+                mine["profile_per_iteration"] = prof
+                per_rank = [None] * world
+                dist.all_gather_object(per_rank, mine, group=gloo)
+                tag = f"{name}-b{batch}-{prec}" + ("-cl" if args.channels_last else "")
+                if rank == 0:
+                    for pr_ in per_rank:
+                        print(f"torch_bench: ddp-split {tag} rank {pr_['rank']}: " + "; ".join(
+                            f"{v} fwd {d['forward_ms']:.1f} bwd {d['backward_ms']:.1f} step {d['step_ms']:.1f} "
+                            f"host {d['host_ms']:.1f} gpu {d['gpu_ms']:.1f}" for v, d in pr_["variants"].items()),
+                            file=sys.stderr)
+                    v = torch.cuda.nccl.version()
+                    write_json(os.path.join(args.out_dir, f"ddpsplit-{tag}.json"), {
+                        "schema": "cnnperf-ddp-split/1", "network": name, "batch": batch, "precision": prec,
+                        "memory_format": "channels_last" if args.channels_last else "nchw", "ranks": world,
+                        "per_rank": per_rank,
+                        "provenance": provenance(torch, {
+                            "world_size": world,
+                            "nccl": ".".join(map(str, v)) if isinstance(v, tuple) else str(v),
+                            "rounds": args.iters, "iterations_per_turn": k_iters,
+                            "method": "medians over rounds of K iterations of each variant by every rank at once "
+                                      "(ddp, nosync, module, order rotating), then K of alone per rank while the "
+                                      "others wait in a gloo barrier; each iteration synchronised; host walls by "
+                                      "perf_counter, gpu_ms by CUDA events; profile: torch.profiler CPU, two "
+                                      "iterations per variant, both ranks at once, per iteration"})})
+                del model, module, opt
+                torch.cuda.empty_cache()
+    dist.destroy_process_group()
+    return 0
+
+
 def run_allreduce(args):
     ranks = torchrun_init("--allreduce")
     if ranks is None:
@@ -844,6 +956,9 @@ def main():
     ap.add_argument("--host-share", action="store_true",
                     help="under torchrun: an eager operator's host cost with every rank at work against each rank "
                          "alone, paired round by round (cnnperf's DDP operator_scale); -o FILE")
+    ap.add_argument("--ddp-split", action="store_true",
+                    help="under torchrun: DDP's host time on real networks, paired against the bare module "
+                         "(--out-dir; --iters rounds)")
     ap.add_argument("--op-counts", action="store_true",
                     help="count the ATen operators of one training step per network (torch.profiler, batch 2, "
                          "fp32): what eager mode's operator counts are checked against")
@@ -875,6 +990,10 @@ def main():
         bad_batch = True
     if bad_batch or args.iters < 1 or args.warmup < 0 or args.step < 2:
         ap.error("--batch and --iters must be positive, --warmup non-negative, --step at least 2")
+    if args.ddp_split:
+        if not args.out_dir:
+            ap.error("--ddp-split writes one file per configuration: give --out-dir")
+        return ddp_split(args)
     return run_networks(args)
 
 
