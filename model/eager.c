@@ -38,6 +38,24 @@ double cp_eager_end(const cp_eager_clock *c)
     return dmax(c->host_ms, c->gpu_ms);
 }
 
+double cp_eager_slowest_rank(int ranks, double spread)
+{
+    if (ranks < 2 || !(spread > 0))
+        return 1;
+    /* E[max] = integral of x n phi(x) Phi(x)^(n-1): Simpson's rule over
+     * [-8, 10], far beyond where the integrand matters for any n here */
+    const double SQRT_2PI = 2.5066282746310002;
+    const int steps = 2000;
+    const double lo = -8, hi = 10, h = (hi - lo) / steps;
+    double sum = 0;
+    for (int i = 0; i <= steps; i++) {
+        double x = lo + i * h;
+        double f = x * ranks * exp(-0.5 * x * x) / SQRT_2PI * pow(0.5 * erfc(-x / sqrt(2)), ranks - 1);
+        sum += (i == 0 || i == steps ? 1 : i % 2 ? 4 : 2) * f;
+    }
+    return 1 + spread * sum * h / 3;
+}
+
 /* --- the run over one prediction ------------------------------------------------ */
 
 /* Extra kernels recur (casts of twin layers' weights, BN counters): each
@@ -54,7 +72,8 @@ typedef struct {
     const cp_device *dev;
     cp_eager_clock c;
     double host_scale; /* an operator's measured host cost to a network's in this process (CP_EAGER_HOST_SCALE,
-                          times DDP's operator_scale where processes share the host) */
+                          times DDP's operator_scale where processes share the host and its slowest-rank factor) */
+    double ddp_scale;  /* DDP's own measured costs to the network's: CP_EAGER_HOST_SCALE x the slowest-rank factor */
     cp_error *err;
     int failed;
     memo m[MEMO];
@@ -92,10 +111,11 @@ static void op(run *r, double host_us, const char *name, const char *detail)
 }
 
 /* DistributedDataParallel's own host work: measured under torchrun with every
- * rank at work (torch_bench.py --ddp-overhead), so not scaled for them again */
+ * rank at work (torch_bench.py --ddp-overhead), so not scaled for them again;
+ * the slowest rank's host is slower at it too */
 static void ddp_op(run *r, double host_us, const char *name, const char *detail)
 {
-    op_ms(r, CP_EAGER_HOST_SCALE * host_us * 1e-3, name, detail);
+    op_ms(r, r->ddp_scale * host_us * 1e-3, name, detail);
 }
 
 static void kernel(run *r, double ms, const char *name, const char *detail)
@@ -382,9 +402,10 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         return -1;
     }
     run r = {.e = e, .p = p, .dev = p->dev, .err = err, .host_scale = CP_EAGER_HOST_SCALE};
-    if (e->ddp_workers > 1 && e->ddp_local > 1)
-        r.host_scale *= cp_eager_ddp_operator_scale(costs, &p->dev->eager);
-    e->host_scale = r.host_scale;
+    e->operator_scale = e->ddp_workers > 1 && e->ddp_local > 1 ? cp_eager_ddp_operator_scale(costs, &p->dev->eager) : 1;
+    e->rank_scale = cp_eager_slowest_rank(e->ddp_workers, cp_eager_ddp_rank_spread(costs, &p->dev->eager));
+    e->host_scale = r.host_scale *= e->operator_scale * e->rank_scale;
+    r.ddp_scale = CP_EAGER_HOST_SCALE * e->rank_scale;
     int autocast = p->prec == CP_PREC_FP16 || p->prec == CP_PREC_BF16;
     kind_info cache[KINDS];
     int n_kinds = 0, builtin = 0;

@@ -137,6 +137,13 @@ double cp_eager_ddp_operator_scale(const cp_eager_costs *c, const cp_eager_costs
                                                         : 1.0;
 }
 
+double cp_eager_ddp_rank_spread(const cp_eager_costs *c, const cp_eager_costs *machine)
+{
+    return c && c->ddp_rank_spread > 0             ? c->ddp_rank_spread
+           : machine && machine->ddp_rank_spread > 0 ? machine->ddp_rank_spread
+                                                     : 0.0;
+}
+
 /* --- readers ------------------------------------------------------------------ */
 
 int cp_eager_ddp_parse(cp_jctx *c, const cJSON *parent, cp_eager_costs *out)
@@ -146,14 +153,16 @@ int cp_eager_ddp_parse(cp_jctx *c, const cJSON *parent, cp_eager_costs *out)
         return 0;
     if (!cJSON_IsObject(o))
         return cp_jfail(c, "ddp", "must be an object {per_param_us, per_bn_us, per_step_us}");
-    static const char *const known[] = {"per_param_us", "per_bn_us", "per_step_us", "operator_scale", "source", NULL};
+    static const char *const known[] = {"per_param_us", "per_bn_us", "per_step_us", "operator_scale", "rank_spread",
+                                        "source", NULL};
     static const char *const ddp_keys[3] = {"per_param_us", "per_bn_us", "per_step_us"};
     size_t mark = cp_jpush_key(c, "ddp");
     int rc = cp_jonly(c, o, known);
     for (int i = 0; i < 3 && !rc; i++)
         rc = cp_jnum(c, o, ddp_keys[i], true, 0, 0, 1e6, &out->ddp_us[i]);
     if (!rc) /* optional: 0 where absent */
-        rc = cp_jnum(c, o, "operator_scale", false, 0, 0.25, 8, &out->ddp_operator_scale);
+        rc = cp_jnum(c, o, "operator_scale", false, 0, 0.25, 8, &out->ddp_operator_scale) ||
+             cp_jnum(c, o, "rank_spread", false, 0, 0, 1, &out->ddp_rank_spread);
     cp_jpop(c, mark);
     out->has_ddp = !rc;
     return rc ? -1 : 0;

@@ -47,6 +47,10 @@ typedef struct {
      * processes at work on one host (torch_bench.py --eager-overhead under
      * torchrun, every rank at once) against one process alone; 0: not given */
     double ddp_operator_scale;
+    /* "ddp" "rank_spread": the relative standard deviation of one process's
+     * host time among a job's processes doing the same work at once
+     * (torch_bench.py --ddp-split, calibration-set networks); 0: not given */
+    double ddp_rank_spread;
     char source[192]; /* where the given values come from */
 } cp_eager_costs;
 /* A zeroed cp_eager_costs gives nothing: every lookup takes the built-in
@@ -77,7 +81,9 @@ double cp_eager_ddp_us(const cp_eager_costs *c, const cp_eager_costs *machine, i
 /* What sharing its host with other DDP processes does to an operator's host
  * cost: c's operator_scale, else machine's (may be NULL), else 1. */
 double cp_eager_ddp_operator_scale(const cp_eager_costs *c, const cp_eager_costs *machine);
-/* Reads a "ddp" object {per_param_us, per_bn_us, per_step_us[, operator_scale]} (obj; c's path
+/* Likewise the spread of the processes' hosts: c's rank_spread, else machine's, else 0. */
+double cp_eager_ddp_rank_spread(const cp_eager_costs *c, const cp_eager_costs *machine);
+/* Reads a "ddp" object {per_param_us, per_bn_us, per_step_us[, operator_scale, rank_spread]} (obj; c's path
  * points at its parent) into out; absent: nothing. */
 int cp_eager_ddp_parse(cp_jctx *c, const cJSON *parent, cp_eager_costs *out);
 /* Host µs of one optimizer step over `tensors` parameter tensors. */

@@ -300,7 +300,8 @@ static void eager_json(cJSON *o, const cp_eager *e)
     cJSON_AddNumberToObject(x, "host_cost_scale", CP_EAGER_HOST_SCALE);
     if (e->ddp_workers > 1) {
         cJSON_AddNumberToObject(x, "ddp_processes_per_host", e->ddp_local);
-        cJSON_AddNumberToObject(x, "ddp_operator_scale", e->host_scale / CP_EAGER_HOST_SCALE);
+        cJSON_AddNumberToObject(x, "ddp_operator_scale", e->operator_scale);
+        cJSON_AddNumberToObject(x, "ddp_slowest_rank_scale", e->rank_scale);
     }
 }
 
@@ -575,8 +576,9 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
                 e->costs_source);
     if (e && e->ddp_workers > 1)
         fprintf(f, "  DistributedDataParallel's own kernels (gradients into buckets, / %d, back): %.3f ms of it; "
-                   "%d processes on a host, each operator's host cost x%.2f against one process alone\n",
-                e->ddp_workers, e->ddp_gpu_ms, e->ddp_local, e->host_scale / CP_EAGER_HOST_SCALE);
+                   "%d processes on a host, each operator's host cost x%.2f against one process alone; the slowest "
+                   "of the %d processes' hosts x%.3f a typical one's (they step together)\n",
+                e->ddp_workers, e->ddp_gpu_ms, e->ddp_local, e->operator_scale, e->ddp_workers, e->rank_scale);
     return ferror(f) ? -1 : 0;
 }
 

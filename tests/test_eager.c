@@ -375,7 +375,9 @@ static void test_ddp_host(void **state)
     c.ddp_us[CP_DDP_PER_BN] = 10;
     c.ddp_us[CP_DDP_PER_STEP] = 100;
     run(&p, &c, &e);
-    near(e.host_ms - host0, CP_EAGER_HOST_SCALE * (100 + 20 * 10 + 62 * 1) * 1e-3);
+    /* the slowest of the two ranks' hosts (the machine's rank_spread) at DDP's own costs too */
+    near(e.host_ms - host0, e.rank_scale * CP_EAGER_HOST_SCALE * (100 + 20 * 10 + 62 * 1) * 1e-3);
+    near(e.rank_scale, cp_eager_slowest_rank(2, h100.eager.ddp_rank_spread));
     assert_false(e.builtin_costs);
     cp_eager_costs machine = c;
     c.has_ddp = 0;
@@ -400,8 +402,9 @@ static void test_ddp_shared_host(void **state)
     (void)state;
     cp_network net;
     cp_prediction p = {0};
-    double shipped = h100.eager.ddp_operator_scale;
+    double shipped = h100.eager.ddp_operator_scale, spread = h100.eager.ddp_rank_spread;
     h100.eager.ddp_operator_scale = 0;
+    h100.eager.ddp_rank_spread = 0;
     predict("resnet18", &h100, 8, CP_PREC_FP32, &net, &p);
     cp_eager_costs c;
     uniform_costs(&c, 10);
@@ -439,8 +442,65 @@ static void test_ddp_shared_host(void **state)
     near(machine.ddp_operator_scale, 1.25);
     cJSON_Delete(o);
     h100.eager.ddp_operator_scale = shipped;
+    h100.eager.ddp_rank_spread = spread;
     cp_eager_free(&alone);
     cp_eager_free(&shared);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+}
+
+/* The slowest of N processes' hosts: the expected maximum of N standard
+ * normals, known in closed form for two and three (1/sqrt(pi),
+ * 3/(2 sqrt(pi))) and tabulated beyond (four 1.0294, eight 1.4236); one
+ * process or no spread changes nothing. A DDP job's every operator and
+ * DDP's own costs take it. */
+static void test_slowest_rank(void **state)
+{
+    (void)state;
+    near(cp_eager_slowest_rank(1, 0.1), 1);
+    near(cp_eager_slowest_rank(8, 0), 1);
+    assert_true(fabs(cp_eager_slowest_rank(2, 1) - (1 + 1 / sqrt(3.14159265358979))) < 1e-6);
+    assert_true(fabs(cp_eager_slowest_rank(3, 1) - (1 + 1.5 / sqrt(3.14159265358979))) < 1e-6);
+    assert_true(fabs(cp_eager_slowest_rank(4, 0.1) - 1.10294) < 1e-5);
+    assert_true(fabs(cp_eager_slowest_rank(8, 0.1) - 1.14236) < 1e-5);
+    for (int n = 2; n < 64; n++)
+        assert_true(cp_eager_slowest_rank(n + 1, 0.1) > cp_eager_slowest_rank(n, 0.1));
+
+    cp_network net;
+    cp_prediction p = {0};
+    double shipped = h100.eager.ddp_rank_spread, scale = h100.eager.ddp_operator_scale;
+    h100.eager.ddp_rank_spread = 0;
+    h100.eager.ddp_operator_scale = 0;
+    predict("resnet18", &h100, 8, CP_PREC_FP32, &net, &p);
+    cp_eager_costs c;
+    uniform_costs(&c, 200); /* host-bound */
+    c.has_ddp = 1;
+    c.ddp_us[CP_DDP_PER_PARAM] = 3;
+    cp_eager even = {.ddp_workers = 4, .ddp_local = 1}, spread = {.ddp_workers = 4, .ddp_local = 1};
+    run(&p, &c, &even);
+    c.ddp_rank_spread = 0.1;
+    run(&p, &c, &spread);
+    near(even.rank_scale, 1);
+    near(spread.rank_scale, cp_eager_slowest_rank(4, 0.1));
+    near(spread.host_ms, even.host_ms * spread.rank_scale);
+    assert_true(even.host_bound && spread.iteration_ms > even.iteration_ms);
+    cp_eager_costs machine;
+    memset(&machine, 0, sizeof machine);
+    machine.ddp_rank_spread = 0.2;
+    near(cp_eager_ddp_rank_spread(&c, &machine), 0.1);
+    near(cp_eager_ddp_rank_spread(NULL, &machine), 0.2);
+    near(cp_eager_ddp_rank_spread(NULL, NULL), 0);
+    /* read from a "ddp" object, its range checked */
+    cJSON *o = cJSON_Parse("{\"ddp\": {\"per_param_us\": 1, \"per_bn_us\": 1, \"per_step_us\": 1, \"rank_spread\": 2}}");
+    cp_error err;
+    cp_jctx jc = {.file = "test.json", .path = "$.eager", .err = &err};
+    assert_int_equal(cp_eager_ddp_parse(&jc, o, &machine), -1);
+    assert_non_null(strstr(err.msg, "rank_spread"));
+    cJSON_Delete(o);
+    h100.eager.ddp_rank_spread = shipped;
+    h100.eager.ddp_operator_scale = scale;
+    cp_eager_free(&even);
+    cp_eager_free(&spread);
     cp_prediction_free(&p);
     cp_network_free(&net);
 }
@@ -642,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_host_spread),
         cmocka_unit_test(test_ddp_host),
         cmocka_unit_test(test_ddp_shared_host),
+        cmocka_unit_test(test_slowest_rank),
         cmocka_unit_test(test_cost_lookup),
         cmocka_unit_test(test_bad_overhead_files),
         cmocka_unit_test(test_json_fields),

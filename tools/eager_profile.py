@@ -9,7 +9,8 @@ stands for the machine, where no measurement of the user's own host is
 given, takes each entry's median over every call that measured it; the
 source names the files. Only microbenchmark files are read, never runs.
 
-  python3 tools/eager_profile.py --gpu 'NVIDIA H100' 'validation/**/eager-overhead-h100.json' --into devices/h100.json
+  python3 tools/eager_profile.py --gpu 'NVIDIA H100' 'validation/**/eager-overhead-h100.json' \
+      --ddp-split 'validation/h100x2/**/ddpsplit-*.json' --into devices/h100.json
   python3 tools/eager_profile.py --gpu 'NVIDIA H200' 'validation/**/eager-overhead-h200.json' --into devices/h200.json
 
 prints the section (JSON), or with --into replaces the profile's "eager" section in place (the rest of the
@@ -21,6 +22,7 @@ gives.
 import argparse
 import glob
 import json
+import math
 import os
 import statistics
 import sys
@@ -44,6 +46,9 @@ def main():
     ap.add_argument("patterns", nargs="+", help="eager-overhead JSON files or glob patterns ('**' allowed)")
     ap.add_argument("--gpu", required=True, help="keep files whose provenance.gpu_name starts with this")
     ap.add_argument("--into", metavar="PROFILE", help="replace this device profile's \"eager\" section")
+    ap.add_argument("--ddp-split", metavar="PATTERN", action="append", default=[],
+                    help="torch_bench.py --ddp-split files (calibration-set networks): the ddp section's "
+                         "rank_spread")
     args = ap.parse_args()
     # shallower first: of one call's file and its copy beside a subfolder's runs, the call's own folder
     # (with its ddp-overhead and concurrent/ files) is kept
@@ -100,6 +105,24 @@ def main():
             scales.append(statistics.median(ratios))
     if (paired or scales) and "ddp" in out:
         out["ddp"]["operator_scale"] = round(statistics.median(paired or scales), 3)
+    # How far one process's host is from the typical among a job's processes doing the same work at once (its
+    # slowest sets a synchronous job's pace): every pair of ranks of every variant of every --ddp-split file
+    # measured on this GPU, E|a - b| / mean(a, b) over the pairs, x sqrt(pi)/2 (for two normal draws
+    # E|a - b| = 2 sigma / sqrt(pi))
+    pairs, split_files = [], []
+    for f in sorted({f for p in args.ddp_split for f in glob.glob(p, recursive=True)}):
+        with open(f) as fh:
+            d = json.load(fh)
+        if d.get("schema") != "cnnperf-ddp-split/1" or \
+                not str(d.get("provenance", {}).get("gpu_name", "")).startswith(args.gpu):
+            continue
+        split_files.append(f)
+        ranks = d["per_rank"]
+        for v in ranks[0]["variants"]:
+            hosts = [r["variants"][v]["host_ms"] for r in ranks]
+            pairs += [abs(a - b) / ((a + b) / 2) for i, a in enumerate(hosts) for b in hosts[i + 1:]]
+    if pairs and "ddp" in out:
+        out["ddp"]["rank_spread"] = round(statistics.mean(pairs) * math.sqrt(math.pi) / 2, 4)
     opt = [d["optimizer"] for _, d in kept if "optimizer" in d]
     out["optimizer"] = {"per_step_us": round(statistics.median(o["per_step_us"] for o in opt), 2),
                         "per_tensor_us": round(statistics.median(o["per_tensor_us"] for o in opt), 3)}
@@ -117,6 +140,9 @@ def main():
     out["source"] = (f"measured: median of {len(kept)} tools/torch_bench.py --eager-overhead calls "
                      f"({dates[0]} to {dates[-1]}, torch {', '.join(torch)}, {args.gpu}; each entry over the calls "
                      f"that measured it; tools/eager_profile.py): " + ", ".join(f for f, _ in kept))
+    if pairs and "ddp" in out:
+        out["source"] += (f"; ddp.rank_spread from {len(pairs)} rank pairs of {len(split_files)} "
+                          f"torch_bench.py --ddp-split files: " + ", ".join(split_files))
     if args.into:
         order = TABLES + ("optimizer", "host_spread", "ddp", "source")
         return replace_section(args.into, "eager", out, order)
