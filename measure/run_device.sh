@@ -599,6 +599,36 @@ ddphost() {
     bundle
 }
 
+# MODE=ddphold32 (session 32): eight DDP jobs on 2 x H100 drawn before the call by Python's random.Random(32), as
+# in session 31 (a network of the 13 evaluation networks but LeNet-5 in name order, a batch of the multiples of 8 in
+# 32..160, fp16 or fp32, NCHW or channels-last, drawn in that order per job), predicted in the call with the model
+# of commit 442b0df (the slowest-rank factor, host scale 1.25)
+DDPHOLD32_CONFIGS="
+--network densenet169 --batch 80 --precision fp16 --channels-last
+--network vgg19 --batch 88 --precision fp32
+--network vgg19 --batch 40 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 112 --precision fp16 --channels-last
+--network resnet152 --batch 32 --precision fp16
+--network resnet50 --batch 80 --precision fp32
+--network resnet50 --batch 48 --precision fp32
+--network alexnet --batch 160 --precision fp16"
+# MODE=holdout32 (session 32): ten one-GPU evaluation configurations drawn before the call by random.Random(3232):
+# per job a network of the 14 evaluation networks in name order, a batch of the multiples of 8 in 32..256, fp16 or
+# fp32, and the harness: cnnperf-measure's graph API, PyTorch NCHW or PyTorch channels-last; the three graph-API
+# jobs first (quick), then the seven PyTorch ones in drawn order; predicted in the call with commit 442b0df's model
+HOLDOUT32_GRAPH="
+alexnet 96 fp16 graphapi
+vgg16 192 fp16 graphapi
+vgg19 168 fp32 graphapi"
+HOLDOUT32_TORCH="
+--network densenet169 --batch 40 --precision fp16 --channels-last
+--network resnet50 --batch 208 --precision fp32 --channels-last
+--network googlenet --batch 248 --precision fp16
+--network resnext50_32x4d --batch 72 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 56 --precision fp16
+--network resnext50_32x4d --batch 120 --precision fp16 --channels-last
+--network vgg19 --batch 160 --precision fp32 --channels-last"
+
 # MODE=ddpsplit32 (session 32): DDP's host on 2 x H100 taken apart on calibration-set networks (b64 FP16, NCHW
 # and channels-last): torch_bench --ddp-split, every rank at once in turns of the DDP model, the DDP model under
 # no_sync() and the bare module, then the bare module on each rank alone, paired in rounds; plus a CPU profile
@@ -1948,6 +1978,10 @@ run_mode() {
         # took 113 and 187 s of cudnn.benchmark there)
         torch_one "$(tail -4 <<<"$CLFP32HOLD31_CONFIGS")" clfp32hold31b ;;
     ddphold31b) ddp "$DDPHOLD31B_CONFIGS" ;;
+    ddphold32) ddp "$DDPHOLD32_CONFIGS" ;;
+    holdout32)
+        graph_holdout holdout32 "$HOLDOUT32_GRAPH"
+        torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
     ddpsplit32) # session 32: the four jobs of DDPHOLD31B_CONFIGS its call's deadline left out, predicted in this
         # call with the model they were drawn for; then where DDP's host time goes on calibration-set networks
         ddp "$(tail -4 <<<"$DDPHOLD31B_CONFIGS")"
