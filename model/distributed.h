@@ -106,10 +106,8 @@ int cp_predict_distributed(const cp_network *net, const cp_cluster *cl, const cp
                            cp_single_cache *cache, cp_dist_prediction *p, cp_error *err);
 void cp_dist_prediction_free(cp_dist_prediction *p);
 /* The GPUs one worker's NCCL buffers span (model/memory.h): the job's with
- * NCCL, 1 with a parameter server. */
-static inline int cp_dist_nccl_gpus(const cp_dist_prediction *p)
-{
-    return p->comm == CP_COMM_NCCL ? p->cfg.gpus : 1;
-}
+ * NCCL, 1 with a parameter server or on one GPU. */
+static inline int cp_nccl_gpus(cp_comm_mode comm, int gpus) { return comm == CP_COMM_NCCL ? gpus : 1; }
+static inline int cp_dist_nccl_gpus(const cp_dist_prediction *p) { return cp_nccl_gpus(p->comm, p->cfg.gpus); }
 
 #endif

@@ -662,8 +662,9 @@ static void predict_memory(const cp_device *dev, const run_config *rc, const cp_
 {
     int eager = r->source == CP_VAL_PYTORCH;
     cp_memory m;
-    if (r->meas_memory_mib <= 0 ||
-        cp_memory_worker(net, dev, r->batch, rc->prec, eager, strcmp(r->comm, "nccl") == 0 ? r->gpus : 1, &m))
+    cp_comm_mode comm = CP_COMM_NONE;
+    if (r->meas_memory_mib <= 0 || cp_comm_parse(r->comm, &comm) ||
+        cp_memory_worker(net, dev, r->batch, rc->prec, eager, cp_nccl_gpus(comm, r->gpus), &m))
         return; /* nothing measured, or no host memory to work it out */
     r->has_memory = 1;
     r->pred_memory_mib = (eager ? cp_memory_eager_allocated(&m) : m.total) / 1048576.0;
