@@ -392,6 +392,28 @@ static void test_ddp_host(void **state)
     cp_network_free(&net);
 }
 
+/* ResNet-18 b8 with every operator at op_us and DDP at 3 us a tensor, the
+ * H100 profile's own DDP factors put aside (saved) so that only c's count */
+static void ddp_fixture(cp_network *net, cp_prediction *p, cp_eager_costs *c, double op_us, double saved[2])
+{
+    saved[0] = h100.eager.ddp_operator_scale;
+    saved[1] = h100.eager.ddp_rank_spread;
+    h100.eager.ddp_operator_scale = 0;
+    h100.eager.ddp_rank_spread = 0;
+    predict("resnet18", &h100, 8, CP_PREC_FP32, net, p);
+    uniform_costs(c, op_us);
+    c->has_ddp = 1;
+    c->ddp_us[CP_DDP_PER_PARAM] = 3;
+}
+
+static void ddp_fixture_end(cp_network *net, cp_prediction *p, const double saved[2])
+{
+    h100.eager.ddp_operator_scale = saved[0];
+    h100.eager.ddp_rank_spread = saved[1];
+    cp_prediction_free(p);
+    cp_network_free(net);
+}
+
 /* DDP's processes sharing a host: with two of them on it every operator's
  * host cost is operator_scale times a process's alone, DDP's own costs
  * (measured with every rank at work) not; one process per host, or no
@@ -402,14 +424,9 @@ static void test_ddp_shared_host(void **state)
     (void)state;
     cp_network net;
     cp_prediction p = {0};
-    double shipped = h100.eager.ddp_operator_scale, spread = h100.eager.ddp_rank_spread;
-    h100.eager.ddp_operator_scale = 0;
-    h100.eager.ddp_rank_spread = 0;
-    predict("resnet18", &h100, 8, CP_PREC_FP32, &net, &p);
     cp_eager_costs c;
-    uniform_costs(&c, 10);
-    c.has_ddp = 1;
-    c.ddp_us[CP_DDP_PER_PARAM] = 3;
+    double saved[2];
+    ddp_fixture(&net, &p, &c, 10, saved);
     c.ddp_us[CP_DDP_PER_STEP] = 50;
     cp_eager alone = {.ddp_workers = 2, .ddp_local = 1}, shared = {.ddp_workers = 2, .ddp_local = 2};
     run(&p, &c, &alone);
@@ -441,12 +458,9 @@ static void test_ddp_shared_host(void **state)
     assert_int_equal(cp_eager_ddp_parse(&jc, o, &machine), 0);
     near(machine.ddp_operator_scale, 1.25);
     cJSON_Delete(o);
-    h100.eager.ddp_operator_scale = shipped;
-    h100.eager.ddp_rank_spread = spread;
     cp_eager_free(&alone);
     cp_eager_free(&shared);
-    cp_prediction_free(&p);
-    cp_network_free(&net);
+    ddp_fixture_end(&net, &p, saved);
 }
 
 /* The slowest of N processes' hosts: the expected maximum of N standard
@@ -468,14 +482,9 @@ static void test_slowest_rank(void **state)
 
     cp_network net;
     cp_prediction p = {0};
-    double shipped = h100.eager.ddp_rank_spread, scale = h100.eager.ddp_operator_scale;
-    h100.eager.ddp_rank_spread = 0;
-    h100.eager.ddp_operator_scale = 0;
-    predict("resnet18", &h100, 8, CP_PREC_FP32, &net, &p);
     cp_eager_costs c;
-    uniform_costs(&c, 200); /* host-bound */
-    c.has_ddp = 1;
-    c.ddp_us[CP_DDP_PER_PARAM] = 3;
+    double saved[2];
+    ddp_fixture(&net, &p, &c, 200, saved); /* host-bound */
     cp_eager even = {.ddp_workers = 4, .ddp_local = 1}, spread = {.ddp_workers = 4, .ddp_local = 1};
     run(&p, &c, &even);
     c.ddp_rank_spread = 0.1;
@@ -497,12 +506,9 @@ static void test_slowest_rank(void **state)
     assert_int_equal(cp_eager_ddp_parse(&jc, o, &machine), -1);
     assert_non_null(strstr(err.msg, "rank_spread"));
     cJSON_Delete(o);
-    h100.eager.ddp_rank_spread = shipped;
-    h100.eager.ddp_operator_scale = scale;
     cp_eager_free(&even);
     cp_eager_free(&spread);
-    cp_prediction_free(&p);
-    cp_network_free(&net);
+    ddp_fixture_end(&net, &p, saved);
 }
 
 static void test_cost_lookup(void **state)
