@@ -22,12 +22,21 @@ default, --channels-last for NHWC.
   python3 tools/torch_bench.py --network resnet50 --batch 64 --precision tf32 -o resnet50.json
   torchrun --nproc-per-node 2 tools/torch_bench.py --allreduce -o allreduce.json
   torchrun --nproc-per-node 2 tools/torch_bench.py --ddp --network resnet50 --batch 64 --out-dir DIR
+  torchrun --nproc-per-node 2 tools/torch_bench.py --ddp-split --network densenet121 --precision fp16 --iters 8 --out-dir DIR
 
 --ddp: data-parallel training under torchrun, one rank per GPU, the model in
 DistributedDataParallel (NCCL, its default 25 MB buckets exchanged during
 backward); --batch is per GPU. Each rank times its iterations as above; the
 result is rank 0's file with the slowest rank's median, p10 and p90, as
 cnnperf-measure reports several ranks.
+
+--ddp-split (under torchrun): where DistributedDataParallel's host time goes
+on a real network, paired in rounds so that the host's drift cancels: every
+rank at once runs the DDP model, the DDP model under no_sync() and the bare
+module, then each rank the bare module alone; each rank's medians of the host
+walls and the GPU time, and a CPU profile of DDP and of the bare module, one
+ddpsplit-NET-bB-PREC.json per configuration (tools/eager_profile.py
+--ddp-split takes the ranks' spread from them).
 
 --allreduce: torch.distributed all-reduce (NCCL backend, float32 sum, in
 place) of every size from --min-bytes to --max-bytes (x --step), timed as
