@@ -1982,6 +1982,14 @@ run_mode() {
     holdout32)
         graph_holdout holdout32 "$HOLDOUT32_GRAPH"
         torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
+    ddpsplit32b) # session 32: the ranks' host spread again on another call (or another kind of host), with the
+        # call's eager costs alone for the profile
+        need_gpus 2 || return
+        mkdir -p "$RES/ddpsplit"
+        say "torch_bench --eager-overhead"
+        timeout 150 python3 tools/torch_bench.py --eager-overhead -o "$RES/ddpsplit/eager-overhead-$DEV.json" \
+            </dev/null || fail "eager overhead"
+        ddpsplit ;;
     ddpsplit32) # session 32: the four jobs of DDPHOLD31B_CONFIGS its call's deadline left out, predicted in this
         # call with the model they were drawn for; then where DDP's host time goes on calibration-set networks
         ddp "$(tail -4 <<<"$DDPHOLD31B_CONFIGS")"
