@@ -629,6 +629,22 @@ HOLDOUT32_TORCH="
 --network resnext50_32x4d --batch 120 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=holdout32b (session 32): ten more drawn the same way by random.Random(3233), the four graph-API jobs first,
+# then the six PyTorch ones in drawn order, predicted in the call with commit 9270725's model (the H100 profile of
+# 22 calls, the ranks' spread pooled)
+HOLDOUT32B_GRAPH="
+alexnet 64 fp32 graphapi
+resnet152 64 fp32 graphapi
+resnext50_32x4d 152 fp16 graphapi
+mnasnet1_0 32 fp32 graphapi"
+HOLDOUT32B_TORCH="
+--network wide_resnet50_2 --batch 128 --precision fp32 --channels-last
+--network mnasnet1_0 --batch 144 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 32 --precision fp32 --channels-last
+--network resnet101 --batch 216 --precision fp32 --channels-last
+--network resnet34 --batch 56 --precision fp32
+--network wide_resnet50_2 --batch 112 --precision fp16"
+
 # MODE=ddpsplit32 (session 32): DDP's host on 2 x H100 taken apart on calibration-set networks (b64 FP16, NCHW
 # and channels-last): torch_bench --ddp-split, every rank at once in turns of the DDP model, the DDP model under
 # no_sync() and the bare module, then the bare module on each rank alone, paired in rounds; plus a CPU profile
@@ -1982,6 +1998,9 @@ run_mode() {
     holdout32)
         graph_holdout holdout32 "$HOLDOUT32_GRAPH"
         torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
+    holdout32b)
+        graph_holdout holdout32b "$HOLDOUT32B_GRAPH"
+        torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
     ddpsplit32b) # session 32: the ranks' host spread again on another call (or another kind of host), with the
         # call's eager costs alone for the profile
         need_gpus 2 || return
