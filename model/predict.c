@@ -86,8 +86,25 @@ static cp_calib_group calib_group(cp_precision prec)
     return prec == CP_PREC_FP32 ? CP_CG_FP32 : prec == CP_PREC_TF32 ? CP_CG_TF32 : CP_CG_HALF;
 }
 
+/* The share of a pass's kernel time that is layout transposes (layers/conv.c,
+ * layout_transposes: nchw_to_nhwc, nhwc_to_nchw); 0 on error. */
+static double transpose_share(const cp_kernel *k, int n, const cp_device *d)
+{
+    double all = 0, tr = 0;
+    for (int i = 0; i < n; i++) {
+        double t = cp_kernels_ms(&k[i], 1, d, INFINITY, NULL);
+        if (t < 0)
+            return 0;
+        all += t;
+        if (strcmp(k[i].name, "nchw_to_nhwc") == 0 || strcmp(k[i].name, "nhwc_to_nchw") == 0)
+            tr += t;
+    }
+    return all > 0 ? tr / all : 0;
+}
+
 /* A pass node's calibration: t = scale x (its kernels) + offset. */
-static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pass pass, const cp_exec *x)
+static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pass pass, const cp_exec *x,
+                           const cp_kernel *k, int n)
 {
     const cp_calibration *cal = cp_device_calibration(x->dev, x->algos);
     if (!cal->loaded)
@@ -105,6 +122,11 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
         p->tree.t[node].offset_ms = 0;
     } else if (x->channels_last && strcmp(l->kind->name, "conv") == 0) {
         p->tree.t[node].offset_ms = 0;
+        /* FP32's NCHW engines run a channels-last pass between transposes
+         * the NCHW runs the scale was fitted on never had: the scale is the
+         * engines', the transposes keep their own time */
+        double tr = transpose_share(k, n, x->dev);
+        p->tree.t[node].scale = t->scale * (1 - tr) + tr;
     }
 }
 
@@ -170,7 +192,7 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
     }
     *first = node;
     lp->node[pass] = node;
-    calibrate_pass(p, node, l, pass, x);
+    calibrate_pass(p, node, l, pass, x, k, n);
     lp->kernels += n;
     /* The group's twins copy these counts from its representative, which
      * (backward runs in reverse) may come later: give it them now. */

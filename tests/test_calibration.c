@@ -310,6 +310,52 @@ static void test_graph_calibration_applies_to_pytorch_algorithms(void **state)
     cp_network_free(&net);
 }
 
+/* Channels-last FP32: cuDNN's FP32 engines are NCHW kernels, so each such
+ * convolution pass runs between layout transposes the NCHW runs its class's
+ * scale was fitted on never had. The scale applies to the engine's kernels,
+ * the transposes keep their own time, and the offset (the NCHW pass's fixed
+ * cost) is dropped: t = scale x (t_model - t_transposes) + t_transposes. */
+static void test_channels_last_fp32_transposes_keep_their_time(void **state)
+{
+    (void)state;
+    cp_error err;
+    cp_device dev;
+    cp_network net;
+    load_uncalibrated(&dev, &net);
+    net.channels_last = true;
+    cp_prediction a = {0}, b = {0};
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_PYTORCH, &a, &err), 0);
+    assert_int_equal(parse(HEAD "\"terms\": {\"fp32\": {\"conv_3x3\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
+                                "\"conv_3x3_wide\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}}}}}",
+                           &dev.calib_graph, &err),
+                     0);
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_PYTORCH, &b, &err), 0);
+    cp_exec x = {&dev, CP_PREC_FP32, 32, NULL, CP_ALGOS_PYTORCH, CP_HARNESS_WORKSPACE_MB * 1048576.0, true};
+    int checked = 0;
+    for (int i = 0; i < net.n_layers; i++) {
+        const cp_layer *l = &net.layers[i];
+        cp_calib_class cls = cp_layer_calib_class(l);
+        if (cls != CP_CC_CONV_3X3 && cls != CP_CC_CONV_3X3_WIDE)
+            continue;
+        cp_kernel k[CP_MAX_KERNELS];
+        int n = l->kind->kernels(l, CP_PASS_FWD, &x, k, CP_MAX_KERNELS, &err);
+        assert_true(n > 1);
+        double tr = 0;
+        for (int j = 0; j < n; j++)
+            if (strcmp(k[j].name, "nchw_to_nhwc") == 0 || strcmp(k[j].name, "nhwc_to_nchw") == 0)
+                tr += cp_kernels_ms(&k[j], 1, &dev, INFINITY, &err);
+        assert_true(tr > 0);
+        double want = 2 * (a.layers[i].ms[CP_PASS_FWD] - tr) + tr;
+        if (fabs(b.layers[i].ms[CP_PASS_FWD] - want) > 1e-6 * want)
+            fail_msg("%s forward: %.9f ms, want %.9f", l->name, b.layers[i].ms[CP_PASS_FWD], want);
+        checked++;
+    }
+    assert_int_equal(checked, 16);
+    cp_prediction_free(&a);
+    cp_prediction_free(&b);
+    cp_network_free(&net);
+}
+
 static void test_auto_attaches_embedded_calibrations(void **state)
 {
     (void)state;
@@ -364,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_host_ahead_leaves_gpu_times),
         cmocka_unit_test(test_legacy_host_estimate),
         cmocka_unit_test(test_graph_calibration_applies_to_pytorch_algorithms),
+        cmocka_unit_test(test_channels_last_fp32_transposes_keep_their_time),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),
         cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),
     };
