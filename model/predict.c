@@ -88,16 +88,25 @@ static cp_calib_group calib_group(cp_precision prec)
 
 /* The share of a pass's kernel time that is layout transposes (layers/conv.c,
  * layout_transposes: nchw_to_nhwc, nhwc_to_nchw); 0 on error. */
+static bool is_transpose(const cp_kernel *k)
+{
+    return strcmp(k->name, "nchw_to_nhwc") == 0 || strcmp(k->name, "nhwc_to_nchw") == 0;
+}
+
 static double transpose_share(const cp_kernel *k, int n, const cp_device *d)
 {
+    int any = 0;
+    for (int i = 0; i < n && !any; i++)
+        any = is_transpose(&k[i]);
+    if (!any) /* no time to spend on a pass without them */
+        return 0;
     double all = 0, tr = 0;
     for (int i = 0; i < n; i++) {
         double t = cp_kernels_ms(&k[i], 1, d, INFINITY, NULL);
         if (t < 0)
             return 0;
         all += t;
-        if (strcmp(k[i].name, "nchw_to_nhwc") == 0 || strcmp(k[i].name, "nhwc_to_nchw") == 0)
-            tr += t;
+        tr += is_transpose(&k[i]) ? t : 0;
     }
     return all > 0 ? tr / all : 0;
 }
