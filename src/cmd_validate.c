@@ -802,6 +802,22 @@ static int exchange_wait_in_last_pass(const cJSON *root, cp_val_run *r)
     return 0;
 }
 
+
+/* A PyTorch run's (or one of its DDP ranks') "host_wall_ms" iteration into *wall; absent: 0 */
+static int host_wall(cp_jctx *c, const cJSON *obj, double *wall)
+{
+    const cJSON *walls = cp_jget(obj, "host_wall_ms");
+    *wall = 0;
+    if (!walls)
+        return 0;
+    if (!cJSON_IsObject(walls))
+        return cp_jfail(c, "host_wall_ms", "must be an object {forward, backward, step, iteration}");
+    size_t mark = cp_jpush_key(c, "host_wall_ms");
+    int bad = cp_jnum(c, walls, "iteration", false, 0, 0, 1e9, wall);
+    cp_jpop(c, mark);
+    return bad ? -1 : 0;
+}
+
 static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source source)
 {
     run_config rc;
@@ -869,15 +885,23 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     /* cnnperf-measure's own verdict: the GPU waited for the host to enqueue
      * (the model times the GPU; such a run measures the host as much) */
     const cJSON *hb = cp_jget(root, "host_bound"), *he = cp_jget(root, "host_enqueue_ms");
-    /* PyTorch's: the host's wall time issuing an iteration (torch_bench.py, rank 0's under DDP), with the
-     * same 90% share as cnnperf-measure's verdict */
-    const cJSON *walls = cp_jget(root, "host_wall_ms");
+    /* PyTorch's: the host's wall time issuing an iteration (torch_bench.py), with the same 90% share as
+     * cnnperf-measure's verdict; under DDP the slowest rank's, which sets the job's pace (the eager model's
+     * host is the slowest rank's too) */
     double wall = 0;
-    if (r->source == CP_VAL_PYTORCH && walls) {
-        if (!cJSON_IsObject(walls))
-            return cp_jfail(c, "host_wall_ms", "must be an object {forward, backward, step, iteration}");
-        size_t mark = cp_jpush_key(c, "host_wall_ms");
-        int bad = cp_jnum(c, walls, "iteration", false, 0, 0, 1e9, &wall);
+    if (r->source == CP_VAL_PYTORCH) {
+        if (host_wall(c, root, &wall))
+            return -1;
+        const cJSON *ranks = cp_jget(root, "ranks");
+        size_t mark = cp_jpush_key(c, "ranks");
+        int i = 0, bad = 0;
+        for (const cJSON *rk = cJSON_IsArray(ranks) ? ranks->child : NULL; rk && !bad; rk = rk->next, i++) {
+            double w = 0;
+            size_t at = cp_jpush_index(c, i);
+            bad = host_wall(c, rk, &w);
+            cp_jpop(c, at);
+            wall = w > wall ? w : wall;
+        }
         cp_jpop(c, mark);
         if (bad)
             return -1;
