@@ -802,7 +802,6 @@ static int exchange_wait_in_last_pass(const cJSON *root, cp_val_run *r)
     return 0;
 }
 
-
 /* A PyTorch run's (or one of its DDP ranks') "host_wall_ms" iteration into *wall; absent: 0 */
 static int host_wall(cp_jctx *c, const cJSON *obj, double *wall)
 {
