@@ -130,18 +130,20 @@ double cp_eager_ddp_us(const cp_eager_costs *c, const cp_eager_costs *machine, i
     return scale_of(c ? c : from) * from->ddp_us[which];
 }
 
+/* The run's own value where given (> 0), else the machine's, else the default. */
+static double given_or(double own, double machine, double dflt)
+{
+    return own > 0 ? own : machine > 0 ? machine : dflt;
+}
+
 double cp_eager_ddp_operator_scale(const cp_eager_costs *c, const cp_eager_costs *machine)
 {
-    return c && c->ddp_operator_scale > 0             ? c->ddp_operator_scale
-           : machine && machine->ddp_operator_scale > 0 ? machine->ddp_operator_scale
-                                                        : 1.0;
+    return given_or(c ? c->ddp_operator_scale : 0, machine ? machine->ddp_operator_scale : 0, 1.0);
 }
 
 double cp_eager_ddp_rank_spread(const cp_eager_costs *c, const cp_eager_costs *machine)
 {
-    return c && c->ddp_rank_spread > 0             ? c->ddp_rank_spread
-           : machine && machine->ddp_rank_spread > 0 ? machine->ddp_rank_spread
-                                                     : 0.0;
+    return given_or(c ? c->ddp_rank_spread : 0, machine ? machine->ddp_rank_spread : 0, 0.0);
 }
 
 /* --- readers ------------------------------------------------------------------ */

@@ -32,6 +32,11 @@ from profile_section import replace_section
 TABLES = ("forward_op_us", "backward_op_us", "autocast_forward_op_us", "autocast_backward_op_us")
 
 
+def measured_on(d, gpu):
+    """Whether a torch_bench.py file's provenance names a GPU whose name starts with gpu."""
+    return str(d.get("provenance", {}).get("gpu_name", "")).startswith(gpu)
+
+
 def beside(f, *pattern):
     """The JSON files matching pattern in f's folder (a call's other measurements), in name order."""
     out = []
@@ -62,7 +67,7 @@ def main():
             return 2
         # one call's file copied beside another folder's runs (ddphost31/alone/) is still one call
         call = json.dumps(d.get("provenance"), sort_keys=True)
-        if str(d.get("provenance", {}).get("gpu_name", "")).startswith(args.gpu) and call not in seen:
+        if measured_on(d, args.gpu) and call not in seen:
             seen.add(call)
             kept.append((f, d))
     if not kept:
@@ -76,8 +81,7 @@ def main():
     ddp = []
     for f, _ in kept:
         for dd in beside(f, "ddp-overhead-*.json"):
-            if dd.get("schema") == "cnnperf-ddp-overhead/1" and str(dd.get("provenance", {}).get("gpu_name", "")) \
-                    .startswith(args.gpu):
+            if dd.get("schema") == "cnnperf-ddp-overhead/1" and measured_on(dd, args.gpu):
                 ddp.append(dd["ddp"])
     if ddp:
         out["ddp"] = {k: round(statistics.median(x[k] for x in ddp), 2)
@@ -113,8 +117,7 @@ def main():
     for f in sorted({f for p in args.ddp_split for f in glob.glob(p, recursive=True)}):
         with open(f) as fh:
             d = json.load(fh)
-        if d.get("schema") != "cnnperf-ddp-split/1" or \
-                not str(d.get("provenance", {}).get("gpu_name", "")).startswith(args.gpu):
+        if d.get("schema") != "cnnperf-ddp-split/1" or not measured_on(d, args.gpu):
             continue
         split_files.append(f)
         ranks = d["per_rank"]
