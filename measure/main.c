@@ -234,7 +234,6 @@ static int share_status(int rc)
 
 /* --- per-rank summary ------------------------------------------------------ */
 
-
 enum {
     S_IT,      /* iteration median */
     S_P10,

@@ -86,13 +86,13 @@ static cp_calib_group calib_group(cp_precision prec)
     return prec == CP_PREC_FP32 ? CP_CG_FP32 : prec == CP_PREC_TF32 ? CP_CG_TF32 : CP_CG_HALF;
 }
 
-/* The share of a pass's kernel time that is layout transposes (layers/conv.c,
- * layout_transposes: nchw_to_nhwc, nhwc_to_nchw); 0 on error. */
+/* A layout transpose of layers/conv.c's layout_transposes. */
 static bool is_transpose(const cp_kernel *k)
 {
     return strcmp(k->name, "nchw_to_nhwc") == 0 || strcmp(k->name, "nhwc_to_nchw") == 0;
 }
 
+/* The share of a pass's kernel time that is layout transposes; 0 on error. */
 static double transpose_share(const cp_kernel *k, int n, const cp_device *d)
 {
     int any = 0;

@@ -635,10 +635,6 @@ static int run_eager_costs(val_state *s, const char *file, const cp_eager_costs 
     return 0;
 }
 
-/* PyTorch's runs are predicted as PyTorch runs them (--mode eager: the
- * host's cost per operator, autocast casts, the foreach optimizer);
- * cnnperf-measure's as it runs them (harness mode, with PyTorch's
- * convolution algorithms where it used cuDNN's graph API). */
 /* The run's GPU memory where it recorded one that is scored (predict_memory
  * sets the prediction beside it): cnnperf-measure's rank 0
  * besides its workspace, alone or in an NCCL job (a PS job's rank 0 may be
@@ -671,6 +667,10 @@ static void predict_memory(const cp_device *dev, const run_config *rc, const cp_
     r->pred_fits = m.fits;
 }
 
+/* PyTorch's runs are predicted as PyTorch runs them (--mode eager: the
+ * host's cost per operator, autocast casts, the foreach optimizer);
+ * cnnperf-measure's as it runs them (harness mode, with PyTorch's
+ * convolution algorithms where it used cuDNN's graph API). */
 static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_network *net, cp_val_run *r)
 {
     cp_error e;

@@ -16,6 +16,9 @@
 #define CP_VAL_WINNER_MARGIN 0.10  /* PS and NCCL closer than 10%: no winner to get right */
 #define CP_VAL_TOLERANCE_PP 0.5    /* a metric regresses when worse by more than this (percentage points) */
 #define CP_VAL_MIN_TIMED_ITERATIONS 5 /* fewer: a run of a memory check (memory-h100/), its time no timing */
+/* The host's share of an iteration from which the GPU waited for it: cnnperf-measure's host_bound verdict,
+ * and validate's on PyTorch runs' host walls */
+#define CP_VAL_HOST_BOUND_SHARE 0.9
 #define CP_VAL_MARKER "<!-- hand-written below: kept by the generator -->"
 
 typedef enum { CP_VAL_CNNPERF, CP_VAL_PYTORCH } cp_val_source;
@@ -28,10 +31,6 @@ typedef struct {
      * shown, left out of the layer metrics and the worst layers */
     unsigned char unscored[CP_VAL_PASSES];
 } cp_val_layer;
-
-/* The host's share of an iteration from which the GPU waited for it: cnnperf-measure's host_bound verdict,
- * and validate's on PyTorch runs' host walls */
-#define CP_VAL_HOST_BOUND_SHARE 0.9
 
 /* One measured iteration and its prediction. */
 typedef struct {

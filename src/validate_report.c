@@ -79,7 +79,7 @@ static cJSON *err_json(double meas, double pred, const char *unit)
     return o;
 }
 
-/* What a run's memory figure is (cmd_validate.c, run_memory). */
+/* What a run's memory figure is (cmd_validate.c, measured_memory_mib). */
 static const char *memory_what(const cp_val_run *r)
 {
     return r->source == CP_VAL_PYTORCH ? "PyTorch's peak allocation" : "rank 0's GPU memory besides the workspace";
