@@ -23,6 +23,7 @@
 #include "../util/atomic_file.h"
 #include "exchange.h"
 #include "gpu_layers.h"
+#include "host_probe.h"
 #include "mpi_util.h"
 #include "provenance.h"
 #include "stats.h"
@@ -244,7 +245,9 @@ enum {
     S_EXPOSED, /* S_IT - S_CO, at least 0 */
     S_COPH,    /* + CM_PHASE_COUNT compute-only phase medians */
     S_HOST = S_COPH + CM_PHASE_COUNT, /* host time to enqueue an iteration, median */
-    S_LAYERS,  /* + N x CP_PASS_COUNT layer-pass medians */
+    S_PROBE,   /* + CM_HOST_PROBE_FIELDS: the host probe just before the timed iterations, */
+    S_PROBE_AFTER = S_PROBE + CM_HOST_PROBE_FIELDS, /* + as many just after them */
+    S_LAYERS = S_PROBE_AFTER + CM_HOST_PROBE_FIELDS, /* + N x CP_PASS_COUNT layer-pass medians */
 };
 
 typedef struct {
@@ -337,6 +340,21 @@ typedef struct {
     double host_issue_ms;
 } result_in;
 
+/* The host probe taken just before and just after the timed iterations
+ * (host_probe.h), from a rank's summary (or the slowest rank's, per field). */
+static cJSON *probe_json(const double *s)
+{
+    static const char *const keys[CM_HOST_PROBE_FIELDS] = {"conv_call_us", "launch_us", "cpu_ns"};
+    cJSON *o = cJSON_CreateObject();
+    const char *when[2] = {"before", "after"};
+    for (int w = 0; w < 2; w++) {
+        cJSON *x = cJSON_AddObjectToObject(o, when[w]);
+        for (int f = 0; f < CM_HOST_PROBE_FIELDS; f++)
+            cJSON_AddNumberToObject(x, keys[f], s[(w ? S_PROBE_AFTER : S_PROBE) + f]);
+    }
+    return o;
+}
+
 static cJSON *result_json(const result_in *in)
 {
     const cm_net *n = in->n;
@@ -372,6 +390,7 @@ static cJSON *result_json(const result_in *in)
                           in->k->comm != CM_COMM_PS && mx[S_HOST] >= CP_VAL_HOST_BOUND_SHARE * mx[S_IT]);
     if (in->host_us)
         cJSON_AddNumberToObject(root, "host_issue_ms", in->host_issue_ms);
+    cJSON_AddItemToObject(root, "host_probe", probe_json(mx));
     cJSON_AddItemToObject(root, "phases", phases_json(mx + S_PH));
 
     cJSON *arr = cJSON_CreateArray();
@@ -452,6 +471,8 @@ static cJSON *result_json(const result_in *in)
         cJSON_AddNumberToObject(o, "exchange_ms", s[S_EX]);
         cJSON_AddNumberToObject(o, "exposed_exchange_ms", s[S_EXPOSED]);
         cJSON_AddNumberToObject(o, "compute_only_ms", s[S_CO]);
+        cJSON_AddNumberToObject(o, "host_enqueue_ms", s[S_HOST]);
+        cJSON_AddItemToObject(o, "host_probe", probe_json(s));
         snprintf(ck, sizeof ck, "fnv1a64:%016llx", ri->checksum);
         cJSON_AddStringToObject(o, "parameter_checksum", ck);
         /* per layer: [forward, backward-data, backward-weight, update] medians */
@@ -878,6 +899,8 @@ int main(int argc, char **argv)
         cm_iteration(&n);
         cm_collect(&n, &scratch_it, scratch_phase, scratch);
     }
+    cm_host_probe probe[2];
+    cm_host_probe_run(&g, &probe[0]);
     cm_profile_timed(1);
     for (int t = 0; t < T; t++) {
         maybe_fault(k.worker_rank, o.warmup + t);
@@ -887,6 +910,7 @@ int main(int argc, char **argv)
         s.host[t] = n.host_ms;
     }
     cm_profile_timed(0);
+    cm_host_probe_run(&g, &probe[1]);
     /* --layers isolated: the layer medians come from passes run alone */
     if (isolated && ex)
         cm_fatal("--layers isolated needs one rank without gradient exchange (--comm none)");
@@ -936,6 +960,8 @@ int main(int argc, char **argv)
     int len = S_LAYERS + N * CP_PASS_COUNT;
     double *mine = cm_xcalloc((size_t)len, sizeof *mine);
     summarize(&s, mine);
+    cm_host_probe_pack(&probe[0], mine + S_PROBE);
+    cm_host_probe_pack(&probe[1], mine + S_PROBE_AFTER);
     double *all = mine;
 #ifdef CNNPERF_HAVE_MPI
     if (cm_mpi.active) {
@@ -970,6 +996,13 @@ int main(int argc, char **argv)
                                                "iteration_ms and phases are the training iterations'"
                                              : "iteration: CUDA events around each layer pass inside the timed "
                                                "training iterations");
+        if (prov)
+            cJSON_AddStringToObject(prov, "host_probe",
+                                    "host_probe (each rank's in ranks, the slowest per field at the top): fixed "
+                                    "host workloads just before and just after the timed iterations, medians of 7: "
+                                    "conv_call_us a legacy cuDNN FP32 convolution call on 1x16x8x8 (forward, "
+                                    "backward-data, backward-filter in turn, heuristics' first algorithms), "
+                                    "launch_us a 4-byte cudaMemsetAsync, cpu_ns a step of an xorshift loop");
         if (prov && ex)
             cJSON_AddStringToObject(prov, "exchange_wait",
                                     "the compute stream's wait for the gradient exchange after the last backward "

@@ -645,6 +645,61 @@ HOLDOUT32B_TORCH="
 --network resnet34 --batch 56 --precision fp32
 --network wide_resnet50_2 --batch 112 --precision fp16"
 
+# MODE=probe33 (session 33): does a probe of the host's speed taken in the run's own process, just before and just
+# after its timed iterations (measure/host_probe.h; torch_bench.py's host_probe), follow the run's host time? Host-
+# paced configurations, each in several processes one after another, rounds interleaved: calibration-set ones
+# through the legacy API (the probe's relation to the host time may be fitted on them), then four evaluation ones
+# fixed before the call (legacy ResNet-50 b32 FP16 and GoogLeNet b32 FP16, twice each; scored as any run,
+# predicted in the call with this commit's model), then calibration-set PyTorch ones with the call's eager costs.
+PROBE33_LEGACY_CALIB="
+resnet18 32 fp16 r1
+densenet121 32 fp16 r1
+squeezenet1_1 32 fp32 r1
+inception_v3 32 fp16 r1
+resnet18 32 fp16 r2
+densenet121 32 fp16 r2
+squeezenet1_1 32 fp32 r2
+inception_v3 32 fp16 r2
+resnet18 32 fp16 r3
+densenet121 32 fp16 r3
+squeezenet1_1 32 fp32 r3
+inception_v3 32 fp16 r3"
+PROBE33_LEGACY_EVAL="
+resnet50 32 fp16 r1
+googlenet 32 fp16 r1
+resnet50 32 fp16 r2
+googlenet 32 fp16 r2"
+PROBE33_TORCH_CALIB="
+resnet18 32 fp16 r1
+densenet121 32 fp16 r1
+resnet18 32 fp16 r2
+densenet121 32 fp16 r2
+resnet18 32 fp16 r3"
+probe33() {
+    lscpu | grep -E 'Model name|^CPU\(s\)|MHz|NUMA' || true
+    CONV_API=legacy group probe33 "$PROBE33_LEGACY_CALIB"
+    CONV_API=legacy group probe33-eval "$PROBE33_LEGACY_EVAL"
+    (RES=$BUILD/results/probe33-eval && predict_in_call)
+    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    local dir=$RES/probe33-torch net batch prec rep
+    mkdir -p "$dir"
+    say "torch_bench --eager-overhead"
+    timeout 150 python3 tools/torch_bench.py --eager-overhead -o "$dir/eager-overhead-$DEV.json" </dev/null ||
+        fail "eager overhead"
+    while read -r net batch prec rep; do
+        [ -n "$net" ] || continue
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "torch $net $rep skipped: past the deadline"; continue; }
+        say "torch_bench.py $net b$batch $prec $rep"
+        timeout 150 python3 tools/torch_bench.py --network "$net" --batch "$batch" --precision "$prec" \
+            -o "$dir/torch-$net-b$batch-$prec-$rep.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "torch $net $rep"
+        bundle
+    done <<<"$PROBE33_TORCH_CALIB"
+    "$PREDICT" validate --measured "$dir"/torch-*.json --format json -o "$dir/predicted-in-call.json" \
+        </dev/null || fail "validate in the call"
+    print_in_call "$dir/predicted-in-call.json"
+    bundle
+}
+
 # MODE=ddpsplit32 (session 32): DDP's host on 2 x H100 taken apart on calibration-set networks (b64 FP16, NCHW
 # and channels-last): torch_bench --ddp-split, every rank at once in turns of the DDP model, the DDP model under
 # no_sync() and the bare module, then the bare module on each rank alone, paired in rounds; plus a CPU profile
@@ -1998,6 +2053,7 @@ run_mode() {
     holdout32)
         graph_holdout holdout32 "$HOLDOUT32_GRAPH"
         torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
+    probe33) probe33 ;;
     holdout32b)
         graph_holdout holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;

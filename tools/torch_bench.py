@@ -193,6 +193,34 @@ def set_precision(torch, precision):
     return {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
 
 
+def host_probe(torch, x, w):
+    """How fast this process's host issues work right now, with a fixed workload that does not depend on the
+    network (measure/host_probe.h is cnnperf-measure's): op_us an eager operator (conv2d on 1x16x8x8 with 16
+    3x3 filters, relu, add in turn, 32 rounds), cpu_ns a step of a fixed Python integer loop; medians of 7."""
+    reps, rounds, steps = 7, 32, 20000
+    f = torch.nn.functional
+    op, cpu = [], []
+
+    def sync():
+        if x.is_cuda:
+            torch.cuda.synchronize()
+
+    for _ in range(reps):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(rounds):
+            y = torch.relu(f.conv2d(x, w, padding=1)) + x
+        op.append((time.perf_counter() - t0) * 1e6 / (3 * rounds))
+        del y
+        v = 0x9E3779B9
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            v = (v * 1103515245 + 12345) & 0xFFFFFFFF
+        cpu.append((time.perf_counter() - t0) * 1e9 / steps)
+    sync()
+    return {"op_us": quantile(op, 0.5), "cpu_ns": quantile(cpu, 0.5)}
+
+
 def bench_network(torch, args, name, precision, ddp=None):
     """ddp: (torch.distributed, rank, world size) under torchrun --ddp, else None."""
     dev = torch.device("cuda")
@@ -245,7 +273,14 @@ def bench_network(torch, args, name, precision, ddp=None):
     # cudaMalloc/cudaFree in the timed iterations synchronise the device: the host then waits for the GPU
     alloc_keys = ("num_device_alloc", "num_device_free", "num_alloc_retries")
     alloc_at = {}
+    # the host probe's two tiny tensors, made before the warm-up so the timed iterations' memory holds them
+    probe_x = torch.zeros(1, 16, 8, 8, device=dev)
+    probe_w = torch.zeros(16, 16, 3, 3, device=dev)
+    torch.nn.functional.conv2d(probe_x, probe_w, padding=1)  # cudnn.benchmark's trials for its shape: not in the probe
+    probe = {}
     for i in range(args.warmup + args.iters):
+        if i == args.warmup:
+            probe["before"] = host_probe(torch, probe_x, probe_w)
         if i == args.warmup:  # the warm-up's peak holds cudnn.benchmark's trials; the timed ones are training's own
             warm_peak = (torch.cuda.max_memory_allocated() / mib, torch.cuda.max_memory_reserved() / mib)
             torch.cuda.reset_peak_memory_stats()
@@ -256,6 +291,8 @@ def bench_network(torch, args, name, precision, ddp=None):
         end.synchronize()
         if i >= args.warmup:
             times.append(start.elapsed_time(end))
+    probe["after"] = host_probe(torch, probe_x, probe_w)
+    del probe_x, probe_w
     alloc_end = torch.cuda.memory_stats()
     allocator = {k: alloc_end[k] - alloc_at[k] for k in alloc_keys if k in alloc_end and k in alloc_at}
     free_b, total_b = torch.cuda.mem_get_info()
@@ -281,7 +318,7 @@ def bench_network(torch, args, name, precision, ddp=None):
         dist, rank, world = ddp
         mine = {"rank": rank, "hostname": socket.gethostname(), "gpu": torch.cuda.current_device(),
                 "gpu_name": torch.cuda.get_device_name(), "iteration_ms": med, "iteration_p10_ms": p10,
-                "iteration_p90_ms": p90, "host_wall_ms": host_ms}
+                "iteration_p90_ms": p90, "host_wall_ms": host_ms, "host_probe": probe}
         ranks = [None] * world
         dist.all_gather_object(ranks, mine)
         slowest = max(ranks, key=lambda r: r["iteration_ms"])
@@ -303,6 +340,7 @@ def bench_network(torch, args, name, precision, ddp=None):
         "images_per_s": args.batch * (ddp[2] if ddp else 1) / (med * 1e-3),
         "iterations_ms": times,
         "host_wall_ms": host_ms,
+        "host_probe": probe,
         "memory": memory,
         "provenance": provenance(torch, {
             "warmup_iterations": args.warmup,
@@ -321,7 +359,9 @@ def bench_network(torch, args, name, precision, ddp=None):
                       "host_wall_ms: the host's wall time (perf_counter) of the forward with loading and "
                       "the loss, of loss.backward(), of the step, medians (where the GPU's queue fills, "
                       "the host waits and these hold GPU time)" +
-                      ("; iteration times the slowest rank's, host_wall_ms rank 0's (each rank's in ranks)" if ddp else ""),
+                      ("; iteration times the slowest rank's, host_wall_ms rank 0's (each rank's in ranks)" if ddp else "") +
+                      "; host_probe: host_probe()'s fixed workloads just before and just after the timed iterations "
+                      "(its two tiny tensors held through them)",
         }),
     }
     if ddp:
@@ -598,6 +638,10 @@ def eager_overhead(args):
 
     out = {"schema": "cnnperf-eager-overhead/1", "forward_op_us": {}, "backward_op_us": {},
            "autocast_forward_op_us": {}, "autocast_backward_op_us": {}}
+    # the host's speed as the runs' host_probe measures it, before and after the chains: what a run's own
+    # probe is set against
+    probe_x, probe_w = torch.zeros(1, 16, 8, 8, device=dev), torch.zeros(16, 16, 3, 3, device=dev)
+    out["host_probe"] = {"before": host_probe(torch, probe_x, probe_w)}
     for kind in makers:
         if kind == "add_buffer":
             continue
@@ -656,6 +700,7 @@ def eager_overhead(args):
                         "kind": "torch.optim.SGD(momentum=0.9), default (foreach) implementation, with zero_grad"}
     print(f"torch_bench: eager optimizer step {out['optimizer']['per_step_us']:.1f} us + "
           f"{per_tensor:.3f} us per tensor", file=sys.stderr)
+    out["host_probe"]["after"] = host_probe(torch, probe_x, probe_w)
     out["provenance"] = provenance(torch, {
         "method": "host wall time of chains of 64 and 16 tiny modules (batch 1, 8x8x8 or 512 features), "
                   "difference / 48, median of 5 samples of 30 repetitions; backward = (forward+backward) - forward; "
