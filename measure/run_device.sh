@@ -677,8 +677,8 @@ densenet121 32 fp16 r2
 resnet18 32 fp16 r3"
 probe33() {
     lscpu | grep -E 'Model name|^CPU\(s\)|MHz|NUMA' || true
-    CONV_API=legacy group probe33 "$PROBE33_LEGACY_CALIB"
-    CONV_API=legacy group probe33-eval "$PROBE33_LEGACY_EVAL"
+    CONV_API=legacy group probe33 "$PROBE33_LEGACY_CALIB" ""
+    CONV_API=legacy group probe33-eval "$PROBE33_LEGACY_EVAL" ""
     (RES=$BUILD/results/probe33-eval && predict_in_call)
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
     local dir=$RES/probe33-torch net batch prec rep
