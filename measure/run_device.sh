@@ -700,6 +700,50 @@ probe33() {
     bundle
 }
 
+# MODE=legacyrank33 (session 33, 2 GPUs): do the two ranks of a legacy-API NCCL job issue their calls at different
+# speeds, as DDP's do (rank_spread 0.10 on 2 x H100), with the slower one setting the pace? Calibration-set
+# configurations through the legacy API, once on one GPU, then twice each as a 2-GPU NCCL job (each rank's
+# host_enqueue_ms and host probe, new in session 33), rounds interleaved; then two evaluation configurations fixed
+# before the call (GoogLeNet b32 FP16 and ResNet-50 b32 FP16 as 2-GPU NCCL jobs; scored as any run), predicted in
+# the call. The rule, fixed before the call: a legacy-API NCCL job's host (the legacy_host median x its calls) takes
+# cp_eager_slowest_rank(N, s), s the ranks' host spread pooled over this call's calibration jobs as
+# tools/eager_profile.py pools DDP's, if that lowers the iteration MAPE over the calibration set's legacy multi-GPU
+# runs (this call's and the earlier ones); otherwise it is reported and not used.
+LEGACYRANK33_ONE="
+resnet18 32 fp16
+densenet121 32 fp16
+squeezenet1_1 32 fp32
+inception_v3 32 fp16
+vgg11 64 fp16"
+LEGACYRANK33_MULTI="
+resnet18 32 fp16 nccl r1
+densenet121 32 fp16 nccl r1
+squeezenet1_1 32 fp32 nccl r1
+inception_v3 32 fp16 nccl r1
+vgg11 64 fp16 nccl r1
+resnet18 32 fp16 nccl r2
+densenet121 32 fp16 nccl r2
+squeezenet1_1 32 fp32 nccl r2
+inception_v3 32 fp16 nccl r2
+vgg11 64 fp16 nccl r2"
+LEGACYRANK33_EVAL="
+googlenet 32 fp16 nccl
+resnet50 32 fp16 nccl"
+legacyrank33() {
+    need_gpus 2 || return
+    lscpu | grep -E 'Model name|^CPU\(s\)|NUMA' || true
+    mpi_setup
+    local RES=$BUILD/results/legacyrank33
+    mkdir -p "$RES"
+    CONV_API=legacy single "$LEGACYRANK33_ONE" ""
+    CONV_API=legacy multi_runs "$LEGACYRANK33_MULTI"
+    predict_in_call
+    RES=$BUILD/results/legacyrank33-eval
+    mkdir -p "$RES"
+    CONV_API=legacy multi_runs "$LEGACYRANK33_EVAL"
+    predict_in_call
+}
+
 # MODE=ddpsplit32 (session 32): DDP's host on 2 x H100 taken apart on calibration-set networks (b64 FP16, NCHW
 # and channels-last): torch_bench --ddp-split, every rank at once in turns of the DDP model, the DDP model under
 # no_sync() and the bare module, then the bare module on each rank alone, paired in rounds; plus a CPU profile
@@ -2054,6 +2098,7 @@ run_mode() {
         graph_holdout holdout32 "$HOLDOUT32_GRAPH"
         torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
     probe33) probe33 ;;
+    legacyrank33) legacyrank33 ;;
     holdout32b)
         graph_holdout holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
