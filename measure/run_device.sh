@@ -700,6 +700,38 @@ probe33() {
     bundle
 }
 
+# MODE=pin33 (session 33): is a process's host speed a property of the CPU it runs on? The host probes of
+# probe33 and legacyrank33 came in two levels about 1.5x apart (a legacy convolution call 26-31 us or 37-52 us),
+# the two ranks of one job often one of each, and one process could change level between just before and just
+# after its timed iterations. Here the calibration set's ResNet-18 b32 FP16 through the legacy API runs pinned
+# to each CPU in turn (taskset -c), twice over in opposite orders, then four times unpinned; each run records
+# its probe and host time. The CPUs' topology (SMT siblings, cores, sockets) is logged first.
+pin33() {
+    lscpu || true
+    grep -H . /sys/devices/system/cpu/cpu*/topology/thread_siblings_list 2>/dev/null | sed 's#.*/cpu\([0-9]*\)/topology/thread_siblings_list:#cpu\1 siblings #' | sort -V || true
+    grep -E '^(processor|cpu MHz)' /proc/cpuinfo | paste - - | head -64 || true
+    local RES=$BUILD/results/pin33 n c pass order
+    mkdir -p "$RES"
+    n=$(nproc)
+    for pass in 1 2; do
+        order=$(seq 0 $((n - 1)))
+        [ "$pass" = 2 ] && order=$(seq $((n - 1)) -1 0)
+        for c in $order; do
+            [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "pin cpu $c pass $pass skipped: past the deadline"; continue; }
+            timeout 60 taskset -c "$c" "$MEASURE" --network resnet18 --batch 32 --precision fp16 --warmup 3 \
+                --iters 10 -o "$RES/measure-resnet18-b32-fp16-cpu$c-p$pass.json" </dev/null 2>&1 |
+                grep -E '^cnnperf-measure: [0-9]+ warm' | sed "s/^/cpu $c pass $pass: /" || fail "pin cpu $c"
+        done
+        bundle
+    done
+    for c in 1 2 3 4; do
+        timeout 60 "$MEASURE" --network resnet18 --batch 32 --precision fp16 --warmup 3 --iters 10 \
+            -o "$RES/measure-resnet18-b32-fp16-free$c.json" </dev/null 2>&1 | grep -E '^cnnperf-measure: [0-9]+ warm' ||
+            fail "unpinned $c"
+    done
+    bundle
+}
+
 # MODE=legacyrank33 (session 33, 2 GPUs): do the two ranks of a legacy-API NCCL job issue their calls at different
 # speeds, as DDP's do (rank_spread 0.10 on 2 x H100), with the slower one setting the pace? Calibration-set
 # configurations through the legacy API, once on one GPU, then twice each as a 2-GPU NCCL job (each rank's
@@ -2099,6 +2131,7 @@ run_mode() {
         torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
+    pin33) pin33 ;;
     holdout32b)
         graph_holdout holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
