@@ -92,7 +92,7 @@ typedef struct {
         int loaded;
         double issue_us[3];
         int runs;
-        char source[256];
+        char source[512]; /* the folders its runs came from: long */
     } legacy_host;
 
     /* attached by cp_device_load (cp_calibration_set_default); not loaded: analytic only */

@@ -466,9 +466,10 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
                                   "--conv-api graph, costs the host about a sixth as much)"
                                 : "the GPU sets the pace");
     if (lh.calls > 0 && p->timeline < 0 && lh.calibrated && lh.p90_ms > p->kernels_ms)
-        fprintf(f, "  with the host at its 10th and 90th percentile: %.3f-%.3f ms (its speed moved 2.6x from one "
-                   "machine to the next)\n",
-                fmax(p->kernels_ms, lh.p10_ms), fmax(p->kernels_ms, lh.p90_ms));
+        fprintf(f, "  with the host at its 10th and 90th percentile: %.3f-%.3f ms (the calibration runs' host moved "
+                   "%.1fx; a virtual machine's CPU runs at one of two speeds about 1.5x apart, the hypervisor's "
+                   "choice: docs/ACCURACY.md, session 33)\n",
+                fmax(p->kernels_ms, lh.p10_ms), fmax(p->kernels_ms, lh.p90_ms), lh.p90_ms / lh.p10_ms);
     else if (lh.calls > 0 && p->timeline < 0)
         fprintf(f, "  not modelled: the host's cuDNN legacy calls; these %d convolution calls alone take the host "
                    "%.1f ms (%.1f-%.1f, as profiled on an H100 host)%s\n",
