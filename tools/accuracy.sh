@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates docs/ACCURACY.md and its plots from every measurement under
-# validation/h100, h200, h200x2, h100x2, h200x4, h100x4 and the memory checks memory-h100 and memory-h100x2
-# (issue 5; superseded/ and isolated-h100/ are left out; a run of fewer than 5 timed iterations counts for its
-# memory only). Builds cnnperf first if needed; needs gnuplot for
+# Regenerates docs/ACCURACY.md and its plots from every measurement that validation/measured-folders.txt
+# names (issue 5; superseded/ and isolated-h100/ are left out; a run of fewer than 5 timed iterations counts
+# for its memory only). Builds cnnperf first if needed; needs gnuplot for
 # the plots (setup.sh installs gnuplot-nox). Text after the line
 #   <!-- hand-written below: kept by the generator -->
 # in docs/ACCURACY.md is kept.
@@ -22,5 +21,6 @@ if [ "${1:-}" = "--baseline" ]; then
   extra=(--write-baseline validation/accuracy-baseline.json)
 fi
 rm -f docs/accuracy-*.svg # plots of runs no longer measured go too
-build/cnnperf validate --measured 'validation/h100/**/*.json' 'validation/h200/**/*.json' 'validation/h200x2/**/*.json' 'validation/h100x2/**/*.json' 'validation/h200x4/**/*.json' 'validation/h100x4/**/*.json' 'validation/memory-h100/**/*.json' 'validation/memory-h100x2/**/*.json' --format markdown -o docs/ACCURACY.md --plot docs/accuracy "${extra[@]}"
+mapfile -t measured < <(grep -v -E '^[[:space:]]*(#|$)' validation/measured-folders.txt)
+build/cnnperf validate --measured "${measured[@]}" --format markdown -o docs/ACCURACY.md --plot docs/accuracy "${extra[@]}"
 echo "tools/accuracy.sh: wrote docs/ACCURACY.md and docs/accuracy-*.svg" >&2

@@ -11,12 +11,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=build-hostscale
+mapfile -t measured < <(grep -v -E '^[[:space:]]*(#|$)' validation/measured-folders.txt)
 for m in 1.00 1.05 1.10 1.15 1.20 1.25 1.30 1.35 1.40 1.45 1.50; do
   cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-DCP_EAGER_HOST_SCALE=$m" >/dev/null
   cmake --build "$b" -j"$(nproc 2>/dev/null || echo 2)" --target cnnperf >/dev/null
-  "$b/cnnperf" validate --measured 'validation/h100/**/*.json' 'validation/h200/**/*.json' 'validation/h200x2/**/*.json' \
-    'validation/h100x2/**/*.json' 'validation/h200x4/**/*.json' 'validation/h100x4/**/*.json' --format json \
-    -o "$b/validate-$m.json" 2>/dev/null
+  "$b/cnnperf" validate --measured "${measured[@]}" --format json -o "$b/validate-$m.json" 2>/dev/null
   python3 - "$b/validate-$m.json" "$m" <<'PY'
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
