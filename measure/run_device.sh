@@ -700,6 +700,24 @@ probe33() {
     bundle
 }
 
+# MODE=holdout33 (session 33): ten one-GPU evaluation configurations drawn before the call by random.Random(3333):
+# per job a network of the 14 evaluation networks in name order, a batch of the multiples of 8 in 32..256, fp16 or
+# fp32, and the harness: cnnperf-measure's graph API or legacy API, PyTorch NCHW or PyTorch channels-last, drawn in
+# that order per job; the seven cnnperf-measure jobs first in drawn order, then the three PyTorch ones; predicted in
+# the call with this commit's model
+HOLDOUT33_MEASURE="
+googlenet 160 fp16
+wide_resnet50_2 168 fp32 graphapi
+vgg16 120 fp16 graphapi
+mnasnet1_0 112 fp16 graphapi
+resnext50_32x4d 232 fp32 graphapi
+lenet5 32 fp32
+vgg16 184 fp32"
+HOLDOUT33_TORCH="
+--network resnext50_32x4d --batch 32 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 224 --precision fp32
+--network vgg19 --batch 48 --precision fp32"
+
 # MODE=pin33 (session 33): is a process's host speed a property of the CPU it runs on? The host probes of
 # probe33 and legacyrank33 came in two levels about 1.5x apart (a legacy convolution call 26-31 us or 37-52 us),
 # the two ranks of one job often one of each, and one process could change level between just before and just
@@ -2132,6 +2150,10 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
+    holdout33)
+        (RES=$BUILD/results/holdout33 && rm -rf "$RES" && mkdir -p "$RES" && CONV_API=legacy single "$HOLDOUT33_MEASURE" "" &&
+            predict_in_call)
+        torch_one "$HOLDOUT33_TORCH" torchholdout33 ;;
     holdout32b)
         graph_holdout holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
