@@ -496,6 +496,14 @@ graph_holdout() {
     predict_in_call
 }
 
+# torch_in_call DIR: DIR's PyTorch runs predicted in the call (its eager-overhead file gives the host costs)
+torch_in_call() {
+    "$PREDICT" validate --measured "$1"/torch-*.json --format json -o "$1/predicted-in-call.json" </dev/null ||
+        fail "validate in the call"
+    print_in_call "$1/predicted-in-call.json"
+    bundle
+}
+
 predict_in_call() {
     [ $# -gt 0 ] || set -- "$RES"/measure-*.json
     "$PREDICT" validate --measured "$@" --format json -o "$RES/predicted-in-call.json" </dev/null ||
@@ -694,10 +702,7 @@ probe33() {
             -o "$dir/torch-$net-b$batch-$prec-$rep.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "torch $net $rep"
         bundle
     done <<<"$PROBE33_TORCH_CALIB"
-    "$PREDICT" validate --measured "$dir"/torch-*.json --format json -o "$dir/predicted-in-call.json" \
-        </dev/null || fail "validate in the call"
-    print_in_call "$dir/predicted-in-call.json"
-    bundle
+    torch_in_call "$dir"
 }
 
 # MODE=holdout33 (session 33): ten one-GPU evaluation configurations drawn before the call by random.Random(3333):
@@ -908,10 +913,7 @@ torch_one() {
             fail "torch $c"
         bundle
     done <<<"$configs"
-    "$PREDICT" validate --measured "$dir"/torch-*.json --format json -o "$dir/predicted-in-call.json" \
-        </dev/null || fail "validate in the call"
-    print_in_call "$dir/predicted-in-call.json"
-    bundle
+    torch_in_call "$dir"
 }
 
 # MODE=netemu2 (session 21): nine more, chosen before the call.
