@@ -705,6 +705,18 @@ probe33() {
     torch_in_call "$dir"
 }
 
+# MODE=ddphold33 (session 33): six DDP jobs on 2 x H100 drawn before the call by Python's random.Random(33), as in
+# session 32 (a network of the 13 evaluation networks but LeNet-5 in name order, a batch of the multiples of 8 in
+# 32..160, fp16 or fp32, NCHW or channels-last, drawn in that order per job), in drawn order, predicted in the call
+# with this commit's model
+DDPHOLD33_CONFIGS="
+--network vgg13 --batch 72 --precision fp16 --channels-last
+--network resnet50 --batch 160 --precision fp16 --channels-last
+--network vgg16 --batch 160 --precision fp32 --channels-last
+--network resnet101 --batch 48 --precision fp32 --channels-last
+--network resnet101 --batch 160 --precision fp32
+--network vgg19 --batch 136 --precision fp32 --channels-last"
+
 # MODE=holdout33 (session 33): ten one-GPU evaluation configurations drawn before the call by random.Random(3333):
 # per job a network of the 14 evaluation networks in name order, a batch of the multiples of 8 in 32..256, fp16 or
 # fp32, and the harness: cnnperf-measure's graph API or legacy API, PyTorch NCHW or PyTorch channels-last, drawn in
@@ -2149,6 +2161,7 @@ run_mode() {
     holdout32)
         graph_holdout holdout32 "$HOLDOUT32_GRAPH"
         torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
+    ddphold33) ddp "$DDPHOLD33_CONFIGS" ;;
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
