@@ -817,6 +817,34 @@ static int host_wall(cp_jctx *c, const cJSON *obj, double *wall)
     return bad ? -1 : 0;
 }
 
+/* "host_probe": {"before": {...}, "after": {...}} (measure/host_probe.h, torch_bench.py's host_probe): the
+ * fixed host work's cost just before and just after the timed iterations, us */
+static int host_probe(cp_jctx *c, const cJSON *root, cp_val_source source, double us[2])
+{
+    static const char *const when[2] = {"before", "after"};
+    const char *key = source == CP_VAL_PYTORCH ? "op_us" : "conv_call_us";
+    const cJSON *hp = cp_jget(root, "host_probe");
+    us[0] = us[1] = 0;
+    if (!hp)
+        return 0;
+    if (!cJSON_IsObject(hp))
+        return cp_jfail(c, "host_probe", "must be an object {before, after}");
+    size_t mark = cp_jpush_key(c, "host_probe");
+    int bad = 0;
+    for (int w = 0; w < 2 && !bad; w++) {
+        const cJSON *o = cp_jget(hp, when[w]);
+        if (!cJSON_IsObject(o)) {
+            bad = cp_jfail(c, when[w], "must be an object {%s, ...}", key);
+            break;
+        }
+        size_t at = cp_jpush_key(c, when[w]);
+        bad = cp_jnum(c, o, key, true, 0, 0, 1e9, &us[w]);
+        cp_jpop(c, at);
+    }
+    cp_jpop(c, mark);
+    return bad ? -1 : 0;
+}
+
 static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source source)
 {
     run_config rc;
@@ -914,9 +942,16 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
         r->host_enqueue_ms = he->valuedouble;
         r->host_bound = cJSON_IsTrue(hb);
     }
+    if (host_probe(c, root, r->source, r->host_probe_us))
+        return -1;
     if (r->has_host && r->host_bound)
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%shost-bound: enqueueing took %.3f ms", *r->note ? "; " : "", r->host_enqueue_ms);
+    if (r->has_host && r->host_bound && r->host_probe_us[0] > 0) /* which of its host's speeds it had */
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 " (host probe: %s %.1f us before, %.1f after)",
+                 r->source == CP_VAL_PYTORCH ? "an eager operator" : "a legacy convolution call", r->host_probe_us[0],
+                 r->host_probe_us[1]);
     r->calibration = in_calibration_set(v, r->network);
     run_label(r, root);
     return 0;

@@ -60,6 +60,11 @@ typedef struct {
      * runtime and headroom, which the allocator does not count */
     int has_memory;
     double meas_memory_mib, pred_memory_mib;
+    /* the host probe the run took in its own process just before and just
+     * after its timed iterations (cnnperf-measure's legacy convolution call,
+     * torch_bench.py's eager operator, us): which of its host's speeds the
+     * run had; 0 where not recorded (before session 33) */
+    double host_probe_us[2];
     int pred_fits; /* the prediction says it fits */
     cp_val_layer *layers;
     int n_layers;

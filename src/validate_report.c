@@ -146,6 +146,8 @@ static cJSON *run_json(const cp_val_run *r)
     }
     if (r->has_pred_host)
         cJSON_AddNumberToObject(o, "host_enqueue_predicted_ms", r->pred_host_ms);
+    if (r->host_probe_us[0] > 0)
+        cJSON_AddItemToObject(o, "host_probe_us", cJSON_CreateDoubleArray(r->host_probe_us, 2));
     cJSON_AddItemToObject(o, "iteration", err_json(r->meas_ms, r->pred_ms, "ms"));
     if (r->has_phases) {
         cJSON *ph = cJSON_AddObjectToObject(o, "phases");
