@@ -320,7 +320,8 @@ static void eager_text(FILE *f, const cp_eager *e)
             e->host_bound ? "host-bound" : "GPU-bound", e->gpu_idle_ms, 100 * e->host_share, e->harness_ms,
             100 * (e->iteration_ms / e->harness_ms - 1));
     if (e->has_range)
-        fprintf(f, "  with the host %.2f-%.2fx as costly, as it was from call to call on this kind of machine: %.3f-%.3f ms\n",
+        fprintf(f, "  with the host %.2f-%.2fx as costly, as it was from call to call on this kind of machine: %.3f-%.3f ms "
+                   "(a virtual machine's CPU runs at one of two speeds about 1.5x apart, the hypervisor's choice)\n",
                 e->spread[0], e->spread[1], e->range_ms[0], e->range_ms[1]);
     int partly = e->builtin_costs && strncmp(e->costs_source, "defaults", 8) != 0;
     fprintf(f, "  eager host costs: %s%s (each x%.2f: a network's operators against the microbenchmark's, fitted on "
