@@ -705,6 +705,20 @@ probe33() {
     torch_in_call "$dir"
 }
 
+# MODE=pscalib33 (session 33, 2 GPUs): the parameter server on calibration-set networks, which no PS run had
+# used (every PS run so far is evaluation data, so no PS model change could be judged on the calibration set):
+# the host's MPI link, the servers' pass and the PS exchange measured first (ps_host), then one- and two-server
+# jobs through the graph API, predicted in the call
+PSCALIB33_CONFIGS="
+resnet18 64 fp32 ps1
+vgg11 64 fp16 ps1
+densenet121 32 fp32 ps1
+inception_v3 32 fp16 ps1
+squeezenet1_1 64 fp16 ps1
+mobilenet_v2 64 fp32 ps1
+resnet18 64 fp16 ps2
+vgg11 64 fp32 ps2"
+
 # MODE=ddphold33 (session 33): six DDP jobs on 2 x H100 drawn before the call by Python's random.Random(33), as in
 # session 32 (a network of the 13 evaluation networks but LeNet-5 in name order, a batch of the multiples of 8 in
 # 32..160, fp16 or fp32, NCHW or channels-last, drawn in that order per job), in drawn order, predicted in the call
@@ -2162,6 +2176,7 @@ run_mode() {
         graph_holdout holdout32 "$HOLDOUT32_GRAPH"
         torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
     ddphold33) ddp "$DDPHOLD33_CONFIGS" ;;
+    pscalib33) need_gpus 2 && ps_redo pscalib33 graph 2 "$PSCALIB33_CONFIGS" ;;
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
