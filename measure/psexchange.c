@@ -1,12 +1,14 @@
 /* cnnperf-psexchange: a parameter server's whole exchange, measured apart
  * from training, as nccl-tests measure an all-reduce apart from a job.
  *
- *   mpirun -np W+K cnnperf-psexchange [--servers K] [--bucket-mb M] [--max-mb S] [--rounds R] [-o FILE]
+ *   mpirun -np W+K cnnperf-psexchange [--servers K] [--bucket-mb M] [--min-mb s] [--max-mb S] [--rounds R]
+ *                                     [-o FILE]
  *
  * Ranks 0..W-1 are workers, the last K servers, running cnnperf-measure's
  * own parameter server (measure/ps.c: every bucket of M MB split over the
- * servers). Per size S (16 MB doubling up to --max-mb, default 256, per
- * worker, fp32 gradients): each round every worker pushes its S bytes,
+ * servers). Per size S (--min-mb, default 1, doubling up to --max-mb,
+ * default 256, per worker, fp32 gradients; the sizes below 16 MB hold the
+ * round's fixed cost, which a small network's exchange is mostly): each round every worker pushes its S bytes,
  * bucket by bucket, as fast as it can, the servers sum and apply SGD, the
  * workers pull the parameters back; no GPU and no compute between. The
  * round is timed from a barrier to the last worker's last pull, R rounds
@@ -33,7 +35,7 @@ static int usage(const char *why)
 {
     fprintf(stderr,
             "cnnperf-psexchange: %s\nusage: mpirun -np W+K cnnperf-psexchange [--servers K] [--bucket-mb M] "
-            "[--max-mb S] [--rounds R] [-o FILE]\n",
+            "[--min-mb s] [--max-mb S] [--rounds R] [-o FILE]\n",
             why);
     return 2;
 }
@@ -130,7 +132,7 @@ static int write_json(const char *out, int argc, char **argv, int workers, int s
 
 int main(int argc, char **argv)
 {
-    long long servers = 1, bucket = 25, max_mb = 256, rounds = 5;
+    long long servers = 1, bucket = 25, min_mb = 1, max_mb = 256, rounds = 5;
     const char *out = NULL;
     for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -140,6 +142,7 @@ int main(int argc, char **argv)
             return usage("an option without its value");
         if (strcmp(a, "--servers") == 0 ? cm_arg_ll(v, 1, 64, &servers)
             : strcmp(a, "--bucket-mb") == 0 ? cm_arg_ll(v, 1, 4096, &bucket)
+            : strcmp(a, "--min-mb") == 0 ? cm_arg_ll(v, 1, 4096, &min_mb)
             : strcmp(a, "--max-mb") == 0 ? cm_arg_ll(v, 1, 4096, &max_mb)
             : strcmp(a, "--rounds") == 0 ? cm_arg_ll(v, 1, TIMED_MAX, &rounds)
             : strcmp(a, "-o") == 0 ? (out = v, 0)
@@ -158,7 +161,7 @@ int main(int argc, char **argv)
     }
     point pts[MAX_POINTS];
     int n = 0;
-    for (long long mb = max_mb < 16 ? max_mb : 16; mb <= max_mb && n < MAX_POINTS; mb *= 2) {
+    for (long long mb = min_mb < max_mb ? min_mb : max_mb; mb <= max_mb && n < MAX_POINTS; mb *= 2) {
         pts[n] = measure_size(mb * 1000000 / 4, (int)servers, (double)bucket, (int)rounds);
         if (cm_mpi.rank == 0)
             fprintf(stderr,
