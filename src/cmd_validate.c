@@ -916,6 +916,8 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
      * cnnperf-measure's verdict; under DDP the slowest rank's, which sets the job's pace (the eager model's
      * host is the slowest rank's too) */
     double wall = 0;
+    const cJSON *slowest = NULL; /* under DDP the rank whose host wall that is */
+    int slowest_at = -1;
     if (r->source == CP_VAL_PYTORCH) {
         if (host_wall(c, root, &wall))
             return -1;
@@ -927,7 +929,11 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
             size_t at = cp_jpush_index(c, i);
             bad = host_wall(c, rk, &w);
             cp_jpop(c, at);
-            wall = w > wall ? w : wall;
+            if (w > wall) {
+                wall = w;
+                slowest = rk;
+                slowest_at = i;
+            }
         }
         cp_jpop(c, mark);
         if (bad)
@@ -942,7 +948,15 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
         r->host_enqueue_ms = he->valuedouble;
         r->host_bound = cJSON_IsTrue(hb);
     }
-    if (host_probe(c, root, r->source, r->host_probe_us))
+    /* the probe of the host the wall is: the slowest DDP rank's where it took one */
+    if (slowest && cp_jget(slowest, "host_probe")) {
+        size_t mark = cp_jpush_key(c, "ranks"), at = cp_jpush_index(c, slowest_at);
+        int bad = host_probe(c, slowest, r->source, r->host_probe_us);
+        cp_jpop(c, at);
+        cp_jpop(c, mark);
+        if (bad)
+            return -1;
+    } else if (host_probe(c, root, r->source, r->host_probe_us))
         return -1;
     if (r->has_host && r->host_bound)
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
