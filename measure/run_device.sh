@@ -484,15 +484,13 @@ need_gpus() {
     [ "$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)" -ge "$1" ] || { fail "MODE=$MODE needs $1 GPUs"; return 1; }
 }
 
-# predict_in_call FILE...: validate FILE... (default: the call's measure-*.json) with the model as it is in this
-# call into predicted-in-call.json, print each run's error, bundle the results
-# graph_holdout NAME CONFIGS [ITERS]: CONFIGS through cuDNN's graph API (single) into results/NAME, emptied
-# first, then predicted in the call
-graph_holdout() {
+# holdout_runs NAME CONFIGS [ITERS] [API]: CONFIGS (single) into results/NAME, emptied first, then predicted in
+# the call; through cuDNN's graph API, or API's (legacy: a line's own graphapi still takes the graph API)
+holdout_runs() {
     local RES=$BUILD/results/$1
     rm -rf "$RES"
     mkdir -p "$RES"
-    CONV_API=graph single "$2" "${3:-}"
+    CONV_API=${4:-graph} single "$2" "${3:-}"
     predict_in_call
 }
 
@@ -504,6 +502,8 @@ torch_in_call() {
     bundle
 }
 
+# predict_in_call FILE...: validate FILE... (default: the call's measure-*.json) with the model as it is in this
+# call into predicted-in-call.json, print each run's error, bundle the results
 predict_in_call() {
     [ $# -gt 0 ] || set -- "$RES"/measure-*.json
     "$PREDICT" validate --measured "$@" --format json -o "$RES/predicted-in-call.json" </dev/null ||
@@ -2173,7 +2173,7 @@ run_mode() {
     ddphold31b) ddp "$DDPHOLD31B_CONFIGS" ;;
     ddphold32) ddp "$DDPHOLD32_CONFIGS" ;;
     holdout32)
-        graph_holdout holdout32 "$HOLDOUT32_GRAPH"
+        holdout_runs holdout32 "$HOLDOUT32_GRAPH"
         torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
     ddphold33) ddp "$DDPHOLD33_CONFIGS" ;;
     pscalib33) need_gpus 2 && ps_redo pscalib33 graph 2 "$PSCALIB33_CONFIGS" ;;
@@ -2181,11 +2181,10 @@ run_mode() {
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
     holdout33)
-        (RES=$BUILD/results/holdout33 && rm -rf "$RES" && mkdir -p "$RES" && CONV_API=legacy single "$HOLDOUT33_MEASURE" "" &&
-            predict_in_call)
+        holdout_runs holdout33 "$HOLDOUT33_MEASURE" "" legacy
         torch_one "$HOLDOUT33_TORCH" torchholdout33 ;;
     holdout32b)
-        graph_holdout holdout32b "$HOLDOUT32B_GRAPH"
+        holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
     ddpsplit32b) # session 32: the ranks' host spread again on another call (or another kind of host), with the
         # call's eager costs alone for the profile
@@ -2290,15 +2289,15 @@ resnet50 64 fp32 ps2"
         ps_redo "$1" legacy 2 "$PSREDO_H200X2_LEGACY" ;;
     holdout26) # session 26: one GPU through the graph API at batches no run had used (HOLDOUT26_CONFIGS), predicted
         # in the call, in results/holdout26 (emptied first)
-        graph_holdout holdout26 "$HOLDOUT26_CONFIGS" ;;
+        holdout_runs holdout26 "$HOLDOUT26_CONFIGS" ;;
     holdout27) # session 27: networks new to the project through the graph API (HOLDOUT27_CONFIGS), predicted in
         # the call, in results/holdout27 (emptied first); fewer timed iterations than single's default
-        graph_holdout holdout27 "$HOLDOUT27_CONFIGS" "--warmup 3 --iters 10" ;;
+        holdout_runs holdout27 "$HOLDOUT27_CONFIGS" "--warmup 3 --iters 10" ;;
     torchholdout27) # session 27: the same configurations in PyTorch, the call's own eager costs first
         torch_one "$TORCHHOLDOUT27_CONFIGS" torchholdout27 ;;
     holdout28) # session 27: holdout27's networks again at other batches (HOLDOUT28_CONFIGS), predicted
         # in the call, in results/holdout28 (emptied first)
-        graph_holdout holdout28 "$HOLDOUT28_CONFIGS" "--warmup 3 --iters 10" ;;
+        holdout_runs holdout28 "$HOLDOUT28_CONFIGS" "--warmup 3 --iters 10" ;;
     torchholdout28) # session 27: the same configurations in PyTorch, the call's own eager costs first
         torch_one "$TORCHHOLDOUT28_CONFIGS" torchholdout28 ;;
     memcheck) # session 28: predicted memory footprints and fits against cnnperf-measure's (MEMCHECK_CONFIGS)
@@ -2336,7 +2335,7 @@ resnet50 64 fp32 ps2"
         memcheck memcheck2 "$MEMCHECK2_CONFIGS" ;;
     holdout29) # session 27: every evaluation network once through the graph API with the final model
         # (HOLDOUT29_CONFIGS), predicted in the call
-        graph_holdout holdout29 "$HOLDOUT29_CONFIGS" "--warmup 3 --iters 10" ;;
+        holdout_runs holdout29 "$HOLDOUT29_CONFIGS" "--warmup 3 --iters 10" ;;
     torchholdout25) # session 25: PyTorch training on one GPU at batches no run had measured (TORCHHOLDOUT25_CONFIGS,
         # chosen before the call by a rule), the call's own eager costs first, predicted in the call
         torch_one "$TORCHHOLDOUT25_CONFIGS" torchholdout25 ;;
