@@ -279,9 +279,8 @@ def bench_network(torch, args, name, precision, ddp=None):
     torch.nn.functional.conv2d(probe_x, probe_w, padding=1)  # cudnn.benchmark's trials for its shape: not in the probe
     probe = {}
     for i in range(args.warmup + args.iters):
-        if i == args.warmup:
-            probe["before"] = host_probe(torch, probe_x, probe_w)
         if i == args.warmup:  # the warm-up's peak holds cudnn.benchmark's trials; the timed ones are training's own
+            probe["before"] = host_probe(torch, probe_x, probe_w)
             warm_peak = (torch.cuda.max_memory_allocated() / mib, torch.cuda.max_memory_reserved() / mib)
             torch.cuda.reset_peak_memory_stats()
             alloc_at = torch.cuda.memory_stats()
