@@ -66,6 +66,16 @@ typedef struct {
     size_t ws_bytes;
 } probe_conv;
 
+/* Into out: the first algorithm the heuristics rank that cuDNN can run, else
+ * fallback (the three passes' perf results share their leading fields). */
+#define FIRST_OK(out, perf, got, fallback)                                                                             \
+    do {                                                                                                               \
+        int i_ = 0;                                                                                                    \
+        while (i_ < (got) && (perf)[i_].status != CUDNN_STATUS_SUCCESS)                                               \
+            i_++;                                                                                                      \
+        (out) = i_ < (got) ? (perf)[i_].algo : (fallback);                                                             \
+    } while (0)
+
 static void conv_setup(cm_gpu *g, probe_conv *c)
 {
     enum { N = 1, C = 16, H = 8, W = 8, K = 16, R = 3 };
@@ -90,18 +100,9 @@ static void conv_setup(cm_gpu *g, probe_conv *c)
     int got_b = 0;
     cudnnCheck(cudnnGetConvolutionBackwardFilterAlgorithm_v7(g->dnn, c->x, c->y, c->conv, c->w,
                                                              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &got_b, b));
-    c->fwd = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-    c->bwd_data = CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
-    c->bwd_filter = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0;
-    for (int i = got - 1; i >= 0; i--)
-        if (f[i].status == CUDNN_STATUS_SUCCESS)
-            c->fwd = f[i].algo;
-    for (int i = got_d - 1; i >= 0; i--)
-        if (d[i].status == CUDNN_STATUS_SUCCESS)
-            c->bwd_data = d[i].algo;
-    for (int i = got_b - 1; i >= 0; i--)
-        if (b[i].status == CUDNN_STATUS_SUCCESS)
-            c->bwd_filter = b[i].algo;
+    FIRST_OK(c->fwd, f, got, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
+    FIRST_OK(c->bwd_data, d, got_d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0);
+    FIRST_OK(c->bwd_filter, b, got_b, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0);
     size_t a = 0, bb = 0, cc = 0;
     cudnnCheck(cudnnGetConvolutionForwardWorkspaceSize(g->dnn, c->x, c->w, c->conv, c->y, c->fwd, &a));
     cudnnCheck(cudnnGetConvolutionBackwardDataWorkspaceSize(g->dnn, c->w, c->y, c->conv, c->x, c->bwd_data, &bb));
