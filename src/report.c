@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Why a host-paced prediction's range is wide on the machines it was measured on (docs/ACCURACY.md, session 33) */
+#define VM_HOST_SPEEDS "a virtual machine's CPU runs at one of two speeds about 1.5x apart, the hypervisor's choice"
+
 int cp_format_parse(const char *s, cp_format *f)
 {
     static const char *const names[] = {"table", "json", "csv"};
@@ -321,7 +324,7 @@ static void eager_text(FILE *f, const cp_eager *e)
             100 * (e->iteration_ms / e->harness_ms - 1));
     if (e->has_range)
         fprintf(f, "  with the host %.2f-%.2fx as costly, as it was from call to call on this kind of machine: %.3f-%.3f ms "
-                   "(a virtual machine's CPU runs at one of two speeds about 1.5x apart, the hypervisor's choice)\n",
+                   "(" VM_HOST_SPEEDS ")\n",
                 e->spread[0], e->spread[1], e->range_ms[0], e->range_ms[1]);
     int partly = e->builtin_costs && strncmp(e->costs_source, "defaults", 8) != 0;
     fprintf(f, "  eager host costs: %s%s (each x%.2f: a network's operators against the microbenchmark's, fitted on "
@@ -468,8 +471,7 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
                                 : "the GPU sets the pace");
     if (lh.calls > 0 && p->timeline < 0 && lh.calibrated && lh.p90_ms > p->kernels_ms)
         fprintf(f, "  with the host at its 10th and 90th percentile: %.3f-%.3f ms (the calibration runs' host moved "
-                   "%.1fx; a virtual machine's CPU runs at one of two speeds about 1.5x apart, the hypervisor's "
-                   "choice: docs/ACCURACY.md, session 33)\n",
+                   "%.1fx; " VM_HOST_SPEEDS ": docs/ACCURACY.md, session 33)\n",
                 fmax(p->kernels_ms, lh.p10_ms), fmax(p->kernels_ms, lh.p90_ms), lh.p90_ms / lh.p10_ms);
     else if (lh.calls > 0 && p->timeline < 0)
         fprintf(f, "  not modelled: the host's cuDNN legacy calls; these %d convolution calls alone take the host "
