@@ -1632,6 +1632,26 @@ LAYERBENCH_WGRAD1X1="
 48 48 144 16
 320 640 24 32
 576 288 40 16"
+# Strided convolutions (input channels, output channels, kernel, stride, pad, plane, batch), each behind a batch
+# norm so the data gradient runs: 3x3 stride 2 padded and unpadded, 1x1 stride 2, shapes no shipped network has
+# (session 34: the conv_strided class, fitted with the calibration set; MODE=strided34).
+LAYERBENCH_STRIDED="
+48 96 3 2 1 96 32
+96 96 3 2 1 80 32
+96 192 3 2 1 48 64
+160 160 3 2 1 40 64
+192 384 3 2 1 24 64
+320 320 3 2 1 20 64
+384 768 3 2 1 12 64
+640 640 3 2 1 10 32
+64 64 3 2 1 112 16
+128 192 3 2 0 33 32
+256 320 3 2 0 19 64
+96 192 1 2 0 80 32
+192 384 1 2 0 40 64
+320 640 1 2 0 24 64
+640 1280 1 2 0 12 64
+160 480 1 2 0 48 32"
 LAYERBENCH_FIRST="
 96 11 4 2 224 64
 64 7 2 3 224 64
@@ -1686,6 +1706,11 @@ layerbench() {
         bench_net "xmma_c${c}_k${k}s${s}_${out}x${h}_b${b}" "$c" "$h" "$b" \
             "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $p, \"bias\": false}"
     done <<<"$LAYERBENCH_XMMA"
+    while read -r c out k s p h b; do
+        [ -n "$c" ] || continue
+        bench_net "strided_c${c}_k${k}s${s}p${p}_${out}x${h}_b${b}" "$c" "$h" "$b" \
+            "$bn, {\"name\": \"conv\", \"kind\": \"conv\", \"out\": $out, \"kernel\": $k, \"stride\": $s, \"pad\": $p, \"bias\": false}"
+    done <<<"$LAYERBENCH_STRIDED"
     while read -r c out k s g h b; do
         [ -n "$c" ] || continue
         bench_net "grouped_c${c}_g${g}_k${k}s${s}_${out}x${h}" "$c" "$h" "$b" \
@@ -1694,7 +1719,7 @@ layerbench() {
     bench_convs wgrad_1x1_b 1 "$LAYERBENCH_WGRAD1X1"
     bench_convs conv3x3 3 "$LAYERBENCH_CONV3X3"
     # LAYERBENCH_ONLY: a prefix of the names to run (pool_, first_, small_, conv1x1_, conv3x3_, xmma_, wgrad_,
-    # grouped_); all by default.
+    # grouped_, strided_); all by default.
     # LAYERBENCH_PRECS: the precisions (default fp32 fp16 tf32).
     # LAYERBENCH_LAYERS=stream: per-layer times as a network run takes them (events between the passes of
     # one stream, host gaps included) instead of each pass alone (--layers isolated, the default).
@@ -2746,6 +2771,15 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         NCU_CONFIGS=$(grep -E '^grouped_c192_g32' "$dir/list" |
             awk -v d="$dir" '{for (p = 0; p < 2; p++) print d "/" $1 ".json", $2, p ? "fp16" : "fp32"}') \
             NCU_TIMEOUT=100 ncu_profile ;;
+    strided34) # session 34: the strided layers of LAYERBENCH_STRIDED through both APIs in fp32, fp16 and tf32,
+        # stream-timed as the small first layers were, for the conv_strided class (docs/CALIBRATION.md)
+        local base=$RES api
+        for api in legacy graph; do
+            RES=$base/strided34-$api
+            mkdir -p "$RES"
+            CONV_API=$api LAYERBENCH_ONLY=strided_ LAYERBENCH_PRECS="fp32 fp16 tf32" LAYERBENCH_LAYERS=stream layerbench
+        done
+        RES=$base ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     *) single ;;
     esac
