@@ -83,14 +83,15 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
     return CP_CC_ELEMENTWISE;
 }
 
-/* A layer's term: its class's, or where the file fits no strided class
- * (files fitted before it had one), its filter's. */
-static const cp_calib_term *calib_term(const cp_calibration *cal, cp_calib_group g, const cp_layer *l, cp_pass pass)
+cp_calib_class cp_calib_class_used(const cp_calibration *cal, cp_calib_group g, const cp_layer *l)
 {
     cp_calib_class c = cp_layer_calib_class(l);
-    if (c == CP_CC_CONV_STRIDED && !cal->fitted[g][c])
-        c = conv_filter_class(l);
-    return &cal->term[g][c][pass];
+    return c == CP_CC_CONV_STRIDED && !cal->fitted[g][c] ? conv_filter_class(l) : c;
+}
+
+static const cp_calib_term *calib_term(const cp_calibration *cal, cp_calib_group g, const cp_layer *l, cp_pass pass)
+{
+    return &cal->term[g][cp_calib_class_used(cal, g, l)][pass];
 }
 
 const cp_calibration *cp_device_calibration(const cp_device *d, cp_algos algos)
