@@ -1634,7 +1634,7 @@ LAYERBENCH_WGRAD1X1="
 576 288 40 16"
 # Strided convolutions (input channels, output channels, kernel, stride, pad, plane, batch), each behind a batch
 # norm so the data gradient runs: 3x3 stride 2 padded and unpadded, 1x1 stride 2, shapes no shipped network has
-# (session 34: the conv_strided class, fitted with the calibration set; MODE=strided34).
+# (session 34: for a conv_strided class, fitted with the calibration set, not kept; MODE=strided34).
 LAYERBENCH_STRIDED="
 48 96 3 2 1 96 32
 96 96 3 2 1 80 32
@@ -2772,7 +2772,8 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
             awk -v d="$dir" '{for (p = 0; p < 2; p++) print d "/" $1 ".json", $2, p ? "fp16" : "fp32"}') \
             NCU_TIMEOUT=100 ncu_profile ;;
     strided34) # session 34: the strided layers of LAYERBENCH_STRIDED through both APIs in fp32, fp16 and tf32,
-        # stream-timed as the small first layers were, for the conv_strided class (docs/CALIBRATION.md)
+        # stream-timed as the small first layers were, for a conv_strided class (tried, not kept:
+        # validation/README.md, layerbench-h100 "Strided convolutions")
         local base=$RES api
         for api in legacy graph; do
             RES=$base/strided34-$api

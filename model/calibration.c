@@ -6,9 +6,10 @@
 #include "../util/jsonread.h"
 #include "../util/resources.h"
 
-static const char *const class_names[CP_CC_COUNT] = {
-    "conv_first", "conv_grouped", "conv_1x1",    "conv_3x3", "conv_3x3_wide", "conv_kxk", "conv_large",
-    "conv_strided", "fc",         "batchnorm",   "elementwise", "maxpool",  "pool",         "other"};
+static const char *const class_names[CP_CC_COUNT] = {"conv_first", "conv_grouped", "conv_1x1",    "conv_3x3",
+                                                     "conv_3x3_wide", "conv_kxk", "conv_large",  "fc",
+                                                     "batchnorm",  "elementwise", "maxpool",     "pool",
+                                                     "other"};
 static const char *const group_names[CP_CG_COUNT] = {"fp32", "tf32", "half"};
 static const char *const pass_keys[CP_CALIB_PASSES] = {"forward", "backward_data", "backward_weight", "update"};
 
@@ -29,7 +30,7 @@ static int parse_pass(cp_jctx *c, const cJSON *obj, cp_calib_term *t)
     return 0;
 }
 
-static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_CALIB_PASSES], bool *fitted)
+static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_CALIB_PASSES])
 {
     if (!cJSON_IsObject(obj))
         return cp_jfail(c, NULL, "must be an object of layer classes");
@@ -40,11 +41,10 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
         if (k == CP_CC_COUNT)
             return cp_jfail(c, cl->string,
                             "unknown layer class (known: conv_first, conv_grouped, conv_1x1, conv_3x3, conv_3x3_wide, "
-                            "conv_kxk, conv_large, conv_strided, fc, batchnorm, elementwise, maxpool, pool, other)");
+                            "conv_kxk, conv_large, fc, batchnorm, elementwise, maxpool, pool, other)");
         size_t mark = cp_jpush_key(c, cl->string);
         if (!cJSON_IsObject(cl))
             return cp_jfail(c, NULL, "must be an object of passes");
-        fitted[k] = true;
         for (const cJSON *ps = cl->child; ps; ps = ps->next) {
             int p = 0;
             while (p < CP_CALIB_PASSES && strcmp(pass_keys[p], ps->string) != 0)
@@ -107,7 +107,7 @@ int cp_calibration_parse(const char *text, size_t len, const char *file, cp_cali
             goto out;
         }
         size_t m2 = cp_jpush_key(&c, g->string);
-        if (parse_table(&c, g, cal->term[gi], cal->fitted[gi]))
+        if (parse_table(&c, g, cal->term[gi]))
             goto out;
         cp_jpop(&c, m2);
     }

@@ -31,8 +31,6 @@ typedef enum {
                             for their data gradient and GEMMs for the narrow ones' (layers/conv.c) */
     CP_CC_CONV_KXK,     /* other small filters (1x7, 7x1, 1x3, 3x1, ...) */
     CP_CC_CONV_LARGE,   /* more than 9 taps (5x5, 7x7, 11x11), where FP32 may run as FFT tiling */
-    CP_CC_CONV_STRIDED, /* a stride above 1, one group, not a first layer: cuDNN's strided gradient
-                           kernels; a file that does not fit it gives the filter's class (predict.c) */
     CP_CC_FC,
     CP_CC_BATCHNORM,
     CP_CC_ELEMENTWISE, /* relu, relu6, dropout, add, concat, softmax, flatten */
@@ -55,7 +53,6 @@ typedef struct {
     char file[256];
     char source[512]; /* one line: what it was fitted on (training runs and microbenchmarks) */
     cp_calib_term term[CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
-    bool fitted[CP_CG_COUNT][CP_CC_COUNT]; /* the file gives the class in that group */
     /* some term has host_ms: predictions put the host's issue of every pass
      * ahead of its kernels (predict.h, host time line) */
     bool has_host;

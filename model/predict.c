@@ -43,17 +43,6 @@ static void find_twins(const cp_network *net, int *twin, int *slot, int slots)
     }
 }
 
-/* A convolution's class by its filter alone (calibration.h). */
-static cp_calib_class conv_filter_class(const cp_layer *l)
-{
-    if (l->kh == 1 && l->kw == 1)
-        return CP_CC_CONV_1X1;
-    if (l->kh == 3 && l->kw == 3)
-        return l->in[0].h >= CP_CONV_3X3_WIDE_PLANE && l->in[0].w >= CP_CONV_3X3_WIDE_PLANE ? CP_CC_CONV_3X3_WIDE
-                                                                                           : CP_CC_CONV_3X3;
-    return l->kh * l->kw > 9 ? CP_CC_CONV_LARGE : CP_CC_CONV_KXK;
-}
-
 /* The calibration class of a layer (calibration.h). */
 cp_calib_class cp_layer_calib_class(const cp_layer *l)
 {
@@ -66,9 +55,12 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
          * or a grouped GEMM (layers/conv.c) and take their filter's class */
         if (cp_layer_depthwise(l))
             return CP_CC_CONV_GROUPED;
-        if (l->groups == 1 && (l->sh > 1 || l->sw > 1))
-            return CP_CC_CONV_STRIDED;
-        return conv_filter_class(l);
+        if (l->kh == 1 && l->kw == 1)
+            return CP_CC_CONV_1X1;
+        if (l->kh == 3 && l->kw == 3)
+            return l->in[0].h >= CP_CONV_3X3_WIDE_PLANE && l->in[0].w >= CP_CONV_3X3_WIDE_PLANE ? CP_CC_CONV_3X3_WIDE
+                                                                                               : CP_CC_CONV_3X3;
+        return l->kh * l->kw > 9 ? CP_CC_CONV_LARGE : CP_CC_CONV_KXK;
     }
     if (strcmp(k, "fc") == 0)
         return CP_CC_FC;
@@ -81,17 +73,6 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
     if (strcmp(k, "lrn") == 0)
         return CP_CC_OTHER;
     return CP_CC_ELEMENTWISE;
-}
-
-cp_calib_class cp_calib_class_used(const cp_calibration *cal, cp_calib_group g, const cp_layer *l)
-{
-    cp_calib_class c = cp_layer_calib_class(l);
-    return c == CP_CC_CONV_STRIDED && !cal->fitted[g][c] ? conv_filter_class(l) : c;
-}
-
-static const cp_calib_term *calib_term(const cp_calibration *cal, cp_calib_group g, const cp_layer *l, cp_pass pass)
-{
-    return &cal->term[g][cp_calib_class_used(cal, g, l)][pass];
 }
 
 const cp_calibration *cp_device_calibration(const cp_device *d, cp_algos algos)
@@ -138,7 +119,7 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     if (!cal->loaded)
         return;
     cp_calib_group g = calib_group(x->prec);
-    const cp_calib_term *t = calib_term(cal, g, l, pass);
+    const cp_calib_term *t = &cal->term[g][cp_layer_calib_class(l)][pass];
     p->tree.t[node].scale = t->scale;
     p->tree.t[node].offset_ms = t->offset_ms;
     /* The calibration is fitted on NCHW runs. Channels-last batch norm runs
@@ -312,7 +293,7 @@ static int host_timeline(cp_prediction *p, const cp_calibration *cal, cp_error *
         if (lp->node[pass] < 0)
             continue;
         const cp_layer *l = &net->layers[layer];
-        double h = calib_term(cal, g, l, pass)->host_ms;
+        double h = cal->term[g][cp_layer_calib_class(l)][pass].host_ms;
         int hi = cp_tree_fixed(tr, dag, l->name, h);
         int gi = cp_tree_fixed(tr, dag, l->name, lp->ms[pass]);
         if (hi < 0 || gi < 0 || cp_tree_place(tr, hi, 2, -1) || cp_tree_place(tr, gi, 0, hi))

@@ -118,12 +118,8 @@ cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p);
  * device's graph-API one for PyTorch's algorithms where it has one. */
 const cp_calibration *cp_device_calibration(const cp_device *d, cp_algos algos);
 
-/* The calibration class of a layer's passes (calibration.h): what reports
- * show and the fitting tool fits. */
+/* The calibration class of a layer's passes (calibration.h), as the
+ * prediction applies it: for reports and the fitting tool. */
 cp_calib_class cp_layer_calib_class(const cp_layer *l);
-/* The class whose term a layer takes from cal: its own, or where the file
- * fits no conv_strided in group g (files fitted before it had one), its
- * filter's (conv_1x1, conv_3x3, ...). */
-cp_calib_class cp_calib_class_used(const cp_calibration *cal, cp_calib_group g, const cp_layer *l);
 
 #endif

@@ -125,7 +125,7 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
     double added = 0;
     for (int i = 0; i < f.net.n_layers; i++) {
         const cp_layer *l = &f.net.layers[i];
-        cp_calib_class cls = cp_calib_class_used(&f.dev.calib, CP_CG_FP32, l);
+        cp_calib_class cls = cp_layer_calib_class(l);
         for (int p = 0; p < CP_PASS_COUNT; p++) {
             double want = f.a.layers[i].ms[p];
             if ((cls == CP_CC_CONV_3X3 || cls == CP_CC_CONV_3X3_WIDE) && p == CP_PASS_FWD)
@@ -143,33 +143,6 @@ static void test_scale_and_offset_apply_to_their_class(void **state)
     assert_int_equal(wide, 9);
     /* the task tree carries the corrections up to the iteration */
     assert_true(fabs((f.b.iteration_ms - f.a.iteration_ms) - added) < 1e-6);
-    before_after_free(&f);
-}
-
-/* ResNet-18's six stride-2 convolutions past conv1 (three 3x3, three 1x1
- * downsampling) are conv_strided. A file without the class gives them their
- * filter's terms (above); one with it gives them its terms and no other
- * layer any. */
-static void test_strided_class_applies_where_fitted(void **state)
-{
-    (void)state;
-    before_after f;
-    predict_before_after(&f, HEAD "\"terms\": {\"fp32\": {\"conv_strided\": {\"backward_data\": {\"scale\": 2, "
-                                  "\"offset_us\": 30}}, \"conv_3x3\": {\"backward_data\": {\"scale\": 5}}}}}");
-    int strided = 0;
-    for (int i = 0; i < f.net.n_layers; i++) {
-        const cp_layer *l = &f.net.layers[i];
-        int s = cp_layer_calib_class(l) == CP_CC_CONV_STRIDED;
-        assert_int_equal(cp_calib_class_used(&f.dev.calib, CP_CG_FP32, l), cp_layer_calib_class(l));
-        assert_int_equal(s, strcmp(l->kind->name, "conv") == 0 && l->sh == 2 && l->in[0].c > 4);
-        strided += s;
-        double a = f.a.layers[i].ms[CP_PASS_BWD_DATA], want = s ? 2 * a + 0.030 : a;
-        if (!s && cp_layer_calib_class(l) == CP_CC_CONV_3X3)
-            want = 5 * a;
-        if (fabs(f.b.layers[i].ms[CP_PASS_BWD_DATA] - want) > 1e-9 * fmax(1, want))
-            fail_msg("%s backward-data: %.9f ms, want %.9f", l->name, f.b.layers[i].ms[CP_PASS_BWD_DATA], want);
-    }
-    assert_int_equal(strided, 6);
     before_after_free(&f);
 }
 
@@ -361,7 +334,7 @@ static void test_channels_last_fp32_transposes_keep_their_time(void **state)
     int checked = 0;
     for (int i = 0; i < net.n_layers; i++) {
         const cp_layer *l = &net.layers[i];
-        cp_calib_class cls = cp_calib_class_used(&dev.calib_graph, CP_CG_FP32, l);
+        cp_calib_class cls = cp_layer_calib_class(l);
         if (cls != CP_CC_CONV_3X3 && cls != CP_CC_CONV_3X3_WIDE)
             continue;
         cp_kernel k[CP_MAX_KERNELS];
@@ -433,7 +406,6 @@ int main(void)
         cmocka_unit_test(test_parse_defaults_to_identity),
         cmocka_unit_test(test_bad_files_name_the_field),
         cmocka_unit_test(test_scale_and_offset_apply_to_their_class),
-        cmocka_unit_test(test_strided_class_applies_where_fitted),
         cmocka_unit_test(test_host_costs_make_a_pipeline),
         cmocka_unit_test(test_host_ahead_leaves_gpu_times),
         cmocka_unit_test(test_legacy_host_estimate),
