@@ -749,6 +749,25 @@ HOLDOUT33_TORCH="
 --network resnext50_32x4d --batch 224 --precision fp32
 --network vgg19 --batch 48 --precision fp32"
 
+# MODE=holdout34 (session 34, one H200): ten one-GPU evaluation configurations drawn before the call by
+# random.Random(34), as holdout33 (per job a network of the 14 evaluation networks in name order, a batch of the
+# multiples of 8 in 32..256, fp16 or fp32, and the harness: graph API, legacy API, PyTorch NCHW or channels-last,
+# drawn in that order per job); the six cnnperf-measure jobs first in drawn order, then the four PyTorch ones;
+# predicted in the call with this commit's model. Every cnnperf-measure run records its host probe: the H200's
+# hosts had not been probed.
+HOLDOUT34_MEASURE="
+resnet50 120 fp16
+densenet169 176 fp16 graphapi
+mnasnet1_0 120 fp16
+vgg19 160 fp16 graphapi
+resnet152 112 fp16
+resnet34 168 fp16"
+HOLDOUT34_TORCH="
+--network alexnet --batch 256 --precision fp32
+--network densenet169 --batch 136 --precision fp32
+--network resnet101 --batch 96 --precision fp16 --channels-last
+--network googlenet --batch 176 --precision fp32"
+
 # MODE=pin33 (session 33): is a process's host speed a property of the CPU it runs on? The host probes of
 # probe33 and legacyrank33 came in two levels about 1.5x apart (a legacy convolution call 26-31 us or 37-52 us),
 # the two ranks of one job often one of each, and one process could change level between just before and just
@@ -2208,6 +2227,9 @@ run_mode() {
     holdout33)
         holdout_runs holdout33 "$HOLDOUT33_MEASURE" "" legacy
         torch_one "$HOLDOUT33_TORCH" torchholdout33 ;;
+    holdout34)
+        holdout_runs holdout34 "$HOLDOUT34_MEASURE" "" legacy
+        torch_one "$HOLDOUT34_TORCH" torchholdout34 ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
