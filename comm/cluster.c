@@ -505,9 +505,14 @@ static const char *file_part(const char *path)
 static int ipc_from_exchange(cp_jctx *c, const cJSON *root, const char *path, cp_link *ipc)
 {
     long long w, k;
+    double idle_ms;
     const cJSON *pts = cp_jget(root, "points"), *p;
-    if (cp_jint(c, root, "workers", true, 0, 1, 4096, &w) || cp_jint(c, root, "servers", true, 0, 1, 4096, &k))
+    if (cp_jint(c, root, "workers", true, 0, 1, 4096, &w) || cp_jint(c, root, "servers", true, 0, 1, 4096, &k) ||
+        cp_jnum(c, root, "idle_ms", false, 0, 0, 1e7, &idle_ms))
         return -1;
+    if (idle_ms > 0)
+        return cp_jfail(c, "idle_ms", "%g ms: rounds pushed after an idle wait time waking the parameter server, not "
+                                      "its host link (cnnperf-psexchange without --idle-ms measures that)", idle_ms);
     if (!cJSON_IsArray(pts))
         return cp_jfail(c, "points", "missing or not an array");
     double bytes = 0, us = 0;
@@ -541,6 +546,12 @@ static int ipc_from_exchange(cp_jctx *c, const cJSON *root, const char *path, cp
     ipc->bandwidth_gbs = bytes / us / 1e3;
     ipc->latency_us = 0;
     return 0;
+}
+
+int cp_cluster_exchange_idle(const cJSON *root)
+{
+    const cJSON *idle = cJSON_IsObject(root) ? cp_jget(root, "idle_ms") : NULL;
+    return cJSON_IsNumber(idle) && idle->valuedouble > 0;
 }
 
 /* cnnperf-calibrate's MPI ping-pong (two ranks of one node, host memory):

@@ -84,11 +84,16 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g);
  * whole PS exchange of W workers and K servers timed under mpirun), the
  * rate one server's message stream moves while the workers push and pull
  * at once: 2 W S / K bytes per round less the servers' own pass, over the
- * same sizes; the model's one-stream exchange then gives the measured round.
+ * same sizes; the model's one-stream exchange then gives the measured round
+ * (not a file of rounds after an idle wait, idle_ms > 0: those time waking
+ * the server).
  * The caller puts *ipc into cp_cluster.ipc. Errors name the file and the
  * JSON path. */
 #define CP_IPC_FIT_MIN_BYTES (16.0 * (1 << 20))
 int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err);
+/* 1: a cnnperf-psexchange file whose rounds came after an idle wait
+ * (idle_ms > 0): what waking the server costs, which no link takes. */
+int cp_cluster_exchange_idle(const cJSON *root);
 /* The same from a file already parsed (root; path names it in errors). */
 int cp_cluster_ipc_parse(const cJSON *root, const char *path, cp_link *ipc, cp_error *err);
 

@@ -2,7 +2,7 @@
  * from training, as nccl-tests measure an all-reduce apart from a job.
  *
  *   mpirun -np W+K cnnperf-psexchange [--servers K] [--bucket-mb M] [--min-mb s] [--max-mb S] [--rounds R]
- *                                     [-o FILE]
+ *                                     [--idle-ms I] [-o FILE]
  *
  * Ranks 0..W-1 are workers, the last K servers, running cnnperf-measure's
  * own parameter server (measure/ps.c: every bucket of M MB split over the
@@ -15,11 +15,17 @@
  * (default 5) after 2 untimed, the median; with it the servers' own pass
  * (the busiest server's sum-and-SGD time). The PS model takes from it the
  * rate a server's message stream moves while W workers push and pull at
- * once (comm/cluster.c, cp_cluster_ipc_parse). CPU and MPI only. Writes
- * JSON (format cnnperf-psexchange/1) to FILE atomically, or to stdout. */
+ * once (comm/cluster.c, cp_cluster_ipc_parse). --idle-ms I: the workers
+ * wait I ms after the barrier before they push, as a training job's
+ * backward leaves its server idle between rounds; the round is timed from
+ * the end of the wait, and the file (idle_ms) measures what waking the
+ * server costs, not its host link (the PS model takes no such file as
+ * one). CPU and MPI only. Writes JSON (format cnnperf-psexchange/1) to
+ * FILE atomically, or to stdout. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ps.h"
 #include "toolio.h"
@@ -35,7 +41,7 @@ static int usage(const char *why)
 {
     fprintf(stderr,
             "cnnperf-psexchange: %s\nusage: mpirun -np W+K cnnperf-psexchange [--servers K] [--bucket-mb M] "
-            "[--min-mb s] [--max-mb S] [--rounds R] [-o FILE]\n",
+            "[--min-mb s] [--max-mb S] [--rounds R] [--idle-ms I] [-o FILE]\n",
             why);
     return 2;
 }
@@ -46,9 +52,17 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void idle(long long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
+
 /* One size: the median round and the busiest server's pass over `rounds`
- * timed rounds of `count` fp32 gradients per worker. */
-static point measure_size(long long count, int servers, double bucket_mb, int rounds)
+ * timed rounds of `count` fp32 gradients per worker, each round's push
+ * after idle_ms of waiting (not timed). */
+static point measure_size(long long count, int servers, double bucket_mb, int rounds, long long idle_ms)
 {
     long long bucket = (long long)(bucket_mb * 1e6 / 4), n_cuts = count > 0 ? (count - 1) / bucket : 0;
     long long *cuts = calloc((size_t)(n_cuts + 1), sizeof *cuts);
@@ -71,10 +85,12 @@ static point measure_size(long long count, int servers, double bucket_mb, int ro
     double round_us[TIMED_MAX], pass_us[TIMED_MAX];
     for (int r = -2; r < rounds; r++) {
         mpiCheck(MPI_Barrier(cm_mpi.world));
-        double t0 = cm_mpi_now(), busy = 0;
+        double t0 = cm_mpi_now() + idle_ms * 1e-3, busy = 0;
         if (ps.server) {
             busy = cm_ps_serve_round(&ps);
         } else {
+            if (idle_ms > 0)
+                idle(idle_ms);
             cm_ps_round_begin(&ps, w);
             for (int c = ps.n_chunks - 1; c >= 0; c--) /* backward order: the last bucket first */
                 cm_ps_push(&ps, c, g);
@@ -105,7 +121,7 @@ static point measure_size(long long count, int servers, double bucket_mb, int ro
 }
 
 static int write_json(const char *out, int argc, char **argv, int workers, int servers, double bucket_mb,
-                      int rounds, const point *pts, int n)
+                      int rounds, long long idle_ms, const point *pts, int n)
 {
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "?";
     int len = 0;
@@ -117,12 +133,13 @@ static int write_json(const char *out, int argc, char **argv, int workers, int s
         return 1;
     fprintf(f,
             ", \"mpi\": \"%s\"},\n"
-            " \"workers\": %d, \"servers\": %d, \"bucket_mb\": %g, \"rounds\": %d,\n"
+            " \"workers\": %d, \"servers\": %d, \"bucket_mb\": %g, \"rounds\": %d, \"idle_ms\": %lld,\n"
             " \"timing\": \"per size: every worker pushes its fp32 gradients bucket by bucket (measure/ps.c, each bucket "
             "split over the servers), the servers sum and apply SGD, the workers pull the parameters; from a barrier "
             "to the last pull, the median of the rounds after 2 untimed; server_pass_us: the median over the rounds of "
-            "the busiest server's sum and SGD\",\n \"points\": [",
-            mpi, workers, servers, bucket_mb, rounds);
+            "the busiest server's sum and SGD; idle_ms: the workers' wait before each round's push, not timed\",\n"
+            " \"points\": [",
+            mpi, workers, servers, bucket_mb, rounds, idle_ms);
     for (int i = 0; i < n; i++)
         fprintf(f, "%s\n  {\"bytes_per_worker\": %.0f, \"round_us\": %.1f, \"server_pass_us\": %.1f}", i ? "," : "",
                 pts[i].bytes, pts[i].round_us, pts[i].pass_us);
@@ -132,7 +149,7 @@ static int write_json(const char *out, int argc, char **argv, int workers, int s
 
 int main(int argc, char **argv)
 {
-    long long servers = 1, bucket = 25, min_mb = 1, max_mb = 256, rounds = 5;
+    long long servers = 1, bucket = 25, min_mb = 1, max_mb = 256, rounds = 5, idle_ms = 0;
     const char *out = NULL;
     for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -145,6 +162,7 @@ int main(int argc, char **argv)
             : strcmp(a, "--min-mb") == 0 ? cm_arg_ll(v, 1, 4096, &min_mb)
             : strcmp(a, "--max-mb") == 0 ? cm_arg_ll(v, 1, 4096, &max_mb)
             : strcmp(a, "--rounds") == 0 ? cm_arg_ll(v, 1, TIMED_MAX, &rounds)
+            : strcmp(a, "--idle-ms") == 0 ? cm_arg_ll(v, 0, 10000, &idle_ms)
             : strcmp(a, "-o") == 0 ? (out = v, 0)
                                    : -1)
             return usage("unknown option or value out of range");
@@ -162,17 +180,18 @@ int main(int argc, char **argv)
     point pts[MAX_POINTS];
     int n = 0;
     for (long long mb = min_mb < max_mb ? min_mb : max_mb; mb <= max_mb && n < MAX_POINTS; mb *= 2) {
-        pts[n] = measure_size(mb * 1000000 / 4, (int)servers, (double)bucket, (int)rounds);
+        pts[n] = measure_size(mb * 1000000 / 4, (int)servers, (double)bucket, (int)rounds, idle_ms);
         if (cm_mpi.rank == 0)
             fprintf(stderr,
                     "cnnperf-psexchange: %d workers, %lld server%s: %.0f MB each, round %.1f ms, servers' pass "
-                    "%.1f ms\n",
+                    "%.1f ms%s\n",
                     workers, servers, servers == 1 ? "" : "s", pts[n].bytes / 1e6, pts[n].round_us / 1e3,
-                    pts[n].pass_us / 1e3);
+                    pts[n].pass_us / 1e3, idle_ms > 0 ? " (after an idle wait)" : "");
         n++;
     }
-    int rc = cm_mpi.rank == 0 ? write_json(out, argc, argv, workers, (int)servers, (double)bucket, (int)rounds, pts, n)
-                              : 0;
+    int rc = cm_mpi.rank == 0
+                 ? write_json(out, argc, argv, workers, (int)servers, (double)bucket, (int)rounds, idle_ms, pts, n)
+                 : 0;
     cm_mpi_finalize();
     return rc;
 }

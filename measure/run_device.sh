@@ -719,6 +719,29 @@ mobilenet_v2 64 fp32 ps1
 resnet18 64 fp16 ps2
 vgg11 64 fp32 ps2"
 
+# MODE=pswake34 (session 34, 2 GPUs): does the parameter server's pass cost more after the backward's idle?
+# In the jobs a small network's server pass took far longer than psbench's rate says (SqueezeNet b64 FP16 in
+# pscalib33: 2.44 ms for 1.2 M parameters, psbench 0.24). The host measured as ps_host does, then the PS exchange
+# of 1-16 MB with each round pushed after a 30 ms wait (cnnperf-psexchange --idle-ms), then five small-exchange
+# calibration-set jobs through the graph API, predicted in the call.
+PSWAKE34_CONFIGS="
+squeezenet1_1 64 fp16 ps1
+squeezenet1_1 64 fp32 ps1
+mobilenet_v2 32 fp16 ps1
+resnet18 32 fp32 ps1
+densenet121 32 fp16 ps1"
+pswake34() {
+    need_gpus 2 || return
+    local RES=$BUILD/results/pswake34
+    rm -rf "$RES"
+    ps_host 2
+    say "PS exchange of 2 workers, each round after a 30 ms idle wait, 1-16 MB"
+    timeout 120 "${MPIRUN[@]}" -np 3 "$BUILD/measure/cnnperf-psexchange" --min-mb 1 --max-mb 16 --rounds 5 \
+        --idle-ms 30 -o "$RES/psexchange-idle30.json" </dev/null || fail "psexchange --idle-ms"
+    GPUS=2 CONV_API=graph multi_runs "$PSWAKE34_CONFIGS"
+    predict_in_call
+}
+
 # MODE=ddphold33 (session 33): six DDP jobs on 2 x H100 drawn before the call by Python's random.Random(33), as in
 # session 32 (a network of the 13 evaluation networks but LeNet-5 in name order, a batch of the multiples of 8 in
 # 32..160, fp16 or fp32, NCHW or channels-last, drawn in that order per job), in drawn order, predicted in the call
@@ -2227,6 +2250,7 @@ run_mode() {
     holdout33)
         holdout_runs holdout33 "$HOLDOUT33_MEASURE" "" legacy
         torch_one "$HOLDOUT33_TORCH" torchholdout33 ;;
+    pswake34) pswake34 ;;
     holdout34)
         holdout_runs holdout34 "$HOLDOUT34_MEASURE" "" legacy
         torch_one "$HOLDOUT34_TORCH" torchholdout34 ;;
