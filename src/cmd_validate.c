@@ -493,10 +493,9 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
             h->net_found = !(rc = cp_cluster_net_parse(root, path, &h->net, err));
         if (rc) {
             /* the file's error is the folder's */
-        } else if (format && strcmp(format, "cnnperf-psexchange/1") == 0 && cp_cluster_exchange_idle(root)) {
-            /* rounds after an idle wait (--idle-ms) time waking the server: not the folder's link */
-        } else if (format && strcmp(format, "cnnperf-psexchange/1") == 0) {
-            /* the PS exchange itself measured: it, not a ping-pong, is the folder's server stream */
+        } else if (format && strcmp(format, "cnnperf-psexchange/1") == 0 && !cp_cluster_exchange_idle(root)) {
+            /* the PS exchange itself measured: it, not a ping-pong, is the folder's server stream (rounds after
+             * an idle wait, --idle-ms, time waking the server instead, and no branch takes them) */
             const cJSON *k = cp_jget(root, "servers");
             int servers = cJSON_IsNumber(k) && k->valuedouble >= 1 && k->valuedouble <= XIPC_MAX ? k->valueint : 0;
             if (servers && !(h->x_found & 1u << servers)) {
