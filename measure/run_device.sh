@@ -791,6 +791,44 @@ HOLDOUT34_TORCH="
 --network resnet101 --batch 96 --precision fp16 --channels-last
 --network googlenet --batch 176 --precision fp32"
 
+# MODE=holdout35 (session 35, asked of an H200): ten one-GPU evaluation configurations drawn before the call by
+# random.Random(35) by holdout33's rule (per job a network of the 14 evaluation networks in name order, a batch of
+# the multiples of 8 in 32..256, fp16 or fp32, and the harness: graph API, legacy API, PyTorch NCHW or
+# channels-last, drawn in that order per job); the six cnnperf-measure jobs first in drawn order, then the four
+# PyTorch ones; predicted in the call with this commit's model.
+HOLDOUT35_MEASURE="
+alexnet 160 fp16 graphapi
+vgg16 152 fp32 graphapi
+resnet101 200 fp32 graphapi
+alexnet 88 fp32 graphapi
+googlenet 112 fp16 graphapi
+resnet34 248 fp32 graphapi"
+HOLDOUT35_TORCH="
+--network resnet50 --batch 112 --precision fp16
+--network wide_resnet50_2 --batch 64 --precision fp32 --channels-last
+--network mnasnet1_0 --batch 176 --precision fp16
+--network vgg13 --batch 120 --precision fp16"
+
+# MODE=mholdout35 (session 35, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3535):
+# per job a network of the 14 evaluation networks in name order, a batch of the multiples of 8 in 32..256, fp16
+# or fp32, and the exchange: NCCL (graph API), NCCL (legacy API), one CPU parameter server (graph API), two
+# (graph API), PyTorch DDP NCHW or channels-last, drawn in that order per job. The host's NCCL and MPI sweeps and
+# its whole PS exchange (one and two servers) first, then the graph-API jobs in drawn order, the legacy one, the
+# DDP one; a job past the deadline is skipped and said so. Predicted in the call with this commit's model.
+MHOLDOUT35_GRAPH="
+densenet169 152 fp32 ps1
+vgg13 80 fp16 nccl
+resnet34 152 fp16 ps2
+mnasnet1_0 88 fp16 ps2
+vgg13 128 fp16 ps1
+lenet5 144 fp16 ps2
+googlenet 240 fp32 nccl
+resnext50_32x4d 160 fp16 ps1"
+MHOLDOUT35_LEGACY="
+alexnet 128 fp32 nccl"
+MHOLDOUT35_DDP="
+--network alexnet --batch 48 --precision fp16 --channels-last"
+
 # MODE=pin33 (session 33): is a process's host speed a property of the CPU it runs on? The host probes of
 # probe33 and legacyrank33 came in two levels about 1.5x apart (a legacy convolution call 26-31 us or 37-52 us),
 # the two ranks of one job often one of each, and one process could change level between just before and just
@@ -2254,6 +2292,23 @@ run_mode() {
     holdout34)
         holdout_runs holdout34 "$HOLDOUT34_MEASURE" "" legacy
         torch_one "$HOLDOUT34_TORCH" torchholdout34 ;;
+    holdout35)
+        holdout_runs holdout35 "$HOLDOUT35_MEASURE" "" legacy
+        torch_one "$HOLDOUT35_TORCH" torchholdout35 ;;
+    mholdout35) # the host's sweeps, then MHOLDOUT35_*'s jobs (graph API, legacy API, DDP), in results/mholdout35
+        need_gpus 2 || return
+        mpi_setup
+        local RES=$BUILD/results/mholdout35
+        rm -rf "$RES"
+        mkdir -p "$RES"
+        say "calibrate --only nccl,mpi, 2 ranks"
+        timeout 150 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
+            --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
+        ps_host 2
+        GPUS=2 CONV_API=graph multi_runs "$MHOLDOUT35_GRAPH"
+        GPUS=2 CONV_API=legacy multi_runs "$MHOLDOUT35_LEGACY"
+        predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json
+        ddp "$MHOLDOUT35_DDP" ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;

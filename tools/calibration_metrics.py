@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""calibration_metrics: the two numbers a model change is judged by on the
+calibration set before the evaluation set is read (docs/ACCURACY.md, the
+rules of sessions 27-35): over the runs `cnnperf validate` marks "calibration",
+
+  passes    conv and fc layer passes measured at 5 us or more, mean |error|
+            (the layer-pass target's filter, on the calibration set)
+  one GPU   iterations of one GPU, mean |error|, with the one-GPU target's
+            filter (fp32/fp16, batch 32-256) and without it
+
+Runs whose note says "not scored" are left out of the iteration figures, as
+validate leaves them out of its targets.
+
+  build/cnnperf validate --measured $(grep -v '^#' validation/measured-folders.txt) --format json -o v.json
+  python3 tools/calibration_metrics.py v.json              # the calibration set only
+  python3 tools/calibration_metrics.py v.json --evaluation  # and the evaluation set (after the choice)
+"""
+import argparse
+import json
+import sys
+
+
+def mean(v):
+    return sum(v) / len(v) if v else 0.0
+
+
+def metrics(runs, which):
+    passes, one, one_target = [], [], []
+    for r in runs:
+        if r.get("set") != which:
+            continue
+        it = r.get("iteration")
+        if it and it.get("measured_ms", 0) > 0 and r.get("gpus") == 1 and "not scored" not in (r.get("note") or ""):
+            e = abs(it["error_pct"])
+            one.append(e)
+            if r.get("precision") in ("fp32", "fp16") and 32 <= r.get("batch", 0) <= 256:
+                one_target.append(e)
+        for layer in r.get("layers") or []:
+            if layer.get("kind") not in ("conv", "fc"):
+                continue
+            for p in ("forward", "backward_data", "backward_weight"):
+                x = layer.get(p) or {}
+                if x.get("measured_ms", 0) * 1e3 >= 5:
+                    passes.append(abs(x["error_pct"]))
+    return passes, one, one_target
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("validate_json", help="cnnperf validate --format json output")
+    ap.add_argument("--evaluation", action="store_true", help="also print the evaluation set's figures")
+    args = ap.parse_args()
+    with open(args.validate_json) as fh:
+        runs = json.load(fh).get("runs", [])
+    for which in ("calibration", "evaluation") if args.evaluation else ("calibration",):
+        passes, one, one_target = metrics(runs, which)
+        print(f"{which:11}  passes {mean(passes):.3f}% over {len(passes)}  one GPU {mean(one):.3f}% over {len(one)}"
+              f"  (target's filter {mean(one_target):.3f}% over {len(one_target)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
