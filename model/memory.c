@@ -71,11 +71,13 @@ int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp
         bool last_loss = i == net->n_layers - 1 && strcmp(l->kind->name, "softmax") == 0;
         bool wants = l->params > 0 || l->needs_input_grad;
         bool by_reference = false;
-        if (l->consumers == 1)
-            for (int j = i + 1; j < net->n_layers && !by_reference; j++)
-                for (int k = 0; k < net->layers[j].n_inputs; k++)
-                    if (net->layers[j].inputs[k] == i)
+        if (l->consumers == 1) /* its one reader: the first layer after it that reads it */
+            for (int j = i + 1, found = 0; j < net->n_layers && !found; j++)
+                for (int k = 0; k < net->layers[j].n_inputs && !found; k++)
+                    if (net->layers[j].inputs[k] == i) {
+                        found = 1;
                         by_reference = net->layers[j].kind->grad_by_reference;
+                    }
         if (!last_loss && wants && (l->consumers == 0 || !by_reference))
             own_grads += alloc(&grad_pages, y);
     }
@@ -93,6 +95,7 @@ int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp
     double built = m->activations + act_pages + m->params + flat_pages + m->gradients + grad_pages;
     m->pages = built > flatten ? act_pages + flat_pages + grad_pages : act_pages + flat_pages + layer_pages;
     m->total = fmax(flatten, built) + m->runtime;
+    m->held = built + m->runtime;
     settle(m, dev, CP_MEMORY_RESERVE_BYTES);
     return 0;
 }

@@ -35,6 +35,7 @@ typedef struct {
     double pages;       /* what cudaMalloc's whole pages add to the three above at the peak */
     double runtime;     /* CUDA context, cuDNN and cuBLAS handles (the device profile's, measured) */
     double total;       /* the peak of the five above: all but the workspace */
+    double held;        /* harness: what is held when the workspace is sized (the build's end, runtime included) */
     double device;      /* what the GPU offers (cudaMemGetInfo's total) */
     double reserve;     /* what must stay free besides (harness: CP_MEMORY_RESERVE_BYTES; eager: 0) */
     bool fits;          /* total + reserve <= device */
@@ -42,6 +43,16 @@ typedef struct {
 
 /* The footprint of one worker training `net` at `batch` images in `prec`. */
 int cp_memory_harness(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_memory *m);
+
+/* What the GPU has left for cuDNN's workspace once the harness footprint
+ * `m` is built and the reserve set aside, MiB (negative: nothing): the
+ * harness gives cuDNN the smaller of this and --workspace-mb (train.c sizes
+ * it so, before NCCL's buffers exist), so a network near the GPU's memory
+ * gets only the algorithms that fit what is left. */
+static inline double cp_memory_workspace_left_mb(const cp_memory *m)
+{
+    return (m->device - m->held - m->reserve) / 1048576.0;
+}
 
 /* What PyTorch's caching allocator has handed out at the peak of a training
  * step as tools/torch_bench.py runs it (torch.cuda.max_memory_allocated over

@@ -1,5 +1,7 @@
 #include "predict.h"
 
+#include "memory.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -354,6 +356,21 @@ static void legacy_host_pace(cp_prediction *p)
     p->legacy_paced = 1;
 }
 
+/* The workspace cuDNN may use in a harness run with the limit limit_mb:
+ * cnnperf-measure sizes it to what the GPU has left after the run's
+ * buffers, when that is less (model/memory.h); under 1 MiB it allocates
+ * none. Eager mode (negative: no limit) is left as it is, and so is a run
+ * that does not fit: it never gets to choose (the memory report says so). */
+static double harness_workspace_mb(const cp_network *net, const cp_device *dev, int batch, cp_precision prec,
+                                   double limit_mb)
+{
+    cp_memory m;
+    if (limit_mb < 0 || cp_memory_harness(net, dev, batch, prec, &m) || !(m.device > 0) || !m.fits)
+        return limit_mb;
+    double left = cp_memory_workspace_left_mb(&m);
+    return left >= limit_mb ? limit_mb : left >= 1 ? left : CP_NO_WORKSPACE_MB;
+}
+
 int cp_predict(const cp_network *net, const cp_device *dev, int batch, cp_precision prec, cp_prediction *p,
                cp_error *err)
 {
@@ -387,6 +404,7 @@ int cp_predict_ws(const cp_network *net, const cp_device *dev, int batch, cp_pre
     p->timeline = -1;
     if (batch < 1)
         return cp_fail(err, NULL, "batch", "must be a positive integer, got %d", batch);
+    p->workspace_left_mb = harness_workspace_mb(net, dev, batch, prec, workspace_mb);
     if (!cp_device_supports(dev, prec))
         return cp_fail(err, dev->file, "$.tensor_tflops_tf32", "%s has no tensor cores for %s", dev->name,
                        cp_precision_name(prec));
@@ -427,7 +445,8 @@ int cp_predict_ws(const cp_network *net, const cp_device *dev, int batch, cp_pre
         for (int i = 0; i < n; i++)
             for (int j = 0; j < CP_PASS_COUNT; j++)
                 built[i][j] = -1;
-        cp_exec x = {dev, prec, batch, tiles, algos, workspace_mb < 0 ? 0 : workspace_mb * 1048576.0,
+        double ws = p->workspace_left_mb;
+        cp_exec x = {dev, prec, batch, tiles, algos, ws < 0 ? 0 : ws * 1048576.0,
                      net->channels_last};
         rc = build_tree(p, &x, twin, built, err) || cp_tree_eval(&p->tree, p->root, &p->sys, err);
     }

@@ -30,6 +30,7 @@ typedef struct {
     cp_precision prec;
     cp_algos algos;
     double workspace_mb; /* the convolution workspace limit it was predicted with; negative: none */
+    double workspace_left_mb; /* the workspace cuDNN may use: the limit, or less where the GPU's memory is short */
     cp_system sys;
     cp_tree tree;
     int root, phase[4]; /* nodes: loading, forward, backward, update */

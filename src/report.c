@@ -228,10 +228,15 @@ static cJSON *result_json(const cp_prediction *p, double iteration_ms, double im
      * calibration made these numbers (null: the analytic model alone) */
     cJSON_AddStringToObject(o, "conv_api", p->algos == CP_ALGOS_PYTORCH ? "graph" : "legacy");
     cJSON_AddStringToObject(o, "memory_format", p->net->channels_last ? "channels_last" : "nchw");
-    if (p->workspace_mb >= 0) /* the algorithms' workspace limit (cnnperf-measure's --workspace-mb); none: eager */
+    if (p->workspace_mb >= 0) { /* the algorithms' workspace limit (cnnperf-measure's --workspace-mb); none: eager */
         cJSON_AddNumberToObject(o, "conv_workspace_limit_mib", p->workspace_mb <= CP_NO_WORKSPACE_MB ? 0 : p->workspace_mb);
-    else
+        /* what cuDNN may use: less where the run's buffers leave less free */
+        cJSON_AddNumberToObject(o, "conv_workspace_mib",
+                                p->workspace_left_mb <= CP_NO_WORKSPACE_MB ? 0 : p->workspace_left_mb);
+    } else {
         cJSON_AddNullToObject(o, "conv_workspace_limit_mib");
+        cJSON_AddNullToObject(o, "conv_workspace_mib");
+    }
     const cp_calibration *cal = cp_device_calibration(p->dev, p->algos);
     if (cal->loaded) {
         cJSON *c = cJSON_AddObjectToObject(o, "calibration");
@@ -383,11 +388,16 @@ static void memory_text(FILE *f, const cp_prediction *p, bool eager)
                     ? ": fits, but within 3% of the limit, where PyTorch's allocator held 0.2-2.9 GiB unusable when "
                       "steps failed (validation/memory-h100/)"
                     : "");
-    else
+    else {
         fprintf(f, "  memory: %.1f GiB of %.1f (activations %.1f, their gradients %.1f, parameters %.1f, cudaMalloc's "
                    "2 MiB pages %.1f, CUDA and libraries %.1f; cuDNN's workspace takes what is left)%s\n",
                 m.total / gib, m.device / gib, m.activations / gib, m.gradients / gib, m.params / gib, m.pages / gib,
                 m.runtime / gib, m.fits ? "" : ": DOES NOT FIT");
+        if (m.fits && p->workspace_mb >= 0 && p->workspace_left_mb < p->workspace_mb)
+            fprintf(f, "  workspace: %.0f MiB left of the %.0f MiB limit: convolution algorithms that need more are "
+                       "not candidates\n",
+                    p->workspace_left_mb <= CP_NO_WORKSPACE_MB ? 0 : p->workspace_left_mb, p->workspace_mb);
+    }
 }
 
 void cp_report_memory_warning(const cp_prediction *p, bool eager, int nccl_gpus, const char *what)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model/memory.h"
+#include "model/predict.h"
 #include "util/jsonread.h"
 
 /* conv -> relu -> conv, added to the relu's output -> flatten -> fc -> loss */
@@ -122,17 +123,20 @@ static void predict_tag(const char *tag, bool eager, int nccl_gpus, cp_memory *m
 }
 
 /* What a cnnperf-measure run held on rank 0's GPU besides its convolution
- * workspace, MiB (provenance.memory_used_mib - workspace_used_mib). */
-static double held_mib(const char *path)
+ * workspace, MiB (provenance.memory_used_mib - workspace_used_mib), and
+ * that workspace (*workspace, if not NULL). */
+static double held_mib(const char *path, double *workspace)
 {
     cp_error err;
     cJSON *root = cp_json_read_file(path, &err);
     if (!root)
         fail_msg("%s", err.msg);
     const cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
-    double held = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "memory_used_mib")) -
-                  cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "workspace_used_mib"));
+    double ws = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "workspace_used_mib"));
+    double held = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "memory_used_mib")) - ws;
     cJSON_Delete(root);
+    if (workspace)
+        *workspace = ws;
     return held;
 }
 
@@ -146,7 +150,7 @@ static double held_mib(const char *path)
  * included, and must be predicted to fit within the tolerance; one that
  * failed (1: out of memory) must be predicted not to fit; 124 (the harness
  * timed out before it had allocated everything) decides nothing. */
-static void check_memcheck_folder(const char *name, int *runs, int *refusals)
+static void check_memcheck_folder(const char *name, int *runs, int *refusals, int *tight)
 {
     char dir[512], path[1024], line[256];
     snprintf(dir, sizeof dir, "%s/validation/memory-h100/%s", CNNPERF_SOURCE_DIR, name);
@@ -170,10 +174,16 @@ static void check_memcheck_folder(const char *name, int *runs, int *refusals)
             continue;
         }
         snprintf(path, sizeof path, "%s/%s.json", dir, tag);
-        double held = held_mib(path), off = m.total / 1048576.0 - held;
+        double ws, held = held_mib(path, &ws), off = m.total / 1048576.0 - held;
         if (!m.fits || off < -MEASURED_TOLERANCE_MIB || off > MEASURED_TOLERANCE_MIB)
             fail_msg("%s: held %.0f MiB besides its workspace, predicted %.0f (%s)", tag, held,
                      m.total / 1048576.0, m.fits ? "fits" : "does not fit");
+        /* cuDNN had no more than what was left (model/memory.h), which
+         * predictions give it (model/predict.c) */
+        double left = cp_memory_workspace_left_mb(&m);
+        if (ws > left + MEASURED_TOLERANCE_MIB)
+            fail_msg("%s: its workspace took %.0f MiB, predicted to have %.0f left", tag, ws, left);
+        *tight += left < 1024;
         (*runs)++;
     }
     fclose(st);
@@ -182,11 +192,12 @@ static void check_memcheck_folder(const char *name, int *runs, int *refusals)
 static void test_memcheck_runs(void **state)
 {
     (void)state;
-    int runs = 0, refusals = 0;
-    check_memcheck_folder("memcheck", &runs, &refusals);
-    check_memcheck_folder("memcheck2", &runs, &refusals);
+    int runs = 0, refusals = 0, tight = 0;
+    check_memcheck_folder("memcheck", &runs, &refusals, &tight);
+    check_memcheck_folder("memcheck2", &runs, &refusals, &tight);
     assert_int_equal(runs, 12 + 9); /* memcheck2: VGG-19 b312 timed out in its algorithm search */
     assert_int_equal(refusals, 5 + 4);
+    assert_true(tight >= 1); /* some ran with under 1 GiB left for the workspace (ResNet-101 b200 FP32) */
 }
 
 /* PyTorch's steps (tools/torch_bench.py's "memory"): each that ran allocated
@@ -271,7 +282,7 @@ static void test_nccl_workers(void **state)
         char path[1024];
         snprintf(path, sizeof path, "%s/validation/memory-h100x2/memmulti/multi-%s-nccl.json", CNNPERF_SOURCE_DIR,
                  tags[i]);
-        double held = held_mib(path);
+        double held = held_mib(path, NULL);
         cp_memory one, m;
         predict_tag(tags[i], false, 1, &one);
         predict_tag(tags[i], false, 2, &m);
@@ -282,6 +293,38 @@ static void test_nccl_workers(void **state)
     }
 }
 
+/* A prediction gives cuDNN what the harness would: the limit where memory
+ * is plentiful, what is left near the GPU's memory (ResNet-101 b200 FP32 on
+ * an H100 used 96 MiB, validation/memory-h100/memcheck2/), the limit where
+ * the run does not fit (it never chooses); fewer algorithms are never faster. Eager mode keeps no
+ * limit (PyTorch takes what is free). */
+static void test_workspace_left(void **state)
+{
+    (void)state;
+    cp_device d;
+    cp_network small, big, huge;
+    cp_error err;
+    if (cp_device_load("h100", &d, &err) || cp_network_load("resnet50", &small, &err) ||
+        cp_network_load("resnet101", &big, &err) || cp_network_load("resnet152", &huge, &err))
+        fail_msg("%s", err.msg);
+    cp_prediction p = {0}, q = {0};
+    assert_int_equal(cp_predict_ws(&small, &d, 32, CP_PREC_FP32, CP_ALGOS_PYTORCH, 8192, &p, &err), 0);
+    assert_true(p.workspace_left_mb == 8192 && p.workspace_mb == 8192);
+    assert_int_equal(cp_predict_ws(&big, &d, 200, CP_PREC_FP32, CP_ALGOS_PYTORCH, 8192, &p, &err), 0);
+    assert_true(p.workspace_left_mb > 96 && p.workspace_left_mb < 256 && p.workspace_mb == 8192);
+    assert_int_equal(cp_predict_ws(&big, &d, 200, CP_PREC_FP32, CP_ALGOS_PYTORCH, 64, &q, &err), 0);
+    assert_true(q.workspace_left_mb == 64 && q.iteration_ms >= p.iteration_ms);
+    assert_int_equal(cp_predict_ws(&huge, &d, 168, CP_PREC_FP32, CP_ALGOS_FIND, 8192, &p, &err), 0);
+    assert_true(p.workspace_left_mb == 8192); /* does not fit: no choice is made */
+    assert_int_equal(cp_predict_ws(&big, &d, 200, CP_PREC_FP32, CP_ALGOS_PYTORCH, -1, &p, &err), 0);
+    assert_true(p.workspace_left_mb < 0);
+    cp_prediction_free(&p);
+    cp_prediction_free(&q);
+    cp_network_free(&small);
+    cp_network_free(&big);
+    cp_network_free(&huge);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_memcheck_runs),
         cmocka_unit_test(test_torch_runs),
         cmocka_unit_test(test_nccl_workers),
+        cmocka_unit_test(test_workspace_left),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

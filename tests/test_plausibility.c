@@ -85,7 +85,7 @@ static void for_each_network(void (*fn)(const cp_network *, const cp_device *, c
 }
 
 /* per algorithm set: [0] cudnnFind's, [1] PyTorch's */
-static long convs[2], convs_above_3[2], convs_below_1[2], engine_convs, wino_over, xmma_out;
+static long convs[2], convs_above_3[2], convs_below_1[2], engine_convs, wino_over, xmma_out, starved;
 static double wino_max, xmma_min = INFINITY, xmma_max;
 
 static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precision prec, int batch, cp_algos algos)
@@ -94,6 +94,14 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
     cp_error err;
     if (cp_predict_with(n, d, batch, prec, algos, &p, &err))
         fail_msg("%s", err.msg);
+    if (p.workspace_left_mb < fmin(p.workspace_mb, 1024)) {
+        /* the GPU's memory leaves cuDNN under 1 GiB of workspace: the
+         * algorithms are the few that fit what is left, which these bounds
+         * are not about (model/memory.h) */
+        starved++;
+        cp_prediction_free(&p);
+        return;
+    }
     double peak = cp_device_peak_flops(d, prec), bw = d->dram_bandwidth_gbs * 1e9;
     double sum[4] = {0};
     for (int i = 0; i < n->n_layers; i++) {
@@ -191,6 +199,7 @@ static void test_roofline_and_sums(void **state)
     print_message("FP32 convolutions outside 0.65-3.6x (PyTorch's) or 1-3.6x (cudnnFind's; 1x1: up to 10x): %ld, "
                   "%.2f-%.2fx (held within 0.4-4.5x)\n", xmma_out,
                   xmma_out ? xmma_min : 0, xmma_max);
+    print_message("configurations left out, under 1 GiB left by the GPU's memory for the workspace: %ld\n", starved);
     long all = convs[0] + convs[1], above = convs_above_3[0] + convs_above_3[1];
     assert_true(all > 1000 && above * 200 < all);
     assert_true(xmma_out * 100 < convs[0] + convs[1] + engine_convs);
