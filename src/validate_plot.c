@@ -167,6 +167,8 @@ static void iterations(const cp_validation *v, const void *arg, FILE *d, FILE *s
         }
         block++;
     }
+    if (!block) /* nothing measured at two GPU counts: an empty plot, not a broken script */
+        fputs("NaN notitle", s);
     fputc('\n', s);
 }
 
@@ -262,7 +264,8 @@ static void scaling(const cp_validation *v, const void *arg, FILE *d, FILE *s, c
     for (int i = 0; i < v->n_runs; i++)
         if (v->runs[i].gpus > most)
             most = v->runs[i].gpus;
-    fprintf(s, "set title 'Iteration time against GPU count: measured (solid) and predicted (dashed)'\n"
+    fprintf(s, "set title 'Iteration time against GPU count, configurations measured at two counts or more: measured "
+               "(solid), predicted (dashed)' font ',10'\n"
                "set logscale x 2\nset xrange [0.8:%g]\nset xlabel 'GPUs'\nset ylabel 'iteration (ms)'\n"
                "set yrange [0:*]\nset key outside right top font ',9'\nplot ",
             most * 1.25);
@@ -273,12 +276,24 @@ static void scaling(const cp_validation *v, const void *arg, FILE *d, FILE *s, c
             first = !(v->runs[j].gpus > 1 && same_series(&v->runs[j], r));
         if (!first)
             continue;
-        /* the series: its one-GPU run, then its runs by GPU count */
+        /* a curve needs two GPU counts: the one-GPU run of the same job, or
+         * runs of the series at another count (a lone point says nothing
+         * of scaling; the iterations plot has it) */
+        int one = -1, counts = 0;
         for (int j = 0; j < v->n_runs; j++)
-            if (v->runs[j].gpus == 1 && same_job(&v->runs[j], r)) {
-                fprintf(d, "1 %g %g\n", v->runs[j].meas_ms, v->runs[j].pred_ms);
-                break;
-            }
+            if (v->runs[j].gpus == 1 && same_job(&v->runs[j], r) && one < 0)
+                one = j;
+        for (int j = 0; j < v->n_runs && counts < 2; j++) {
+            int seen = 0;
+            for (int k = 0; k < j && !seen; k++)
+                seen = same_series(&v->runs[k], r) && v->runs[k].gpus == v->runs[j].gpus;
+            counts += v->runs[j].gpus > 1 && same_series(&v->runs[j], r) && !seen;
+        }
+        if (counts + (one >= 0) < 2)
+            continue;
+        /* the series: its one-GPU run, then its runs by GPU count */
+        if (one >= 0)
+            fprintf(d, "1 %g %g\n", v->runs[one].meas_ms, v->runs[one].pred_ms);
         for (int g = 2, next; g > 0; g = next) {
             next = 0;
             for (int j = 0; j < v->n_runs; j++) {
@@ -306,6 +321,8 @@ static void scaling(const cp_validation *v, const void *arg, FILE *d, FILE *s, c
         fprintf(s, " index %d using 1:3 with linespoints lc %d dt 2 pt 6 notitle", block, block + 1);
         block++;
     }
+    if (!block) /* nothing measured at two GPU counts: an empty plot, not a broken script */
+        fputs("NaN notitle", s);
     fputc('\n', s);
 }
 
