@@ -742,6 +742,36 @@ pswake34() {
     predict_in_call
 }
 
+# MODE=pswake35 (session 35, 2 GPUs): is mholdout35's LeNet-5 b144 FP16 with two parameter servers (0.95 ms measured,
+# 0.49 predicted) the servers' OpenMP threads asleep between rounds? That job, the same with one server, and the
+# calibration set's SqueezeNet 1.1 b64 FP16 with one (-26.8% in pscalib33), each under libgomp's default wait policy
+# and under OMP_WAIT_POLICY=active (the threads spin, never sleep), twice over in that order; the host's exchange
+# first. A diagnostic of a server setting the model does not describe: results in pswake35/<policy>-r<n>/, kept out
+# of the targets (validation/pswake-h100x2/).
+PSWAKE35_CONFIGS="
+lenet5 144 fp16 ps2
+lenet5 144 fp16 ps1
+squeezenet1_1 64 fp16 ps1"
+pswake35() {
+    need_gpus 2 || return
+    local base=$BUILD/results/pswake35 RES pol r
+    rm -rf "$base"
+    RES=$base ps_host 2
+    for r in 1 2; do
+        for pol in default active; do
+            RES=$base/$pol-r$r
+            mkdir -p "$RES"
+            cp "$base"/host-mpi-raw.json "$base"/psbench.json "$base"/psexchange*.json "$RES"/ 2>/dev/null
+            say "OMP_WAIT_POLICY=$pol, round $r"
+            (
+                if [ "$pol" = active ]; then export OMP_WAIT_POLICY=active; else unset OMP_WAIT_POLICY; fi
+                GPUS=2 CONV_API=graph multi_runs "$PSWAKE35_CONFIGS"
+            )
+            predict_in_call
+        done
+    done
+}
+
 # MODE=ddphold33 (session 33): six DDP jobs on 2 x H100 drawn before the call by Python's random.Random(33), as in
 # session 32 (a network of the 13 evaluation networks but LeNet-5 in name order, a batch of the multiples of 8 in
 # 32..160, fp16 or fp32, NCHW or channels-last, drawn in that order per job), in drawn order, predicted in the call
@@ -2289,6 +2319,7 @@ run_mode() {
         holdout_runs holdout33 "$HOLDOUT33_MEASURE" "" legacy
         torch_one "$HOLDOUT33_TORCH" torchholdout33 ;;
     pswake34) pswake34 ;;
+    pswake35) pswake35 ;;
     holdout34)
         holdout_runs holdout34 "$HOLDOUT34_MEASURE" "" legacy
         torch_one "$HOLDOUT34_TORCH" torchholdout34 ;;
