@@ -337,12 +337,17 @@ int cp_validation_plots(cp_validation *v, const char *prefix, cp_error *err)
         if (plot(v, gnuplot, svg, iterations, NULL, err))
             return -1;
     }
+    /* one per network, of the runs the targets count where there are any
+     * (the calibration set's and the memory checks' runs are not judged) */
+    int judged = 0;
+    for (int i = 0; i < v->n_runs && !judged; i++)
+        judged = v->runs[i].n_layers > 0 && cp_val_in_targets(&v->runs[i]);
     for (int i = 0; i < v->n_runs; i++) {
         const cp_val_run *r = &v->runs[i], *best = r;
-        int first = r->n_layers > 0;
+        int first = r->n_layers > 0 && (!judged || cp_val_in_targets(r));
         for (int j = 0; first && j < v->n_runs; j++) {
             const cp_val_run *q = &v->runs[j];
-            if (q->n_layers && strcmp(q->network, r->network) == 0) {
+            if (q->n_layers && (!judged || cp_val_in_targets(q)) && strcmp(q->network, r->network) == 0) {
                 first = j >= i;
                 if (better(q, best))
                     best = q;
