@@ -331,19 +331,34 @@ static int host_timeline(cp_prediction *p, const cp_calibration *cal, cp_error *
     return 0;
 }
 
+/* What the GPU still has to run once the host has issued its last
+ * convolution call (the first convolution layer's last backward pass) and
+ * hands the rest out faster than it runs: that pass and the update. */
+static double legacy_tail_ms(const cp_prediction *p)
+{
+    for (int i = 0; i < p->net->n_layers; i++) {
+        const cp_layer_pred *lp = &p->layers[i];
+        if (strcmp(p->net->layers[i].kind->name, "conv") != 0)
+            continue;
+        int last = lp->node[CP_PASS_BWD_WEIGHT] >= 0 ? CP_PASS_BWD_WEIGHT : CP_PASS_BWD_DATA;
+        return (lp->node[last] >= 0 ? lp->ms[last] : 0) + p->update_ms;
+    }
+    return p->update_ms;
+}
+
 /* cudnnFind's path where the device profile calibrates its host's legacy
  * calls: the host issues the iteration while the GPU runs the kernels, two
  * stages of one pipeline (Eq. 5-9 over the heterogeneous system), so the
  * iteration is the longer of the two. The host's time is the convolution
- * calls times its median issue per call (cp_legacy_host_estimate); when it
- * is the longer, forward and backward take on the difference in proportion
- * to their calls. */
+ * calls times its median issue per call (cp_legacy_host_estimate), and the
+ * GPU ends its tail after it (tail_ms); when that is the longer, forward
+ * and backward take on the difference in proportion to their calls. */
 static void legacy_host_pace(cp_prediction *p)
 {
     if (p->algos != CP_ALGOS_FIND || p->timeline >= 0 || !p->dev->legacy_host.loaded)
         return;
     cp_legacy_host h = cp_legacy_host_estimate(p);
-    double excess = h.median_ms - p->iteration_ms;
+    double excess = h.median_ms + h.tail_ms - p->iteration_ms;
     if (h.calls == 0 || excess <= 0)
         return;
     double bwd = p->backward_ms;
@@ -517,6 +532,7 @@ cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p)
     h.p10_ms = h.calls * us[0] * 1e-3;
     h.median_ms = h.calls * us[1] * 1e-3;
     h.p90_ms = h.calls * us[2] * 1e-3;
+    h.tail_ms = legacy_tail_ms(p);
     h.host_may_pace = h.calls > 0 && h.median_ms >= 0.8 * p->kernels_ms;
     return h;
 }

@@ -110,6 +110,10 @@ typedef struct {
     int calls;                  /* convolution passes of one iteration */
     int forward_calls;          /* of them, forward */
     double p10_ms, median_ms, p90_ms;
+    /* the GPU's work after the host's last convolution call (the first
+     * convolution layer's last backward pass and the update): a host-paced
+     * iteration ends that much after the host's issue */
+    double tail_ms;
     int host_may_pace;
     int calibrated;             /* the device's own host (its "legacy_host"), else the H100's */
 } cp_legacy_host;
