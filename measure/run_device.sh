@@ -839,6 +839,22 @@ HOLDOUT35_TORCH="
 --network mnasnet1_0 --batch 176 --precision fp16
 --network vgg13 --batch 120 --precision fp16"
 
+# MODE=holdout36 (session 35, asked of an H200): ten more one-GPU evaluation configurations by random.Random(36),
+# holdout35's rule, drawn after its model changes (the workspace the memory leaves, the legacy host's GPU tail);
+# the three cnnperf-measure jobs first in drawn order, then the seven PyTorch ones; predicted in the call.
+HOLDOUT36_MEASURE="
+densenet169 32 fp16
+vgg19 232 fp32
+googlenet 152 fp32"
+HOLDOUT36_TORCH="
+--network resnet101 --batch 40 --precision fp16
+--network mnasnet1_0 --batch 216 --precision fp32
+--network resnet50 --batch 96 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 152 --precision fp32
+--network resnet152 --batch 72 --precision fp16 --channels-last
+--network vgg16 --batch 224 --precision fp16
+--network alexnet --batch 184 --precision fp32 --channels-last"
+
 # MODE=mholdout35 (session 35, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3535):
 # per job a network of the 14 evaluation networks in name order, a batch of the multiples of 8 in 32..256, fp16
 # or fp32, and the exchange: NCCL (graph API), NCCL (legacy API), one CPU parameter server (graph API), two
@@ -2326,6 +2342,9 @@ run_mode() {
     holdout35)
         holdout_runs holdout35 "$HOLDOUT35_MEASURE" "" legacy
         torch_one "$HOLDOUT35_TORCH" torchholdout35 ;;
+    holdout36)
+        holdout_runs holdout36 "$HOLDOUT36_MEASURE" "" legacy
+        torch_one "$HOLDOUT36_TORCH" torchholdout36 ;;
     mholdout35) # the host's sweeps, then MHOLDOUT35_*'s jobs (graph API, legacy API, DDP), in results/mholdout35
         need_gpus 2 || return
         mpi_setup
