@@ -1513,6 +1513,20 @@ ps_host() {
             --rounds 3 -o "$RES/psexchange-k2.json" </dev/null || fail "psexchange --servers 2"
 }
 
+# two_gpu_host DIR: RES=results/DIR (emptied first; the caller declares RES local) gets this 2-GPU host's NCCL
+# all-reduce and MPI sweeps and its whole PS exchange (ps_host), which a holdout's jobs are then predicted with
+two_gpu_host() {
+    need_gpus 2 || return 1
+    mpi_setup
+    RES=$BUILD/results/$1
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    say "calibrate --only nccl,mpi, 2 ranks"
+    timeout 150 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
+        --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
+    ps_host 2
+}
+
 # ps_redo DIR API W CONFIGS [CONFIGS_ON_3_GPUS]: in results/DIR (emptied first: a warm machine keeps an
 # earlier call's), ps_host W, then CONFIGS on W GPUs (and the second list on 3) through convolution API API,
 # predicted in the call
@@ -2346,15 +2360,8 @@ run_mode() {
         holdout_runs holdout36 "$HOLDOUT36_MEASURE" "" legacy
         torch_one "$HOLDOUT36_TORCH" torchholdout36 ;;
     mholdout35) # the host's sweeps, then MHOLDOUT35_*'s jobs (graph API, legacy API, DDP), in results/mholdout35
-        need_gpus 2 || return
-        mpi_setup
-        local RES=$BUILD/results/mholdout35
-        rm -rf "$RES"
-        mkdir -p "$RES"
-        say "calibrate --only nccl,mpi, 2 ranks"
-        timeout 150 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
-            --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
-        ps_host 2
+        local RES
+        two_gpu_host mholdout35 || return
         GPUS=2 CONV_API=graph multi_runs "$MHOLDOUT35_GRAPH"
         GPUS=2 CONV_API=legacy multi_runs "$MHOLDOUT35_LEGACY"
         predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json
@@ -2542,15 +2549,8 @@ resnet50 64 fp32 nccl"
     holdout25) # session 25: 2-GPU jobs no call had run (HOLDOUT25_CONFIGS, chosen before the call; graph API),
         # predicted in the call: the host's NCCL all-reduce and MPI sweeps of 2 ranks and its whole PS exchange
         # (ps_host) first, in results/holdout25 (emptied first)
-        need_gpus 2 || return
-        mpi_setup
-        local RES=$BUILD/results/holdout25
-        rm -rf "$RES"
-        mkdir -p "$RES"
-        say "calibrate --only nccl,mpi, 2 ranks"
-        timeout 150 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
-            --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
-        ps_host 2
+        local RES
+        two_gpu_host holdout25 || return
         GPUS=2 CONV_API=graph multi_runs "$HOLDOUT25_CONFIGS"
         predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json ;;
     psredo_h200x4) # session 24: the same for the 4 x H200 folders (quad, quad2, holdout23; one job on 3 GPUs)
