@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 need=()
-pkgs=(cmake gcc make pkg-config libcjson-dev libcmocka-dev gnuplot-nox)
+pkgs=(cmake gcc make pkg-config libcjson-dev libcmocka-dev gnuplot-nox zlib1g-dev)
 [ "${1:-}" = "test" ] && pkgs+=(clang)
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")

@@ -1514,8 +1514,11 @@ static void unique_labels(cp_validation *v)
     for (int i = 0; dup && i < v->n_runs; i++)
         if (dup[i]) {
             char *l = v->runs[i].label;
-            size_t k = strlen(l);
-            snprintf(l + k, sizeof v->runs[i].label - k, " [%s]", base_name(v->runs[i].file));
+            const char *name = base_name(v->runs[i].file);
+            size_t k = strlen(l), nl = strlen(name);
+            if (nl > 3 && strcmp(name + nl - 3, ".gz") == 0) /* a measurement kept compressed: the same key */
+                nl -= 3;
+            snprintf(l + k, sizeof v->runs[i].label - k, " [%.*s]", (int)nl, name);
         }
     free(dup);
 }

@@ -8,6 +8,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#ifdef CP_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include <unistd.h>
 
 #include "src/validate.h"
+#include "util/jsonread.h"
 
 static cp_val_run run(const char *net, const char *dev, const char *prec, int batch, int gpus, const char *comm,
                       double meas, double pred)
@@ -402,7 +407,7 @@ static int make_tree(void **state)
             return -1;
     }
     const char *files[] = {"v/top.json", "v/h100/b.json", "v/h100/a.json", "v/h100/run.log",
-                           "v/h200x2/calib/raw.json", "v/.hidden/h.json"};
+                           "v/h200x2/calib/raw.json", "v/.hidden/h.json", "v/h100/c.json.gz"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         touch(files[i]);
     return 0;
@@ -431,17 +436,19 @@ static void test_glob_expand(void **state)
     int n = 0, cap = 0;
     cp_error err;
     snprintf(pat, sizeof pat, "%s/v/**/*.json", tree);
-    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), 4);
-    assert_int_equal(n, 4);
-    const char *expect[] = {"v/h100/a.json", "v/h100/b.json", "v/h200x2/calib/raw.json", "v/top.json"}; /* sorted */
-    for (int i = 0; i < 4; i++) {
+    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), 5);
+    assert_int_equal(n, 5);
+    /* sorted, a measurement kept compressed (*.json.gz) among the others */
+    const char *expect[] = {"v/h100/a.json", "v/h100/b.json", "v/h100/c.json.gz", "v/h200x2/calib/raw.json",
+                            "v/top.json"};
+    for (int i = 0; i < 5; i++) {
         snprintf(want, sizeof want, "%s/%s", tree, expect[i]);
         assert_string_equal(l[i], want);
     }
     /* a second pattern naming the same files adds none twice */
     snprintf(pat, sizeof pat, "%s/v/h100/*.json", tree);
-    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), 2);
-    assert_int_equal(n, 4);
+    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), 3);
+    assert_int_equal(n, 5);
     /* a folder: its *.json at any depth */
     free_list(l, n);
     l = NULL, n = cap = 0;
@@ -455,6 +462,43 @@ static void test_glob_expand(void **state)
     assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), -1);
     assert_non_null(strstr(err.msg, "cannot open"));
     free_list(l, n);
+}
+
+/* A measurement kept gzip-compressed reads as the same JSON; a cut one is an
+ * error naming the file, not a crash or half a file. */
+static void test_gzip_file(void **state)
+{
+    (void)state;
+    char path[256];
+    cp_error err;
+    snprintf(path, sizeof path, "%s/m.json.gz", tree);
+    const char *text = "{\"schema\": \"cnnperf-result/1\", \"batch\": 64}";
+#ifdef CP_HAVE_ZLIB
+    gzFile z = gzopen(path, "wb9");
+    assert_non_null(z);
+    assert_int_equal(gzputs(z, text), (int)strlen(text));
+    assert_int_equal(gzclose(z), Z_OK);
+    cJSON *root = cp_json_read_file(path, &err);
+    assert_non_null(root);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(root, "batch")->valueint, 64);
+    cJSON_Delete(root);
+    /* the same file cut short: zlib's own complaint, under the file's name */
+    FILE *f = fopen(path, "rb");
+    unsigned char buf[256];
+    size_t got = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    f = fopen(path, "wb");
+    fwrite(buf, 1, got / 2, f);
+    fclose(f);
+    assert_null(cp_json_read_file(path, &err));
+    assert_non_null(strstr(err.msg, "m.json.gz"));
+#else
+    FILE *f = fopen(path, "wb");
+    fputs(text, f);
+    fclose(f);
+    assert_null(cp_json_read_file(path, &err));
+    assert_non_null(strstr(err.msg, "without zlib"));
+#endif
 }
 
 /* --- the hand-written tail --------------------------------------------------------------- */
@@ -492,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_regressed),
         cmocka_unit_test(test_glob_match),
         cmocka_unit_test_setup_teardown(test_glob_expand, make_tree, remove_tree),
+        cmocka_unit_test_setup_teardown(test_gzip_file, make_tree, remove_tree),
         cmocka_unit_test(test_handwritten),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

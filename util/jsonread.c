@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef CP_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
 /* The first key that appears twice in one object under v, its JSON path in
  * path; 0 if none. cJSON keeps both and finds the first, so a second one
  * would be silently ignored, or worse. */
@@ -71,8 +75,56 @@ cJSON *cp_json_parse(const char *text, size_t len, const char *file, cp_error *e
     return NULL;
 }
 
+/* A gzip-compressed file (a name ending in ".gz"), whole, NUL-terminated. */
+static char *read_gz(const char *path, size_t *len, cp_error *err)
+{
+#ifdef CP_HAVE_ZLIB
+    gzFile z = gzopen(path, "rb");
+    if (!z) {
+        cp_fail(err, path, NULL, "cannot open: %s", errno ? strerror(errno) : "out of memory");
+        return NULL;
+    }
+    size_t cap = 1 << 18, n = 0;
+    char *buf = malloc(cap + 1);
+    int got = 0;
+    while (buf && (got = gzread(z, buf + n, (unsigned)(cap - n))) > 0) {
+        n += (size_t)got;
+        if (n < cap)
+            continue;
+        char *nb = cap < ((size_t)1 << 30) ? realloc(buf, 2 * cap + 1) : NULL;
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int zerr = 0;
+    const char *why = got < 0 ? gzerror(z, &zerr) : NULL;
+    gzclose(z);
+    if (!buf || got < 0) {
+        free(buf);
+        cp_fail(err, path, NULL, !buf ? "out of memory" : "not a whole gzip file: %s", why ? why : "read error");
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+#else
+    (void)len;
+    cp_fail(err, path, NULL, "a gzip-compressed file, and cnnperf was built without zlib (install zlib1g-dev and "
+                             "rebuild, or gunzip it)");
+    return NULL;
+#endif
+}
+
 char *cp_read_file(const char *path, size_t *len, cp_error *err)
 {
+    size_t plen = strlen(path);
+    if (plen > 3 && strcmp(path + plen - 3, ".gz") == 0)
+        return read_gz(path, len, err);
     FILE *f = fopen(path, "rb");
     if (!f) {
         cp_fail(err, path, NULL, "cannot open: %s", strerror(errno));

@@ -21,7 +21,8 @@ typedef struct {
  * reports line:column. */
 cJSON *cp_json_parse(const char *text, size_t len, const char *file, cp_error *err);
 
-/* Reads a whole file into a NUL-terminated buffer (caller frees). */
+/* Reads a whole file into a NUL-terminated buffer (caller frees); a name
+ * ending in ".gz" is read through zlib (a measurement kept compressed). */
 char *cp_read_file(const char *path, size_t *len, cp_error *err);
 
 /* cp_read_file then cp_json_parse: the tree (caller deletes) or NULL. */
