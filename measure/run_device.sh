@@ -2356,6 +2356,10 @@ run_mode() {
     holdout35)
         holdout_runs holdout35 "$HOLDOUT35_MEASURE" "" legacy
         torch_one "$HOLDOUT35_TORCH" torchholdout35 ;;
+    buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
+        grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
+        "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
+            </dev/null | head -12 || fail "validate a .json.gz" ;;
     holdout36)
         holdout_runs holdout36 "$HOLDOUT36_MEASURE" "" legacy
         torch_one "$HOLDOUT36_TORCH" torchholdout36 ;;
