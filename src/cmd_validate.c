@@ -476,7 +476,7 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
         n++;
     }
     closedir(d);
-    if (!rc)
+    if (!rc && n > 1) /* a folder whose runs are all kept compressed may have no plain JSON */
         qsort(names, (size_t)n, sizeof *names, by_name);
     double inv_bw = 0, lat = 0;
     char first[64] = "";

@@ -628,7 +628,8 @@ int cp_glob_expand(const char *pattern, char ***list, int *n, int *cap, cp_error
             return -1;
         matched += more;
         /* one order for both: by name, as a folder lists them */
-        qsort(*list + start, (size_t)(*n - start), sizeof **list, cmp_str);
+        if (*n - start > 1)
+            qsort(*list + start, (size_t)(*n - start), sizeof **list, cmp_str);
     }
     if (matched == 0)
         return cp_fail(err, NULL, NULL, "--measured: no file matches '%s'", pattern);
