@@ -1,6 +1,7 @@
 #include "jsonread.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,6 +76,55 @@ cJSON *cp_json_parse(const char *text, size_t len, const char *file, cp_error *e
     return NULL;
 }
 
+/* A whole stream into a NUL-terminated buffer, by chunks from rd (bytes
+ * read, 0 at its end, negative on error): one growing buffer for plain and
+ * compressed files. NULL with *bad 1 when memory ran out, 2 on a read error. */
+typedef long (*chunk_reader)(void *src, char *buf, size_t n);
+
+static char *read_all(void *src, chunk_reader rd, size_t *len, int *bad)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    *bad = buf ? 0 : 1;
+    for (long got; buf && (got = rd(src, buf + n, cap - n)) != 0;) {
+        if (got < 0) {
+            *bad = 2;
+            break;
+        }
+        n += (size_t)got;
+        if (n < cap)
+            continue;
+        char *nb = realloc(buf, 2 * cap + 1);
+        if (!nb) {
+            *bad = 1;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    if (*bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static long read_stdio(void *src, char *buf, size_t n)
+{
+    size_t got = fread(buf, 1, n, src);
+    return got == 0 && ferror((FILE *)src) ? -1 : (long)got;
+}
+
+#ifdef CP_HAVE_ZLIB
+static long read_zlib(void *src, char *buf, size_t n)
+{
+    return gzread(src, buf, n > INT_MAX ? INT_MAX : (unsigned)n);
+}
+#endif
+
 /* A gzip-compressed file (a name ending in ".gz"), whole, NUL-terminated. */
 static char *read_gz(const char *path, size_t *len, cp_error *err)
 {
@@ -84,33 +134,13 @@ static char *read_gz(const char *path, size_t *len, cp_error *err)
         cp_fail(err, path, NULL, "cannot open: %s", errno ? strerror(errno) : "out of memory");
         return NULL;
     }
-    size_t cap = 1 << 18, n = 0;
-    char *buf = malloc(cap + 1);
-    int got = 0;
-    while (buf && (got = gzread(z, buf + n, (unsigned)(cap - n))) > 0) {
-        n += (size_t)got;
-        if (n < cap)
-            continue;
-        char *nb = cap < ((size_t)1 << 30) ? realloc(buf, 2 * cap + 1) : NULL;
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int zerr = 0;
-    const char *why = got < 0 ? gzerror(z, &zerr) : NULL;
+    int bad, zerr = 0;
+    char *buf = read_all(z, read_zlib, len, &bad);
+    if (bad == 2)
+        cp_fail(err, path, NULL, "not a whole gzip file: %s", gzerror(z, &zerr));
+    else if (bad)
+        cp_fail(err, path, NULL, "out of memory");
     gzclose(z);
-    if (!buf || got < 0) {
-        free(buf);
-        cp_fail(err, path, NULL, !buf ? "out of memory" : "not a whole gzip file: %s", why ? why : "read error");
-        return NULL;
-    }
-    buf[n] = '\0';
-    if (len)
-        *len = n;
     return buf;
 #else
     (void)len;
@@ -130,32 +160,11 @@ char *cp_read_file(const char *path, size_t *len, cp_error *err)
         cp_fail(err, path, NULL, "cannot open: %s", strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        cap *= 2;
-        char *nb = realloc(buf, cap + 1);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = nb;
-        }
-    }
-    int bad = ferror(f);
+    int bad;
+    char *buf = read_all(f, read_stdio, len, &bad);
     fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        cp_fail(err, path, NULL, bad ? "read error" : "out of memory");
-        return NULL;
-    }
-    buf[n] = '\0';
-    if (len)
-        *len = n;
+    if (bad)
+        cp_fail(err, path, NULL, bad == 2 ? "read error" : "out of memory");
     return buf;
 }
 
