@@ -570,7 +570,8 @@ static int has_globstar(const char *p)
     return 0;
 }
 
-/* The files one pattern names (a count, or -1 with err set); none is no error here. */
+/* The files one pattern (or one file's name) names: a count, or -1 with err
+ * set; none is no error here. */
 static int glob_one(const char *pattern, char ***list, int *n, int *cap, cp_error *err)
 {
     int matched = 0;
@@ -578,11 +579,7 @@ static int glob_one(const char *pattern, char ***list, int *n, int *cap, cp_erro
         struct stat st;
         if (stat(pattern, &st) != 0)
             return cp_fail(err, pattern, NULL, "cannot open: %s", strerror(errno));
-        if (!S_ISDIR(st.st_mode))
-            return add_path(pattern, list, n, cap) < 0 ? cp_fail(err, pattern, NULL, "out of memory") : 1;
-        char sub[4200];
-        snprintf(sub, sizeof sub, "%s%s**/*.json", pattern, pattern[strlen(pattern) - 1] == '/' ? "" : "/");
-        return glob_one(sub, list, n, cap, err);
+        return add_path(pattern, list, n, cap) < 0 ? cp_fail(err, pattern, NULL, "out of memory") : 1;
     } else if (has_globstar(pattern)) {
         matched = expand_globstar(pattern, list, n, cap, err);
     } else {
@@ -606,23 +603,26 @@ static int glob_one(const char *pattern, char ***list, int *n, int *cap, cp_erro
     return matched;
 }
 
-/* A pattern of JSON files also takes the same names kept gzip-compressed
- * ("*.json" finds x.json and y.json.gz: validation/README.md says which
- * measurements are kept so). */
-int cp_glob_expand(const char *pattern, char ***list, int *n, int *cap, cp_error *err)
+/* A folder stands for its *.json at any depth, and a pattern of JSON files
+ * also takes the same names kept gzip-compressed ("*.json" finds x.json and
+ * y.json.gz: validation/README.md says which measurements are kept so). */
+int cp_glob_expand(const char *given, char ***list, int *n, int *cap, cp_error *err)
 {
+    const char *pattern = given;
+    size_t len = strlen(pattern);
+    char sub[4200];
+    struct stat st;
+    if (!has_magic(pattern, len) && stat(pattern, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(sub, sizeof sub, "%s%s**/*.json", pattern, pattern[len - 1] == '/' ? "" : "/");
+        pattern = sub;
+        len = strlen(sub);
+    }
     int start = *n, matched = glob_one(pattern, list, n, cap, err);
     if (matched < 0)
         return -1;
-    size_t len = strlen(pattern);
-    struct stat st;
-    int dir = !has_magic(pattern, len) && stat(pattern, &st) == 0 && S_ISDIR(st.st_mode);
-    if (dir || (has_magic(pattern, len) && len > 5 && strcmp(pattern + len - 5, ".json") == 0)) {
+    if (has_magic(pattern, len) && len > 5 && strcmp(pattern + len - 5, ".json") == 0) {
         char gz[4300];
-        if (dir)
-            snprintf(gz, sizeof gz, "%s%s**/*.json.gz", pattern, pattern[len - 1] == '/' ? "" : "/");
-        else
-            snprintf(gz, sizeof gz, "%s.gz", pattern);
+        snprintf(gz, sizeof gz, "%s.gz", pattern);
         int more = glob_one(gz, list, n, cap, err);
         if (more < 0)
             return -1;
@@ -632,7 +632,7 @@ int cp_glob_expand(const char *pattern, char ***list, int *n, int *cap, cp_error
             qsort(*list + start, (size_t)(*n - start), sizeof **list, cmp_str);
     }
     if (matched == 0)
-        return cp_fail(err, NULL, NULL, "--measured: no file matches '%s'", pattern);
+        return cp_fail(err, NULL, NULL, "--measured: no file matches '%s'", given);
     return matched;
 }
 
