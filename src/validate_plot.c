@@ -284,10 +284,12 @@ static void scaling(const cp_validation *v, const void *arg, FILE *d, FILE *s, c
             if (v->runs[j].gpus == 1 && same_job(&v->runs[j], r) && one < 0)
                 one = j;
         for (int j = 0; j < v->n_runs && counts < 2; j++) {
-            int seen = 0;
+            if (v->runs[j].gpus < 2 || !same_series(&v->runs[j], r))
+                continue;
+            int seen = 0; /* its GPU count met before in the series */
             for (int k = 0; k < j && !seen; k++)
-                seen = same_series(&v->runs[k], r) && v->runs[k].gpus == v->runs[j].gpus;
-            counts += v->runs[j].gpus > 1 && same_series(&v->runs[j], r) && !seen;
+                seen = v->runs[k].gpus == v->runs[j].gpus && same_series(&v->runs[k], r);
+            counts += !seen;
         }
         if (counts + (one >= 0) < 2)
             continue;
