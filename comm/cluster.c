@@ -154,15 +154,19 @@ static int parse_ps_server(cp_jctx *c, const cJSON *host, cp_cluster *cl)
     if (!o)
         return 0;
     size_t mark = cp_jpush_key(c, "ps_server_gbs");
-    int rc = ps_server_rates(c, o, cl->ps_server_gbs);
+    int rc = ps_server_rates(c, o, cl->ps_server.gbs);
     cp_jpop(c, mark);
+    long long threads = 0;
+    if (!rc && cp_jint(c, host, "ps_server_threads", false, 0, 1, 1 << 16, &threads))
+        rc = -1;
+    cl->ps_server.threads = (int)threads; /* 0: the cores its workers leave (comm/ps.c) */
     return rc;
 }
 
 static int parse_host(cp_jctx *c, const cJSON *root, cp_cluster *cl)
 {
     static const char *const known[] = {"name", "cpu_cores", "cpu_gflops_per_core", "memory_bandwidth_gbs",
-                                        "ipc", "ps_server_gbs", NULL};
+                                        "ipc", "ps_server_gbs", "ps_server_threads", NULL};
     int failed;
     const cJSON *o = object(c, root, "host", 1, &failed);
     if (failed)
@@ -415,9 +419,10 @@ int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error
      * validation/ (2 x H100, 2 and 4 x H200 hosts, 2026-11-25/26: FP32
      * 76-155, FP16 55-90, BF16 50-124), not the host memory's bandwidth,
      * which no server pass reached. --ps-bench FILE gives the user's own. */
-    c->ps_server_gbs[0] = 118.1;
-    c->ps_server_gbs[1] = 65.6;
-    c->ps_server_gbs[2] = 70.6;
+    c->ps_server.gbs[0] = 118.1;
+    c->ps_server.gbs[1] = 65.6;
+    c->ps_server.gbs[2] = 70.6;
+    c->ps_server.threads = 30; /* what those runs' servers had (32-core hosts, 2 workers) */
     snprintf(c->file, sizeof c->file, "(assumed from --device %s --gpus %d)", d->id, gpus);
     return 0;
 }
@@ -665,7 +670,7 @@ int cp_cluster_net_measured(const char *path, cp_link *net, cp_error *err)
     return rc;
 }
 
-int cp_cluster_ps_server_parse(const cJSON *root, const char *path, double gbs[3], cp_error *err)
+int cp_cluster_ps_server_parse(const cJSON *root, const char *path, cp_ps_server *out, cp_error *err)
 {
     cp_jctx c = {path, "$", err};
     if (!cJSON_IsObject(root))
@@ -676,21 +681,32 @@ int cp_cluster_ps_server_parse(const cJSON *root, const char *path, double gbs[3
     const cJSON *o = cp_jget(root, "server_gbs");
     if (!o)
         return cp_jfail(&c, "server_gbs", "missing");
-    double r[3] = {0, 0, 0};
+    cp_ps_server r;
+    memset(&r, 0, sizeof r);
+    long long threads = 0;
     size_t mark = cp_jpush_key(&c, "server_gbs");
-    int rc = ps_server_rates(&c, o, r);
+    int rc = ps_server_rates(&c, o, r.gbs);
     cp_jpop(&c, mark);
+    const cJSON *serial = cp_jget(root, "serial_server_gbs"); /* files before 2026-11-27 lack it */
+    if (!rc && serial) {
+        mark = cp_jpush_key(&c, "serial_server_gbs");
+        rc = ps_server_rates(&c, serial, r.serial_gbs);
+        cp_jpop(&c, mark);
+    }
+    if (!rc && cp_jint(&c, root, "threads", false, 0, 1, 1 << 16, &threads))
+        rc = -1;
+    r.threads = (int)threads;
     if (!rc)
-        memcpy(gbs, r, sizeof r);
+        *out = r;
     return rc;
 }
 
-int cp_cluster_ps_server_measured(const char *path, double gbs[3], cp_error *err)
+int cp_cluster_ps_server_measured(const char *path, cp_ps_server *out, cp_error *err)
 {
     cJSON *root = cp_json_read_file(path, err);
     if (!root)
         return -1;
-    int rc = cp_cluster_ps_server_parse(root, path, gbs, err);
+    int rc = cp_cluster_ps_server_parse(root, path, out, err);
     cJSON_Delete(root);
     return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "../model/device.h"
 #include "../model/system.h"
+#include "ps_server.h"
 
 #define CP_MAX_GROUPS 4
 
@@ -53,10 +54,9 @@ typedef struct {
     cp_link ipc;
     /* A CPU parameter server's own pass over its shard (sum of the workers'
      * gradients, SGD with momentum) as measured (cnnperf-psbench, or the
-     * host's ps_server_gbs): GB/s of gradients read and FP32 parameters and
-     * momentum read and written, for FP32, FP16 and BF16 gradients (the
-     * cp_ps_grad order); 0: the host memory's bandwidth. */
-    double ps_server_gbs[3];
+     * host's ps_server_gbs), for FP32, FP16 and BF16 gradients (the
+     * cp_ps_grad order); ps_server.h. */
+    cp_ps_server ps_server;
 } cp_cluster;
 
 /* spec: embedded name ("dgx-h100-x2") or a path to a JSON file. */
@@ -127,11 +127,12 @@ int cp_cluster_net_emulated(const cJSON *root);
  * takes. */
 int cp_cluster_net_one_per_node(const cJSON *root);
 
-/* The servers' pass as measured: a cnnperf-psbench file's $.server_gbs
- * (format cnnperf-psbench/1) into gbs[3] (FP32, FP16, BF16), for
- * cp_cluster.ps_server_gbs. Errors name the file and the JSON path. */
-int cp_cluster_ps_server_parse(const cJSON *root, const char *path, double gbs[3], cp_error *err);
+/* The servers' pass as measured: a cnnperf-psbench file (format
+ * cnnperf-psbench/1): $.server_gbs on $.threads threads and, where the
+ * file has it, $.serial_server_gbs on one thread, for cp_cluster.ps_server.
+ * *out is untouched on failure. Errors name the file and the JSON path. */
+int cp_cluster_ps_server_parse(const cJSON *root, const char *path, cp_ps_server *out, cp_error *err);
 /* The same read from a file (--ps-bench FILE). */
-int cp_cluster_ps_server_measured(const char *path, double gbs[3], cp_error *err);
+int cp_cluster_ps_server_measured(const char *path, cp_ps_server *out, cp_error *err);
 
 #endif

@@ -259,7 +259,10 @@ static double one_way(const cp_cluster *c, const ps_setup *s, worst_term *w)
  * write both back (the sum stays in registers: one fused pass, as
  * measure/ps.c's aggregate does); W-1 adds and the momentum SGD's two
  * multiply-adds per fp32 parameter. Servers sharing a host share its
- * memory and cores. A roofline: the slower of memory and arithmetic. */
+ * memory and cores. A roofline: the slower of memory and arithmetic. A
+ * shard under CP_PS_SERIAL_ELEMS parameters is summed on one thread, as
+ * cnnperf-measure's server does (ps_server.h): each server on a core of
+ * its own, at one thread's rate. */
 static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
 {
     char b[32];
@@ -273,15 +276,20 @@ static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
         return fmax(mem, flops / (s->gpu_flops * 1e9) * 1e3);
     }
     /* the pass as cnnperf-psbench measured it, else the host memory's bandwidth */
-    int measured = c->ps_server_gbs[s->grad_type] > 0;
-    double bw = measured ? c->ps_server_gbs[s->grad_type] : c->host_memory_bandwidth_gbs;
-    double mem = consider(w, ms_of(per_host * bytes, bw), measured ? "server pass" : "server memory",
-                          "%s%d gradient copies of %s at %.3g GB/s%s",
+    double elems = params / 4;
+    int serial = elems < CP_PS_SERIAL_ELEMS;
+    int threads = c->cpu_cores - s->g > 1 ? c->cpu_cores - s->g : 1; /* what its workers leave it */
+    double measured_bw = cp_ps_server_rate(&c->ps_server, s->grad_type, elems, threads);
+    int measured = measured_bw > 0, sharing = serial ? 1 : per_host;
+    double bw = measured ? measured_bw : c->host_memory_bandwidth_gbs;
+    double mem = consider(w, ms_of(sharing * bytes, bw), measured ? "server pass" : "server memory",
+                          "%s%d gradient copies of %s at %.3g GB/s%s%s",
                           measured ? "PS server's sum and SGD: " : "PS server memory bandwidth: summing ", s->w,
-                          mb(per_host * shard, b, sizeof b), bw, measured ? " (measured)" : "");
-    double rate = c->cpu_cores * c->cpu_gflops_per_core;
-    double cpu = consider(w, per_host * flops / (rate * 1e9) * 1e3, "server CPU",
-                          "PS server CPU: %.2g GFLOP of sums and SGD at %.0f GFLOP/s", per_host * flops / 1e9, rate);
+                          mb(sharing * shard, b, sizeof b), bw, measured ? " (measured)" : "",
+                          measured && serial ? " on one thread" : "");
+    double rate = (serial ? 1 : c->cpu_cores) * c->cpu_gflops_per_core;
+    double cpu = consider(w, sharing * flops / (rate * 1e9) * 1e3, "server CPU",
+                          "PS server CPU: %.2g GFLOP of sums and SGD at %.0f GFLOP/s", sharing * flops / 1e9, rate);
     return fmax(mem, cpu);
 }
 

@@ -1,6 +1,7 @@
 /* ps: see ps.h. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ps.h"
+#include "../comm/ps_server.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -340,7 +341,7 @@ static void aggregate(cm_ps *ps, int k)
     long long n = chunk_len(ps, c);
     cm_ps_type t = ps->lay.type[ps->chunk[c].part];
     sum_sgd(t, ps->in[k], (size_t)n * cm_ps_type_size(t), ps->workers, n, ps->w[k], ps->v[k], ps->lr, ps->momentum,
-            n >= 65536 ? ps->threads : 1);
+            n >= CP_PS_SERIAL_ELEMS ? ps->threads : 1); /* a small chunk: one thread */
 }
 
 double cm_ps_sum_sgd_ns(cm_ps_type t, int workers, long long n, int threads, int reps)
@@ -360,6 +361,37 @@ double cm_ps_sum_sgd_ns(cm_ps_type t, int workers, long long n, int threads, int
     free(w);
     free(v);
     return best;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define SERIAL_EVICT_BYTES (64u << 20)
+
+double cm_ps_sum_sgd_serial_ns(cm_ps_type t, int workers, long long n, int reps)
+{
+    size_t stride = (size_t)n * cm_ps_type_size(t);
+    char *in = xcalloc((size_t)workers, stride), *evict = xcalloc(1, SERIAL_EVICT_BYTES);
+    float *w = xcalloc((size_t)n, sizeof *w), *v = xcalloc((size_t)n, sizeof *v);
+    double *ns = xcalloc((size_t)reps, sizeof *ns);
+    for (int r = 0; r < reps; r++) {
+        memset(evict, r + 1, SERIAL_EVICT_BYTES); /* a job's iteration ran since the last round */
+        memset(in, 0, (size_t)workers * stride);  /* the copies MPI just received */
+        double t0 = cm_mpi_now();
+        sum_sgd(t, in, stride, workers, n, w, v, 0.01f, 0.9f, 1);
+        ns[r] = (cm_mpi_now() - t0) * 1e9 / (double)n;
+    }
+    qsort(ns, (size_t)reps, sizeof *ns, by_value);
+    double median = ns[reps / 2];
+    free(ns);
+    free(in);
+    free(evict);
+    free(w);
+    free(v);
+    return median;
 }
 
 double cm_ps_serve_round(cm_ps *ps)

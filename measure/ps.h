@@ -123,6 +123,12 @@ void cm_ps_free(cm_ps *ps);
  * of type t on `threads` threads, on zeroed buffers: the fastest of `reps`
  * passes (after one untimed), in ns per parameter (cnnperf-psbench). */
 double cm_ps_sum_sgd_ns(cm_ps_type t, int workers, long long n, int threads, int reps);
+/* The same on one thread, as the server sums a chunk of fewer than
+ * CP_PS_SERIAL_ELEMS parameters (comm/ps_server.h), each pass as in a job:
+ * the gradient copies just written, the parameters and momentum left
+ * behind by a 64 MiB write (an iteration ran since the last round); the
+ * median of `reps` passes, in ns per parameter. */
+double cm_ps_sum_sgd_serial_ns(cm_ps_type t, int workers, long long n, int reps);
 #endif
 
 #endif

@@ -14,7 +14,10 @@
  * processes copy their gradients into MPI's shared memory while a server
  * sums (the pass shares the host's memory with them). CPU only: no GPU, no
  * MPI launch. Writes JSON (format cnnperf-psbench/1) to FILE atomically, or
- * to stdout. */
+ * to stdout. Then the same pass on one thread over CP_PS_SERIAL_ELEMS / 2
+ * parameters, as the server sums a small chunk (comm/ps_server.h), each
+ * pass after a 64 MiB write as in a job; the median of 15
+ * (serial_server_gbs; the model takes it for such chunks). */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <pthread.h>
 #include <sched.h>
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../comm/ps_server.h"
 #include "ps.h"
 #include "toolio.h"
 
@@ -98,6 +102,15 @@ int main(int argc, char **argv)
                 names[t], ns[t], gbs[t], workers, threads, beside);
     }
 
+    const long long serial_n = CP_PS_SERIAL_ELEMS / 2;
+    double sns[CM_PS_TYPE_COUNT], sgbs[CM_PS_TYPE_COUNT];
+    for (int t = 0; t < CM_PS_TYPE_COUNT; t++) {
+        sns[t] = cm_ps_sum_sgd_serial_ns((cm_ps_type)t, (int)workers, serial_n, 15);
+        sgbs[t] = ((double)workers * (double)cm_ps_type_size((cm_ps_type)t) + 16.0) / sns[t];
+        fprintf(stderr, "cnnperf-psbench: %s gradients, %lld parameters on one thread: %.3f ns per parameter, %.1f GB/s\n",
+                names[t], serial_n, sns[t], sgbs[t]);
+    }
+
     atomic_store(&copying, 0);
     for (int i = 0; i < started; i++)
         pthread_join(copiers[i], NULL);
@@ -110,9 +123,12 @@ int main(int argc, char **argv)
         return 1;
     fprintf(f,
             ", \"affinity_cores\": %d},\n"
-            " \"workers\": %lld, \"params\": %lld, \"threads\": %lld, \"beside\": %lld,\n",
-            cores, workers, params, threads, beside);
+            " \"workers\": %lld, \"params\": %lld, \"threads\": %lld, \"beside\": %lld, \"serial_params\": %lld,\n",
+            cores, workers, params, threads, beside, serial_n);
     fprintf(f, " \"ns_per_param\": {\"fp32\": %.4f, \"fp16\": %.4f, \"bf16\": %.4f},\n", ns[0], ns[1], ns[2]);
-    fprintf(f, " \"server_gbs\": {\"fp32\": %.2f, \"fp16\": %.2f, \"bf16\": %.2f}\n}\n", gbs[0], gbs[1], gbs[2]);
+    fprintf(f, " \"server_gbs\": {\"fp32\": %.2f, \"fp16\": %.2f, \"bf16\": %.2f},\n", gbs[0], gbs[1], gbs[2]);
+    fprintf(f, " \"serial_ns_per_param\": {\"fp32\": %.4f, \"fp16\": %.4f, \"bf16\": %.4f},\n", sns[0], sns[1], sns[2]);
+    fprintf(f, " \"serial_server_gbs\": {\"fp32\": %.2f, \"fp16\": %.2f, \"bf16\": %.2f}\n}\n", sgbs[0], sgbs[1],
+            sgbs[2]);
     return cm_atomic_close("cnnperf-psbench", f, out, tmp);
 }

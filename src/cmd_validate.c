@@ -51,7 +51,7 @@ typedef struct {
     int found, ps_found, eager_found, net_found, ddp_found;
     unsigned x_found;
     cp_link ipc, net, xipc[XIPC_MAX + 1];
-    double ps_gbs[3];
+    cp_ps_server ps_server;
     cp_eager_costs eager, ddp; /* ddp: torch_bench.py --ddp-overhead's, merged into eager */
 } folder_host;
 
@@ -512,7 +512,7 @@ static int scan_folder(const char *dir, folder_host *h, cp_error *err)
             inv_bw += rc ? 0 : 1 / one.bandwidth_gbs;
             lat += rc ? 0 : one.latency_us;
         } else if (!h->ps_found && format && strcmp(format, "cnnperf-psbench/1") == 0) {
-            rc = cp_cluster_ps_server_parse(root, path, h->ps_gbs, err);
+            rc = cp_cluster_ps_server_parse(root, path, &h->ps_server, err);
             h->ps_found = !rc;
         } else if (!h->eager_found && (schema = str_at(root, "schema")) &&
                    strcmp(schema, "cnnperf-eager-overhead/1") == 0) {
@@ -578,13 +578,13 @@ static int run_folder(val_state *s, const char *file, const folder_host **out, c
 /* The host MPI link a multi-GPU run with `servers` parameter servers is
  * predicted with: --host-mpi FILE, else (auto) the run's own folder's
  * measured one (its exchange with as many servers where measured); NULL:
- * the cluster's. In auto, *ps_gbs: the folder's measured parameter-server
+ * the cluster's. In auto, *ps: the folder's measured parameter-server
  * pass, or NULL. */
-static int run_ipc(val_state *s, const char *file, int servers, const cp_link **ipc, const double **ps_gbs,
+static int run_ipc(val_state *s, const char *file, int servers, const cp_link **ipc, const cp_ps_server **ps,
                    cp_error *err)
 {
     *ipc = NULL;
-    *ps_gbs = NULL;
+    *ps = NULL;
     if (s->have_ipc) {
         *ipc = &s->ipc;
         return 0;
@@ -597,7 +597,7 @@ static int run_ipc(val_state *s, const char *file, int servers, const cp_link **
     *ipc = servers > 1 && servers <= XIPC_MAX && (h->x_found & 1u << servers) ? &h->xipc[servers]
            : h->found                                                        ? &h->ipc
                                                                              : NULL;
-    *ps_gbs = h->ps_found ? h->ps_gbs : NULL;
+    *ps = h->ps_found ? &h->ps_server : NULL;
     return 0;
 }
 
@@ -708,10 +708,10 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     } else {
         cp_cluster cl;
         const cp_link *ipc, *link = NULL;
-        const double *ps_gbs;
+        const cp_ps_server *ps_server;
         if (run_cluster(s, &dev, r->gpus, rc->nodes, &cl, &e))
             return cp_jfail(c, "gpus", "%s", e.msg);
-        if (run_ipc(s, c->file, (int)r->ps_servers, &ipc, &ps_gbs, c->err) ||
+        if (run_ipc(s, c->file, (int)r->ps_servers, &ipc, &ps_server, c->err) ||
             (cl.nodes > 1 && run_net(s, c->file, &link, c->err)))
             return -1;
         cp_link emulated_net;
@@ -732,8 +732,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
                 snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note),
                          "%shost MPI %.3g GB/s, %.120s", *ipc_note ? "; " : "", ipc->bandwidth_gbs, ipc->name);
         }
-        if (ps_gbs) {
-            memcpy(cl.ps_server_gbs, ps_gbs, sizeof cl.ps_server_gbs);
+        if (ps_server) {
+            cl.ps_server = *ps_server;
             if (strcmp(r->comm, "ps") == 0)
                 snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note),
                          "%sPS server pass measured (cnnperf-psbench)", *ipc_note ? "; " : "");

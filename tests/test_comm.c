@@ -863,11 +863,11 @@ static void ps_server_measured(void **state)
     cJSON *root = cp_json_read_file(CNNPERF_SOURCE_DIR "/tests/data/psbench-sample.json", &err);
     assert_non_null(root);
     cp_cluster c = synth(8, 1, 100, 2, 1, 1, 10, 5);
-    if (cp_cluster_ps_server_parse(root, "psbench-sample.json", c.ps_server_gbs, &err))
+    if (cp_cluster_ps_server_parse(root, "psbench-sample.json", &c.ps_server, &err))
         fail_msg("%s", err.msg);
     cJSON_Delete(root);
-    NEAR(c.ps_server_gbs[0], 150);
-    NEAR(c.ps_server_gbs[1], 50);
+    NEAR(c.ps_server.gbs[0], 150);
+    NEAR(c.ps_server.gbs[1], 50);
     cp_ps_est e = ps(&c, 2, MB100, 1, 0, 0);
     NEAR(e.aggregate_ms, 4.0);
     cp_ps_config cfg = {.servers = 1, .pull_ratio = 2, .grad_type = 1};
@@ -881,18 +881,49 @@ static void ps_server_measured(void **state)
     } bad_files[] = {
         {"psbench-format-wrong.json", "$.format", "expected \"cnnperf-psbench/1\""},
         {"psbench-rate-negative.json", "$.server_gbs.fp16", "must be positive, got -3"},
+        {"psbench-serial-zero.json", "$.serial_server_gbs.fp16", "must be positive, got 0"},
+        {"psbench-threads-zero.json", "$.threads", "0"},
     };
     for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
         char file[512];
         snprintf(file, sizeof file, "%s/%s", BAD_DIR, bad_files[i].file);
-        double gbs[3] = {1, 2, 3};
+        cp_ps_server kept = {{1, 2, 3}, {0, 0, 0}, 7};
         cJSON *r = cp_json_read_file(file, &err);
         assert_non_null(r);
-        expect_refused(bad_files[i].file, cp_cluster_ps_server_parse(r, file, gbs, &err), &err, bad_files[i].path,
+        expect_refused(bad_files[i].file, cp_cluster_ps_server_parse(r, file, &kept, &err), &err, bad_files[i].path,
                        bad_files[i].msg);
         cJSON_Delete(r);
-        assert_true(gbs[0] == 1 && gbs[1] == 2 && gbs[2] == 3); /* untouched on failure */
+        assert_true(kept.gbs[0] == 1 && kept.gbs[1] == 2 && kept.gbs[2] == 3 && kept.threads == 7); /* untouched */
     }
+}
+
+/* A shard under CP_PS_SERIAL_ELEMS parameters is summed on one thread, as
+ * cnnperf-measure's server does (measure/ps.c): at psbench's one-thread rate
+ * where the file has it, else at its rate over its threads. 2 FP32 workers
+ * of 100 kB (25,000 parameters): (2 + 4) x 100 kB at 150 / 30 = 5 GB/s is
+ * 0.12 ms, at a measured 10 GB/s 0.06 ms; two servers, each on a core of
+ * its own with half: 0.03 ms. 65,536 parameters take the threads' rate. */
+static void ps_server_small_chunk_on_one_thread(void **state)
+{
+    (void)state;
+    cp_error err = {{0}};
+    cp_cluster c = synth(1, 8, 100, 2, 1, 1, 10, 5);
+    c.ipc.bandwidth_gbs = 0; /* the server's pass alone */
+    if (cp_cluster_ps_server_measured(CNNPERF_SOURCE_DIR "/tests/data/psbench-sample.json", &c.ps_server, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(c.ps_server.threads, 30);
+    NEAR(ps(&c, 2, 100e3, 1, 0, 0).aggregate_ms, 0.12);
+    if (cp_cluster_ps_server_measured(CNNPERF_SOURCE_DIR "/tests/data/psbench-serial-sample.json", &c.ps_server,
+                                      &err))
+        fail_msg("%s", err.msg);
+    NEAR(c.ps_server.serial_gbs[0], 10);
+    NEAR(ps(&c, 2, 100e3, 1, 0, 0).aggregate_ms, 0.06);
+    NEAR(ps(&c, 2, 100e3, 2, 0, 0).aggregate_ms, 0.03);
+    double big = 4.0 * CP_PS_SERIAL_ELEMS;
+    NEAR(ps(&c, 2, big, 1, 0, 0).aggregate_ms, 6 * big / 150e9 * 1e3);
+    c.ps_server.threads = 0; /* a cluster file without ps_server_threads: the cores its 2 workers leave, 10 - 2 */
+    c.ps_server.serial_gbs[0] = 0;
+    NEAR(ps(&c, 2, 100e3, 1, 0, 0).aggregate_ms, 6 * 100e3 / (150e9 / 8) * 1e3);
 }
 
 int main(void)
@@ -909,6 +940,7 @@ int main(void)
         cmocka_unit_test(ps_pull_ratio),
         cmocka_unit_test(ps_gpu_server),
         cmocka_unit_test(ps_server_measured),
+        cmocka_unit_test(ps_server_small_chunk_on_one_thread),
         cmocka_unit_test(ps_server_process),
         cmocka_unit_test(ps_dissertation_box),
         cmocka_unit_test(refusals),

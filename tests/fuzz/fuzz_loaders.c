@@ -98,10 +98,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cJSON *root = cp_json_parse(text, len, "fuzz", &err);
         if (root) {
             cp_link l;
-            double gbs[3];
+            cp_ps_server ps;
             cp_cluster_ipc_parse(root, "fuzz", &l, &err);
             cp_cluster_net_parse(root, "fuzz", &l, &err);
-            cp_cluster_ps_server_parse(root, "fuzz", gbs, &err);
+            cp_cluster_ps_server_parse(root, "fuzz", &ps, &err);
             cJSON_Delete(root);
         }
         break;
