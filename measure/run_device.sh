@@ -855,6 +855,41 @@ HOLDOUT36_TORCH="
 --network vgg16 --batch 224 --precision fp16
 --network alexnet --batch 184 --precision fp32 --channels-last"
 
+# MODE=holdout37 (session 37): ten one-GPU evaluation configurations by random.Random(37), holdout33's rule (per
+# job a network of the 14 evaluation networks in name order, a batch of the multiples of 8 in 32..256, fp16 or fp32,
+# and the harness: graph API, legacy API, PyTorch NCHW or channels-last, drawn in that order per job), drawn after
+# the one-thread server pass; the seven cnnperf-measure jobs first in drawn order, then the three PyTorch ones;
+# predicted in the call with this commit's model.
+HOLDOUT37_MEASURE="
+vgg13 184 fp16 graphapi
+vgg13 120 fp32 graphapi
+vgg16 136 fp32
+vgg19 256 fp16 graphapi
+vgg13 208 fp16
+resnet50 136 fp16 graphapi
+alexnet 192 fp32 graphapi"
+HOLDOUT37_TORCH="
+--network vgg13 --batch 144 --precision fp32 --channels-last
+--network resnet152 --batch 48 --precision fp32
+--network vgg13 --batch 208 --precision fp32"
+
+# MODE=mholdout37 (session 37, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3737),
+# mholdout35's rule (network, batch 32..256 in steps of 8, fp16/fp32, and the exchange: NCCL graph API, NCCL legacy
+# API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or channels-last); the host's sweeps
+# first (cnnperf-psbench now with its one-thread pass), then the graph-API jobs in drawn order and the DDP ones.
+MHOLDOUT37_GRAPH="
+resnet152 256 fp16 nccl
+mnasnet1_0 88 fp16 nccl
+resnet101 88 fp16 ps2
+vgg13 32 fp32 ps1
+resnet50 88 fp32 nccl"
+MHOLDOUT37_DDP="
+--network vgg16 --batch 88 --precision fp16 --channels-last
+--network densenet169 --batch 120 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 48 --precision fp16
+--network vgg13 --batch 248 --precision fp32 --channels-last
+--network vgg16 --batch 88 --precision fp32"
+
 # MODE=mholdout35 (session 35, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3535):
 # per job a network of the 14 evaluation networks in name order, a batch of the multiples of 8 in 32..256, fp16
 # or fp32, and the exchange: NCCL (graph API), NCCL (legacy API), one CPU parameter server (graph API), two
@@ -2363,6 +2398,15 @@ run_mode() {
     holdout36)
         holdout_runs holdout36 "$HOLDOUT36_MEASURE" "" legacy
         torch_one "$HOLDOUT36_TORCH" torchholdout36 ;;
+    holdout37)
+        holdout_runs holdout37 "$HOLDOUT37_MEASURE" "" legacy
+        torch_one "$HOLDOUT37_TORCH" torchholdout37 ;;
+    mholdout37) # the host's sweeps, then MHOLDOUT37_*'s jobs (graph API, DDP), in results/mholdout37
+        local RES
+        two_gpu_host mholdout37 || return
+        GPUS=2 CONV_API=graph multi_runs "$MHOLDOUT37_GRAPH"
+        predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json
+        ddp "$MHOLDOUT37_DDP" ;;
     mholdout35) # the host's sweeps, then MHOLDOUT35_*'s jobs (graph API, legacy API, DDP), in results/mholdout35
         local RES
         two_gpu_host mholdout35 || return
