@@ -855,7 +855,7 @@ HOLDOUT36_TORCH="
 --network vgg16 --batch 224 --precision fp16
 --network alexnet --batch 184 --precision fp32 --channels-last"
 
-# MODE=holdout37 (session 37): ten one-GPU evaluation configurations by random.Random(37), holdout33's rule (per
+# MODE=holdout37 (session 36): ten one-GPU evaluation configurations by random.Random(37), holdout33's rule (per
 # job a network of the 14 evaluation networks in name order, a batch of the multiples of 8 in 32..256, fp16 or fp32,
 # and the harness: graph API, legacy API, PyTorch NCHW or channels-last, drawn in that order per job), drawn after
 # the one-thread server pass; the seven cnnperf-measure jobs first in drawn order, then the three PyTorch ones;
@@ -873,7 +873,7 @@ HOLDOUT37_TORCH="
 --network resnet152 --batch 48 --precision fp32
 --network vgg13 --batch 208 --precision fp32"
 
-# MODE=mholdout37 (session 37, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3737),
+# MODE=mholdout37 (session 36, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3737),
 # mholdout35's rule (network, batch 32..256 in steps of 8, fp16/fp32, and the exchange: NCCL graph API, NCCL legacy
 # API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or channels-last); the host's sweeps
 # first (cnnperf-psbench now with its one-thread pass), then the graph-API jobs in drawn order and the DDP ones.
