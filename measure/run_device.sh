@@ -873,6 +873,22 @@ HOLDOUT37_TORCH="
 --network resnet152 --batch 48 --precision fp32
 --network vgg13 --batch 208 --precision fp32"
 
+# MODE=holdout38 (session 36): ten more one-GPU evaluation configurations by random.Random(38), holdout37's rule,
+# drawn with the session's final model; the seven cnnperf-measure jobs first in drawn order, then the three PyTorch
+# ones; predicted in the call.
+HOLDOUT38_MEASURE="
+vgg13 136 fp32 graphapi
+resnet34 224 fp32
+resnext50_32x4d 48 fp32
+resnet152 160 fp16 graphapi
+resnet152 120 fp16
+resnet34 56 fp32 graphapi
+vgg16 64 fp32 graphapi"
+HOLDOUT38_TORCH="
+--network densenet169 --batch 120 --precision fp32
+--network alexnet --batch 184 --precision fp16
+--network resnet101 --batch 96 --precision fp32"
+
 # MODE=mholdout37 (session 36, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3737),
 # mholdout35's rule (network, batch 32..256 in steps of 8, fp16/fp32, and the exchange: NCCL graph API, NCCL legacy
 # API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or channels-last); the host's sweeps
@@ -2401,6 +2417,9 @@ run_mode() {
     holdout37)
         holdout_runs holdout37 "$HOLDOUT37_MEASURE" "" legacy
         torch_one "$HOLDOUT37_TORCH" torchholdout37 ;;
+    holdout38)
+        holdout_runs holdout38 "$HOLDOUT38_MEASURE" "" legacy
+        torch_one "$HOLDOUT38_TORCH" torchholdout38 ;;
     mholdout37) # the host's sweeps, then MHOLDOUT37_*'s jobs (graph API, DDP), in results/mholdout37
         local RES
         two_gpu_host mholdout37 || return
