@@ -1983,6 +1983,7 @@ ncu_profile() {
     # FFMA thread instructions: issue slots per FFMA of a kernel without
     # knowing its tile's reduction (the FFT GEMM, session 17's open item)
     metrics=$metrics,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+    metrics=${NCU_METRICS:-$metrics} # NCU_METRICS: fewer, for a faster replay of a whole network
     "$ncu" --version 2>&1 | tail -1
     while read -r net batch prec; do
         [ -n "$net" ] || continue
@@ -1997,6 +1998,13 @@ ncu_profile() {
             --log-file "$RES/ncu-$tag.csv" "$MEASURE" --network "$net" --batch "$batch" --precision "$prec" \
             --warmup 2 --iters 1 -o "$RES/ncu-scratch.json" </dev/null >"$RES/ncu-$tag.log" 2>&1 ||
             fail "ncu $tag (log ncu-$tag.log)"
+        # NCU_KEEP_ENGINES=1: the run's chosen algorithms and engines per layer (its provenance), which map the
+        # kernels onto the graph API's engine ids; the run's timings under replay are dropped all the same
+        [ "${NCU_KEEP_ENGINES:-0}" = 0 ] || python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["provenance"]
+json.dump({"format": "cnnperf-conv-engines/1", "command": p["command"], "gpu_name": p["gpu_name"],
+           "driver_version": p["driver_version"], "cudnn": p["cudnn"], "date_utc": p["date_utc"],
+           "git_commit": p["git_commit"], "conv_algorithms": p["conv_algorithms"]}, open(sys.argv[2], "w"), indent=1)' \
+            "$RES/ncu-scratch.json" "$RES/engines-$tag.json" || fail "engines $tag"
         rm -f "$RES/ncu-scratch.json"
         python3 tools/ncu_summary.py "$RES/ncu-$tag.csv" 2>&1 | head -25
         bundle
@@ -2889,6 +2897,14 @@ resnet34 128 bf16" "--warmup 3 --iters 10" ;;
 vgg19 64 fp32
 vgg19 64 fp16" "--warmup 3 --iters 10"
         parity torch ;;
+    ncu1x1) # session 36: which kernels the graph API's engines run for the calibration set's 16-bit convolutions
+        # (engines 58/62 forward, 63/67 data gradient, 62/65 weight gradient on 1x1 layers: the largest class of
+        # layer-pass error, by engine), at the batches of its measured runs; names and GPU times only, and each
+        # run's engine choice beside its CSV
+        CONV_API=graph NCU_KEEP_ENGINES=1 NCU_METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size \
+            NCU_TIMEOUT=200 NCU_CONFIGS="
+densenet121 64 fp16
+inception_v3 64 fp16" ncu_profile ;;
     ncu) # every kernel of one timed iteration under Nsight Compute (ncu_profile above), then
          # PyTorch's cuDNN batch norm through torch.profiler (needs no hardware counters, should ncu lack them)
         ncu_profile
