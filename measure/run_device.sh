@@ -889,6 +889,22 @@ HOLDOUT38_TORCH="
 --network alexnet --batch 184 --precision fp16
 --network resnet101 --batch 96 --precision fp32"
 
+# MODE=holdout39 (session 36): ten more one-GPU evaluation configurations by random.Random(39), holdout37's rule,
+# with the session's final model; the three cnnperf-measure jobs first, then the seven PyTorch ones in drawn order
+# (a job past the deadline is skipped and said so); predicted in the call.
+HOLDOUT39_MEASURE="
+lenet5 96 fp32 graphapi
+lenet5 88 fp32 graphapi
+mnasnet1_0 176 fp32 graphapi"
+HOLDOUT39_TORCH="
+--network vgg13 --batch 232 --precision fp32
+--network vgg16 --batch 72 --precision fp16
+--network vgg13 --batch 256 --precision fp16
+--network alexnet --batch 56 --precision fp32
+--network resnet152 --batch 232 --precision fp16 --channels-last
+--network resnet50 --batch 176 --precision fp32
+--network vgg16 --batch 48 --precision fp32 --channels-last"
+
 # MODE=mholdout37 (session 36, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3737),
 # mholdout35's rule (network, batch 32..256 in steps of 8, fp16/fp32, and the exchange: NCCL graph API, NCCL legacy
 # API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or channels-last); the host's sweeps
@@ -2428,6 +2444,9 @@ run_mode() {
     holdout38)
         holdout_runs holdout38 "$HOLDOUT38_MEASURE" "" legacy
         torch_one "$HOLDOUT38_TORCH" torchholdout38 ;;
+    holdout39)
+        holdout_runs holdout39 "$HOLDOUT39_MEASURE" "" legacy
+        torch_one "$HOLDOUT39_TORCH" torchholdout39 ;;
     mholdout37) # the host's sweeps, then MHOLDOUT37_*'s jobs (graph API, DDP), in results/mholdout37
         local RES
         two_gpu_host mholdout37 || return
