@@ -344,53 +344,54 @@ static void aggregate(cm_ps *ps, int k)
             n >= CP_PS_SERIAL_ELEMS ? ps->threads : 1); /* a small chunk: one thread */
 }
 
-double cm_ps_sum_sgd_ns(cm_ps_type t, int workers, long long n, int threads, int reps)
-{
-    size_t stride = (size_t)n * cm_ps_type_size(t);
-    char *in = xcalloc((size_t)workers, stride);
-    float *w = xcalloc((size_t)n, sizeof *w), *v = xcalloc((size_t)n, sizeof *v);
-    double best = 0;
-    for (int r = -1; r < reps; r++) { /* one untimed pass touches the pages */
-        double t0 = cm_mpi_now();
-        sum_sgd(t, in, stride, workers, n, w, v, 0.01f, 0.9f, threads);
-        double ns = (cm_mpi_now() - t0) * 1e9 / (double)n;
-        if (r >= 0 && (best == 0 || ns < best))
-            best = ns;
-    }
-    free(in);
-    free(w);
-    free(v);
-    return best;
-}
-
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-#define SERIAL_EVICT_BYTES (64u << 20)
+#define JOB_EVICT_BYTES (64u << 20)
 
-double cm_ps_sum_sgd_serial_ns(cm_ps_type t, int workers, long long n, int reps)
+/* `reps` timed passes (ns per parameter, sorted) of the sum and SGD over n
+ * parameters of `workers` copies. Back to back after one untimed pass that
+ * touches the pages, or (as_in_a_job) each after a 64 MiB write, as a job's
+ * iteration runs between rounds, and a fresh write of the copies, as MPI
+ * just received them. */
+static double *timed_passes(cm_ps_type t, int workers, long long n, int threads, int reps, bool as_in_a_job)
 {
     size_t stride = (size_t)n * cm_ps_type_size(t);
-    char *in = xcalloc((size_t)workers, stride), *evict = xcalloc(1, SERIAL_EVICT_BYTES);
+    char *in = xcalloc((size_t)workers, stride), *evict = as_in_a_job ? xcalloc(1, JOB_EVICT_BYTES) : NULL;
     float *w = xcalloc((size_t)n, sizeof *w), *v = xcalloc((size_t)n, sizeof *v);
     double *ns = xcalloc((size_t)reps, sizeof *ns);
-    for (int r = 0; r < reps; r++) {
-        memset(evict, r + 1, SERIAL_EVICT_BYTES); /* a job's iteration ran since the last round */
-        memset(in, 0, (size_t)workers * stride);  /* the copies MPI just received */
+    for (int r = as_in_a_job ? 0 : -1; r < reps; r++) {
+        if (as_in_a_job) {
+            memset(evict, r + 1, JOB_EVICT_BYTES);
+            memset(in, 0, (size_t)workers * stride);
+        }
         double t0 = cm_mpi_now();
-        sum_sgd(t, in, stride, workers, n, w, v, 0.01f, 0.9f, 1);
-        ns[r] = (cm_mpi_now() - t0) * 1e9 / (double)n;
+        sum_sgd(t, in, stride, workers, n, w, v, 0.01f, 0.9f, threads);
+        if (r >= 0)
+            ns[r] = (cm_mpi_now() - t0) * 1e9 / (double)n;
     }
     qsort(ns, (size_t)reps, sizeof *ns, by_value);
-    double median = ns[reps / 2];
-    free(ns);
     free(in);
     free(evict);
     free(w);
     free(v);
+    return ns;
+}
+
+double cm_ps_sum_sgd_ns(cm_ps_type t, int workers, long long n, int threads, int reps)
+{
+    double *ns = timed_passes(t, workers, n, threads, reps, false), best = ns[0];
+    free(ns);
+    return best;
+}
+
+double cm_ps_sum_sgd_serial_ns(cm_ps_type t, int workers, long long n, int reps)
+{
+    double *ns = timed_passes(t, workers, n, 1, reps, true), median = ns[reps / 2];
+    free(ns);
     return median;
 }
 

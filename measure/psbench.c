@@ -16,8 +16,9 @@
  * MPI launch. Writes JSON (format cnnperf-psbench/1) to FILE atomically, or
  * to stdout. Then the same pass on one thread over CP_PS_SERIAL_ELEMS / 2
  * parameters, as the server sums a small chunk (comm/ps_server.h), each
- * pass after a 64 MiB write as in a job; the median of 15
- * (serial_server_gbs; the model takes it for such chunks). */
+ * pass after a 64 MiB write as in a job (the --beside copies still
+ * running); the median of 15 (serial_server_gbs; the model takes it for
+ * such chunks). */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <pthread.h>
 #include <sched.h>
@@ -47,6 +48,13 @@ static void *copy_loop(void *arg)
     free(a);
     free(b);
     return NULL;
+}
+
+/* GB/s of the bytes a pass moves per parameter: the gradient copies read,
+ * the fp32 parameters and momentum read and written */
+static double pass_gbs(long long workers, cm_ps_type t, double ns_per_param)
+{
+    return ((double)workers * (double)cm_ps_type_size(t) + 16.0) / ns_per_param;
 }
 
 static int usage(const char *why)
@@ -95,7 +103,7 @@ int main(int argc, char **argv)
     double ns[CM_PS_TYPE_COUNT], gbs[CM_PS_TYPE_COUNT];
     for (int t = 0; t < CM_PS_TYPE_COUNT; t++) {
         ns[t] = cm_ps_sum_sgd_ns((cm_ps_type)t, (int)workers, params, (int)threads, 5);
-        gbs[t] = ((double)workers * (double)cm_ps_type_size((cm_ps_type)t) + 16.0) / ns[t];
+        gbs[t] = pass_gbs(workers, (cm_ps_type)t, ns[t]);
         fprintf(stderr,
                 "cnnperf-psbench: %s gradients: %.3f ns per parameter, %.1f GB/s (%lld workers, %lld threads, "
                 "%lld copying beside)\n",
@@ -106,7 +114,7 @@ int main(int argc, char **argv)
     double sns[CM_PS_TYPE_COUNT], sgbs[CM_PS_TYPE_COUNT];
     for (int t = 0; t < CM_PS_TYPE_COUNT; t++) {
         sns[t] = cm_ps_sum_sgd_serial_ns((cm_ps_type)t, (int)workers, serial_n, 15);
-        sgbs[t] = ((double)workers * (double)cm_ps_type_size((cm_ps_type)t) + 16.0) / sns[t];
+        sgbs[t] = pass_gbs(workers, (cm_ps_type)t, sns[t]);
         fprintf(stderr, "cnnperf-psbench: %s gradients, %lld parameters on one thread: %.3f ns per parameter, %.1f GB/s\n",
                 names[t], serial_n, sns[t], sgbs[t]);
     }
