@@ -18,6 +18,7 @@
 #include "../util/atomic_file.h"
 #include "../util/jsonread.h"
 #include "../util/resources.h"
+#include "../util/strutil.h"
 #include "commands.h"
 #include "report.h"
 #include "validate_report.h"
@@ -1516,7 +1517,7 @@ static void unique_labels(cp_validation *v)
             char *l = v->runs[i].label;
             const char *name = base_name(v->runs[i].file);
             size_t k = strlen(l), nl = strlen(name);
-            if (nl > 3 && strcmp(name + nl - 3, ".gz") == 0) /* a measurement kept compressed: the same key */
+            if (cp_has_suffix(name, ".gz")) /* a measurement kept compressed: the same key */
                 nl -= 3;
             snprintf(l + k, sizeof v->runs[i].label - k, " [%.*s]", (int)nl, name);
         }

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../util/strutil.h"
+
 /* --- errors ------------------------------------------------------------------- */
 
 double cp_val_rel_pct(double pred, double meas)
@@ -620,7 +622,7 @@ int cp_glob_expand(const char *given, char ***list, int *n, int *cap, cp_error *
     int start = *n, matched = glob_one(pattern, list, n, cap, err);
     if (matched < 0)
         return -1;
-    if (has_magic(pattern, len) && len > 5 && strcmp(pattern + len - 5, ".json") == 0) {
+    if (has_magic(pattern, len) && cp_has_suffix(pattern, ".json")) {
         char gz[4300];
         snprintf(gz, sizeof gz, "%s.gz", pattern);
         int more = glob_one(gz, list, n, cap, err);

@@ -1,4 +1,5 @@
 #include "jsonread.h"
+#include "strutil.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -152,8 +153,7 @@ static char *read_gz(const char *path, size_t *len, cp_error *err)
 
 char *cp_read_file(const char *path, size_t *len, cp_error *err)
 {
-    size_t plen = strlen(path);
-    if (plen > 3 && strcmp(path + plen - 3, ".gz") == 0)
+    if (cp_has_suffix(path, ".gz"))
         return read_gz(path, len, err);
     FILE *f = fopen(path, "rb");
     if (!f) {

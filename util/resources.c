@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jsonread.h"
+#include "strutil.h"
 
 const cp_resource *cp_resource_find(const char *dir, const char *name)
 {
@@ -16,8 +17,7 @@ const cp_resource *cp_resource_find(const char *dir, const char *name)
 
 int cp_spec_is_path(const char *spec)
 {
-    size_t n = strlen(spec);
-    return strchr(spec, '/') != NULL || (n > 5 && strcmp(spec + n - 5, ".json") == 0);
+    return strchr(spec, '/') != NULL || cp_has_suffix(spec, ".json");
 }
 
 int cp_resource_load(const char *dir, const char *what, const char *spec, cp_parse_fn parse, void *obj,
