@@ -20,8 +20,24 @@ import json
 import sys
 
 
+PASSES = ("forward", "backward_data", "backward_weight")
+
+
 def mean(v):
     return sum(v) / len(v) if v else 0.0
+
+
+def layer_passes(run, kinds=("conv", "fc"), min_us=5.0):
+    """(layer, pass, its measured/predicted record) of each of a run's layer
+    passes of those kinds measured at min_us or more: the layer-pass target's
+    filter (conv and fc, 5 us) by default."""
+    for layer in run.get("layers") or []:
+        if layer.get("kind") not in kinds:
+            continue
+        for p in PASSES:
+            x = layer.get(p) or {}
+            if x.get("measured_ms", 0) * 1e3 >= min_us:
+                yield layer, p, x
 
 
 def metrics(runs, which):
@@ -35,13 +51,7 @@ def metrics(runs, which):
             one.append(e)
             if r.get("precision") in ("fp32", "fp16") and 32 <= r.get("batch", 0) <= 256:
                 one_target.append(e)
-        for layer in r.get("layers") or []:
-            if layer.get("kind") not in ("conv", "fc"):
-                continue
-            for p in ("forward", "backward_data", "backward_weight"):
-                x = layer.get(p) or {}
-                if x.get("measured_ms", 0) * 1e3 >= 5:
-                    passes.append(abs(x["error_pct"]))
+        passes += [abs(x["error_pct"]) for _, _, x in layer_passes(r)]
     return passes, one, one_target
 
 

@@ -30,8 +30,9 @@ import re
 import subprocess
 import sys
 
+from calibration_metrics import layer_passes  # the layer-pass target's filter, one copy
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PASSES = ("forward", "backward_data", "backward_weight")
 ENGINE_KEYS = {"forward": "fwd", "backward_data": "bwd_data", "backward_weight": "bwd_filter"}
 
 
@@ -92,24 +93,20 @@ def main():
             continue
         shapes = layers_of(run["network"])
         chosen = engines(run["file"]) if "engine" in args.by and h == "graph" else {}
-        for layer in run["layers"]:
+        for layer, p, x in layer_passes(run, args.kind, args.min_us):
             info = shapes.get(layer["name"])
-            if not info or layer.get("kind") not in args.kind:
+            if not info:
                 continue
             cls = info.get("calibration_class", "?")
             if args.classes and cls not in args.classes:
                 continue
             plane = info["output"].split("x")[1] if "x" in info.get("output", "") else "-"
-            for p in PASSES:
-                x = layer.get(p) or {}
-                if x.get("measured_ms", 0) * 1e3 < args.min_us:
-                    continue
-                fields = {"class": cls, "precision": prec, "pass": p, "plane": plane, "harness": h,
-                          "engine": chosen.get(layer["name"], {}).get(ENGINE_KEYS[p], "-"),
-                          "network": run["network"], "kind": layer["kind"]}
-                e = x["error_pct"]
-                groups[tuple(fields[b] for b in args.by)].append(e)
-                total += abs(e)
+            fields = {"class": cls, "precision": prec, "pass": p, "plane": plane, "harness": h,
+                      "engine": chosen.get(layer["name"], {}).get(ENGINE_KEYS[p], "-"),
+                      "network": run["network"], "kind": layer["kind"]}
+            e = x["error_pct"]
+            groups[tuple(fields[b] for b in args.by)].append(e)
+            total += abs(e)
     if not groups:
         print("pass_breakdown: no passes match", file=sys.stderr)
         return 1
