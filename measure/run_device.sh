@@ -494,6 +494,15 @@ holdout_runs() {
     predict_in_call
 }
 
+# drawn_holdout NAME (holdout33 on): a holdout drawn by holdout33's rule, NAME's configurations in upper case
+# (HOLDOUT37_MEASURE: cnnperf-measure jobs through the legacy API unless a line says graphapi; HOLDOUT37_TORCH:
+# PyTorch's) into results/NAME and results/torchNAME, each predicted in the call
+drawn_holdout() {
+    local measure=${1^^}_MEASURE torch=${1^^}_TORCH
+    holdout_runs "$1" "${!measure}" "" legacy
+    torch_one "${!torch}" "torch$1"
+}
+
 # torch_in_call DIR: DIR's PyTorch runs predicted in the call (its eager-overhead file gives the host costs)
 torch_in_call() {
     "$PREDICT" validate --measured "$1"/torch-*.json --format json -o "$1/predicted-in-call.json" </dev/null ||
@@ -2420,33 +2429,13 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33)
-        holdout_runs holdout33 "$HOLDOUT33_MEASURE" "" legacy
-        torch_one "$HOLDOUT33_TORCH" torchholdout33 ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
-    holdout34)
-        holdout_runs holdout34 "$HOLDOUT34_MEASURE" "" legacy
-        torch_one "$HOLDOUT34_TORCH" torchholdout34 ;;
-    holdout35)
-        holdout_runs holdout35 "$HOLDOUT35_MEASURE" "" legacy
-        torch_one "$HOLDOUT35_TORCH" torchholdout35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    holdout36)
-        holdout_runs holdout36 "$HOLDOUT36_MEASURE" "" legacy
-        torch_one "$HOLDOUT36_TORCH" torchholdout36 ;;
-    holdout37)
-        holdout_runs holdout37 "$HOLDOUT37_MEASURE" "" legacy
-        torch_one "$HOLDOUT37_TORCH" torchholdout37 ;;
-    holdout38)
-        holdout_runs holdout38 "$HOLDOUT38_MEASURE" "" legacy
-        torch_one "$HOLDOUT38_TORCH" torchholdout38 ;;
-    holdout39)
-        holdout_runs holdout39 "$HOLDOUT39_MEASURE" "" legacy
-        torch_one "$HOLDOUT39_TORCH" torchholdout39 ;;
     mholdout37) # the host's sweeps, then MHOLDOUT37_*'s jobs (graph API, DDP), in results/mholdout37
         local RES
         two_gpu_host mholdout37 || return
