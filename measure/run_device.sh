@@ -914,6 +914,41 @@ HOLDOUT39_TORCH="
 --network resnet50 --batch 176 --precision fp32
 --network vgg16 --batch 48 --precision fp32 --channels-last"
 
+# MODE=holdout40 (session 37): ten one-GPU evaluation configurations by random.Random(40), holdout33's rule,
+# drawn before the call with the session's starting model (f948531); the cnnperf-measure jobs first in drawn
+# order, then the PyTorch ones; predicted in the call.
+HOLDOUT40_MEASURE="
+resnet34 176 fp16
+mnasnet1_0 200 fp16
+wide_resnet50_2 32 fp16 graphapi
+vgg13 80 fp32 graphapi
+googlenet 232 fp32 graphapi
+mnasnet1_0 112 fp16 graphapi
+vgg16 224 fp32
+vgg16 64 fp32"
+HOLDOUT40_TORCH="
+--network resnet152 --batch 256 --precision fp16
+--network vgg19 --batch 120 --precision fp32 --channels-last"
+
+# MODE=mholdout40 (session 37, 4 GPUs of one host): ten 4-GPU evaluation jobs drawn before the call by
+# random.Random(4040), mholdout35's rule (network, batch per GPU 32..256 in steps of 8, fp16/fp32, and the exchange:
+# NCCL graph API, NCCL legacy API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or
+# channels-last); the host's sweeps on 4 ranks first, then the graph-API jobs in drawn order, the legacy one and
+# the DDP ones (torchrun, 4 processes); predicted in the call.
+MHOLDOUT40_GRAPH="
+densenet169 112 fp32 ps2
+wide_resnet50_2 128 fp16 nccl
+resnet101 64 fp16 ps1
+vgg19 160 fp16 ps1
+lenet5 40 fp32 ps1
+vgg19 32 fp32 ps2"
+MHOLDOUT40_LEGACY="
+vgg19 232 fp16 nccl"
+MHOLDOUT40_DDP="
+--network googlenet --batch 192 --precision fp16
+--network resnet101 --batch 184 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 160 --precision fp32 --channels-last"
+
 # MODE=mholdout37 (session 36, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3737),
 # mholdout35's rule (network, batch 32..256 in steps of 8, fp16/fp32, and the exchange: NCCL graph API, NCCL legacy
 # API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or channels-last); the host's sweeps
@@ -1589,18 +1624,20 @@ ps_host() {
             --rounds 3 -o "$RES/psexchange-k2.json" </dev/null || fail "psexchange --servers 2"
 }
 
-# two_gpu_host DIR: RES=results/DIR (emptied first; the caller declares RES local) gets this 2-GPU host's NCCL
-# all-reduce and MPI sweeps and its whole PS exchange (ps_host), which a holdout's jobs are then predicted with
+# two_gpu_host DIR [N]: RES=results/DIR (emptied first; the caller declares RES local) gets this N-GPU (2) host's
+# NCCL all-reduce and MPI sweeps (calibrated-nccl-Ngpu-raw.json) and its whole PS exchange of N workers (ps_host),
+# which a holdout's jobs are then predicted with
 two_gpu_host() {
-    need_gpus 2 || return 1
+    local n=${2:-2}
+    need_gpus "$n" || return 1
     mpi_setup
     RES=$BUILD/results/$1
     rm -rf "$RES"
     mkdir -p "$RES"
-    say "calibrate --only nccl,mpi, 2 ranks"
-    timeout 150 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
-        --raw "$RES/calibrated-nccl-2gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
-    ps_host 2
+    say "calibrate --only nccl,mpi, $n ranks"
+    timeout 150 "${MPIRUN[@]}" -np "$n" -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
+        --raw "$RES/calibrated-nccl-${n}gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
+    ps_host "$n"
 }
 
 # ps_redo DIR API W CONFIGS [CONFIGS_ON_3_GPUS]: in results/DIR (emptied first: a warm machine keeps an
@@ -2429,13 +2466,20 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
+    mholdout40) # 4 GPUs: the host's sweeps, then MHOLDOUT40_*'s jobs (graph API, legacy API, DDP on 4 ranks)
+        local RES
+        two_gpu_host mholdout40 4 || return
+        GPUS=4 CONV_API=graph multi_runs "$MHOLDOUT40_GRAPH"
+        GPUS=4 CONV_API=legacy multi_runs "$MHOLDOUT40_LEGACY"
+        predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json
+        NPROC=4 ddp "$MHOLDOUT40_DDP" ;;
     mholdout37) # the host's sweeps, then MHOLDOUT37_*'s jobs (graph API, DDP), in results/mholdout37
         local RES
         two_gpu_host mholdout37 || return
