@@ -930,6 +930,21 @@ HOLDOUT40_TORCH="
 --network resnet152 --batch 256 --precision fp16
 --network vgg19 --batch 120 --precision fp32 --channels-last"
 
+# MODE=holdout41 (session 37): ten more one-GPU evaluation configurations by random.Random(41), holdout33's rule,
+# drawn before the call with the model of holdout40 (unchanged); measure jobs first, then PyTorch; predicted in it.
+HOLDOUT41_MEASURE="
+resnet152 112 fp16
+resnet152 248 fp16
+googlenet 64 fp32
+mnasnet1_0 192 fp16 graphapi
+wide_resnet50_2 104 fp16 graphapi
+vgg16 120 fp32
+resnet50 200 fp16 graphapi"
+HOLDOUT41_TORCH="
+--network resnet152 --batch 176 --precision fp32
+--network vgg13 --batch 240 --precision fp16 --channels-last
+--network vgg19 --batch 176 --precision fp16 --channels-last"
+
 # MODE=mholdout40 (session 37, 4 GPUs of one host): ten 4-GPU evaluation jobs drawn before the call by
 # random.Random(4040), mholdout35's rule (network, batch per GPU 32..256 in steps of 8, fp16/fp32, and the exchange:
 # NCCL graph API, NCCL legacy API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or
@@ -2466,7 +2481,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
