@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../util/csv.h"
+#include "../util/strutil.h"
 #include "validate_report.h"
 
 extern char **environ;
@@ -241,6 +242,13 @@ static void slug(const char *label, char *out, size_t n)
     while (k && out[k - 1] == '-')
         k--;
     out[k] = 0;
+    /* a label told apart by its file's name ("... [x-graphapi.json]") names the plot without the extension */
+    static const char *const ext[] = {".json.gz", ".json"};
+    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++)
+        if (cp_has_suffix(out, ext[i])) {
+            out[strlen(out) - strlen(ext[i])] = 0;
+            break;
+        }
 }
 
 /* --- iteration time against GPU count ---------------------------------------------------- */
