@@ -151,8 +151,10 @@ static int ps_server_rates(cp_jctx *c, const cJSON *o, double gbs[3])
 static int parse_ps_server(cp_jctx *c, const cJSON *host, cp_cluster *cl)
 {
     const cJSON *o = cp_jget(host, "ps_server_gbs");
-    if (!o)
-        return 0;
+    if (!o) /* the threads a measured rate was taken on mean nothing without the rate: refused, not ignored */
+        return cp_jget(host, "ps_server_threads")
+                   ? cp_jfail(c, "ps_server_threads", "given without ps_server_gbs, the rate measured on them")
+                   : 0;
     size_t mark = cp_jpush_key(c, "ps_server_gbs");
     int rc = ps_server_rates(c, o, cl->ps_server.gbs);
     cp_jpop(c, mark);

@@ -706,6 +706,7 @@ static const bad_case bad[] = {
     {"cluster-ps-server-zero.json", "$.host.ps_server_gbs.fp16", "must be positive, got 0"},
     {"cluster-ps-server-type-unknown.json", "$.host.ps_server_gbs.int8", "unknown field"},
     {"cluster-ps-server-threads-zero.json", "$.host.ps_server_threads", "0"},
+    {"cluster-ps-server-threads-alone.json", "$.host.ps_server_threads", "given without ps_server_gbs"},
 };
 #define N_BAD (sizeof bad / sizeof bad[0])
 
