@@ -1639,10 +1639,10 @@ ps_host() {
             --rounds 3 -o "$RES/psexchange-k2.json" </dev/null || fail "psexchange --servers 2"
 }
 
-# two_gpu_host DIR [N]: RES=results/DIR (emptied first; the caller declares RES local) gets this N-GPU (2) host's
+# gpus_host DIR [N]: RES=results/DIR (emptied first; the caller declares RES local) gets this N-GPU (2) host's
 # NCCL all-reduce and MPI sweeps (calibrated-nccl-Ngpu-raw.json) and its whole PS exchange of N workers (ps_host),
 # which a holdout's jobs are then predicted with
-two_gpu_host() {
+gpus_host() {
     local n=${2:-2}
     need_gpus "$n" || return 1
     mpi_setup
@@ -2490,20 +2490,20 @@ run_mode() {
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout40) # 4 GPUs: the host's sweeps, then MHOLDOUT40_*'s jobs (graph API, legacy API, DDP on 4 ranks)
         local RES
-        two_gpu_host mholdout40 4 || return
+        gpus_host mholdout40 4 || return
         GPUS=4 CONV_API=graph multi_runs "$MHOLDOUT40_GRAPH"
         GPUS=4 CONV_API=legacy multi_runs "$MHOLDOUT40_LEGACY"
         predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json
         NPROC=4 ddp "$MHOLDOUT40_DDP" ;;
     mholdout37) # the host's sweeps, then MHOLDOUT37_*'s jobs (graph API, DDP), in results/mholdout37
         local RES
-        two_gpu_host mholdout37 || return
+        gpus_host mholdout37 || return
         GPUS=2 CONV_API=graph multi_runs "$MHOLDOUT37_GRAPH"
         predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json
         ddp "$MHOLDOUT37_DDP" ;;
     mholdout35) # the host's sweeps, then MHOLDOUT35_*'s jobs (graph API, legacy API, DDP), in results/mholdout35
         local RES
-        two_gpu_host mholdout35 || return
+        gpus_host mholdout35 || return
         GPUS=2 CONV_API=graph multi_runs "$MHOLDOUT35_GRAPH"
         GPUS=2 CONV_API=legacy multi_runs "$MHOLDOUT35_LEGACY"
         predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json
@@ -2692,7 +2692,7 @@ resnet50 64 fp32 nccl"
         # predicted in the call: the host's NCCL all-reduce and MPI sweeps of 2 ranks and its whole PS exchange
         # (ps_host) first, in results/holdout25 (emptied first)
         local RES
-        two_gpu_host holdout25 || return
+        gpus_host holdout25 || return
         GPUS=2 CONV_API=graph multi_runs "$HOLDOUT25_CONFIGS"
         predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json ;;
     psredo_h200x4) # session 24: the same for the 4 x H200 folders (quad, quad2, holdout23; one job on 3 GPUs)
