@@ -277,7 +277,7 @@ static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
     }
     /* the pass as cnnperf-psbench measured it, else the host memory's bandwidth */
     double elems = params / 4;
-    int serial = elems < CP_PS_SERIAL_ELEMS;
+    int serial = cp_ps_server_one_thread(elems);
     int threads = c->cpu_cores - s->g > 1 ? c->cpu_cores - s->g : 1; /* what its workers leave it */
     double measured_bw = cp_ps_server_rate(&c->ps_server, s->grad_type, elems, threads);
     int measured = measured_bw > 0, sharing = serial ? 1 : per_host;

@@ -9,6 +9,12 @@
 
 #define CP_PS_SERIAL_ELEMS 65536
 
+/* Whether a chunk of `elems` parameters is summed on one thread. */
+static inline int cp_ps_server_one_thread(double elems)
+{
+    return elems < CP_PS_SERIAL_ELEMS;
+}
+
 /* Rates in GB/s of the bytes the pass moves (gradients read, FP32
  * parameters and momentum read and written), per gradient type (FP32,
  * FP16, BF16). gbs: on the server's `threads` threads (0: not measured,
@@ -29,7 +35,7 @@ static inline double cp_ps_server_rate(const cp_ps_server *s, int t, double elem
         threads = s->threads;
     if (!(s->gbs[t] > 0))
         return 0;
-    if (elems >= CP_PS_SERIAL_ELEMS)
+    if (!cp_ps_server_one_thread(elems))
         return s->gbs[t];
     if (s->serial_gbs[t] > 0)
         return s->serial_gbs[t];

@@ -341,7 +341,7 @@ static void aggregate(cm_ps *ps, int k)
     long long n = chunk_len(ps, c);
     cm_ps_type t = ps->lay.type[ps->chunk[c].part];
     sum_sgd(t, ps->in[k], (size_t)n * cm_ps_type_size(t), ps->workers, n, ps->w[k], ps->v[k], ps->lr, ps->momentum,
-            n >= CP_PS_SERIAL_ELEMS ? ps->threads : 1); /* a small chunk: one thread */
+            cp_ps_server_one_thread((double)n) ? 1 : ps->threads);
 }
 
 static int by_value(const void *a, const void *b)
