@@ -358,7 +358,7 @@ static void legacy_host_pace(cp_prediction *p)
     if (p->algos != CP_ALGOS_FIND || p->timeline >= 0 || !p->dev->legacy_host.loaded)
         return;
     cp_legacy_host h = cp_legacy_host_estimate(p);
-    double excess = h.median_ms + h.tail_ms - p->iteration_ms;
+    double excess = cp_legacy_host_iteration_ms(p, &h, h.median_ms) - p->iteration_ms; /* iteration: kernels */
     if (h.calls == 0 || excess <= 0)
         return;
     double bwd = p->backward_ms;
@@ -511,6 +511,11 @@ void cp_prediction_free(cp_prediction *p)
     free(p->layers);
     p->layers = NULL;
     p->layers_cap = 0;
+}
+
+double cp_legacy_host_iteration_ms(const cp_prediction *p, const cp_legacy_host *h, double host_ms)
+{
+    return fmax(p->kernels_ms, host_ms + h->tail_ms);
 }
 
 cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p)

@@ -118,6 +118,10 @@ typedef struct {
     int calibrated;             /* the device's own host (its "legacy_host"), else the H100's */
 } cp_legacy_host;
 cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p);
+/* The iteration with the legacy host's issue taking host_ms (its median or
+ * one of its percentiles): the GPU's own time, or the host's and the GPU's
+ * tail after it, whichever is longer (the pipeline legacy_host_pace models). */
+double cp_legacy_host_iteration_ms(const cp_prediction *p, const cp_legacy_host *h, double host_ms);
 
 /* The calibration a prediction with algorithm set `algos` applies: the
  * device's graph-API one for PyTorch's algorithms where it has one. */

@@ -411,14 +411,6 @@ void cp_report_memory_warning(const cp_prediction *p, bool eager, int nccl_gpus,
                 m.device / 1073741824.0);
 }
 
-/* The iteration with the legacy host's issue at host_ms (one of its
- * percentiles): the GPU's own time, or the host's and the GPU's tail after
- * it, whichever is longer (model/predict.c, legacy_host_pace). */
-static double legacy_iteration_ms(const cp_prediction *p, const cp_legacy_host *h, double host_ms)
-{
-    return fmax(p->kernels_ms, host_ms + h->tail_ms);
-}
-
 int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e, cp_format fmt)
 {
     if (fmt == CP_FMT_JSON) {
@@ -444,8 +436,8 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
             cJSON_AddNumberToObject(h, "gpu_iteration_ms", p->kernels_ms);
             cJSON_AddNumberToObject(h, "gpu_tail_ms", lh.tail_ms);
             if (lh.calibrated) { /* the host as fast as its 10th percentile, as slow as its 90th */
-                cJSON_AddNumberToObject(h, "iteration_low_ms", legacy_iteration_ms(p, &lh, lh.p10_ms));
-                cJSON_AddNumberToObject(h, "iteration_high_ms", legacy_iteration_ms(p, &lh, lh.p90_ms));
+                cJSON_AddNumberToObject(h, "iteration_low_ms", cp_legacy_host_iteration_ms(p, &lh, lh.p10_ms));
+                cJSON_AddNumberToObject(h, "iteration_high_ms", cp_legacy_host_iteration_ms(p, &lh, lh.p90_ms));
             }
         }
         if (e)
@@ -488,12 +480,13 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
                 p->legacy_paced ? "the host sets the pace (the layer passes are the GPU's; a graph-API call, "
                                   "--conv-api graph, costs the host about a sixth as much)"
                                 : "the GPU sets the pace");
-    if (lh.calls > 0 && p->timeline < 0 && lh.calibrated && legacy_iteration_ms(p, &lh, lh.p90_ms) > p->kernels_ms)
+    double low_ms = cp_legacy_host_iteration_ms(p, &lh, lh.p10_ms);
+    double high_ms = cp_legacy_host_iteration_ms(p, &lh, lh.p90_ms);
+    if (lh.calls > 0 && p->timeline < 0 && lh.calibrated && high_ms > p->kernels_ms)
         fprintf(f, "  with the host at its 10th and 90th percentile: %.3f-%.3f ms, the GPU's %.3f ms after the host's "
                    "last convolution call included (the calibration runs' host moved %.1fx; " VM_HOST_SPEEDS
                    ": docs/ACCURACY.md, session 33)\n",
-                legacy_iteration_ms(p, &lh, lh.p10_ms), legacy_iteration_ms(p, &lh, lh.p90_ms), lh.tail_ms,
-                lh.p90_ms / lh.p10_ms);
+                low_ms, high_ms, lh.tail_ms, lh.p90_ms / lh.p10_ms);
     else if (lh.calls > 0 && p->timeline < 0)
         fprintf(f, "  not modelled: the host's cuDNN legacy calls; these %d convolution calls alone take the host "
                    "%.1f ms (%.1f-%.1f, as profiled on an H100 host)%s\n",
