@@ -168,8 +168,6 @@ static void iterations(const cp_validation *v, const void *arg, FILE *d, FILE *s
         }
         block++;
     }
-    if (!block) /* nothing measured at two GPU counts: an empty plot, not a broken script */
-        fputs("NaN notitle", s);
     fputc('\n', s);
 }
 
@@ -242,13 +240,10 @@ static void slug(const char *label, char *out, size_t n)
     while (k && out[k - 1] == '-')
         k--;
     out[k] = 0;
-    /* a label told apart by its file's name ("... [x-graphapi.json]") names the plot without the extension */
-    static const char *const ext[] = {".json.gz", ".json"};
-    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++)
-        if (cp_has_suffix(out, ext[i])) {
-            out[strlen(out) - strlen(ext[i])] = 0;
-            break;
-        }
+    /* a label told apart by its file's name ("... [x-graphapi.json]": validate's unique_labels, which
+     * already drops a .gz) names the plot without the extension */
+    if (cp_has_suffix(out, ".json"))
+        out[strlen(out) - strlen(".json")] = 0;
 }
 
 /* --- iteration time against GPU count ---------------------------------------------------- */
