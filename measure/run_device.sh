@@ -503,6 +503,19 @@ drawn_holdout() {
     torch_one "${!torch}" "torch$1"
 }
 
+# drawn_multi NAME N (mholdout35 on): N-GPU jobs drawn by mholdout35's rule, NAME's lists in upper case
+# (MHOLDOUT40_GRAPH and _LEGACY: "network batch precision exchange" through that convolution API; _DDP: PyTorch
+# DDP's torch_bench arguments, N processes), in results/NAME after the host's N-rank sweeps and PS exchange
+# (gpus_host); the cnnperf-measure jobs are predicted in the call before the DDP jobs start (ddp predicts those)
+drawn_multi() {
+    local RES graph=${1^^}_GRAPH legacy=${1^^}_LEGACY ddp=${1^^}_DDP
+    gpus_host "$1" "$2" || return
+    GPUS=$2 CONV_API=graph multi_runs "${!graph:-}"
+    GPUS=$2 CONV_API=legacy multi_runs "${!legacy:-}"
+    predict_in_call "$RES"/measure-*.json "$RES/calibrated-nccl-$2gpu-raw.json"
+    NPROC=$2 ddp "${!ddp:-}"
+}
+
 # torch_in_call DIR: DIR's PyTorch runs predicted in the call (its eager-overhead file gives the host costs)
 torch_in_call() {
     "$PREDICT" validate --measured "$1"/torch-*.json --format json -o "$1/predicted-in-call.json" </dev/null ||
@@ -2488,26 +2501,8 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout40) # 4 GPUs: the host's sweeps, then MHOLDOUT40_*'s jobs (graph API, legacy API, DDP on 4 ranks)
-        local RES
-        gpus_host mholdout40 4 || return
-        GPUS=4 CONV_API=graph multi_runs "$MHOLDOUT40_GRAPH"
-        GPUS=4 CONV_API=legacy multi_runs "$MHOLDOUT40_LEGACY"
-        predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-4gpu-raw.json
-        NPROC=4 ddp "$MHOLDOUT40_DDP" ;;
-    mholdout37) # the host's sweeps, then MHOLDOUT37_*'s jobs (graph API, DDP), in results/mholdout37
-        local RES
-        gpus_host mholdout37 || return
-        GPUS=2 CONV_API=graph multi_runs "$MHOLDOUT37_GRAPH"
-        predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json
-        ddp "$MHOLDOUT37_DDP" ;;
-    mholdout35) # the host's sweeps, then MHOLDOUT35_*'s jobs (graph API, legacy API, DDP), in results/mholdout35
-        local RES
-        gpus_host mholdout35 || return
-        GPUS=2 CONV_API=graph multi_runs "$MHOLDOUT35_GRAPH"
-        GPUS=2 CONV_API=legacy multi_runs "$MHOLDOUT35_LEGACY"
-        predict_in_call "$RES"/measure-*.json "$RES"/calibrated-nccl-2gpu-raw.json
-        ddp "$MHOLDOUT35_DDP" ;;
+    mholdout35 | mholdout37) drawn_multi "$1" 2 ;;
+    mholdout40) drawn_multi "$1" 4 ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
