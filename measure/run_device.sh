@@ -958,6 +958,21 @@ HOLDOUT41_TORCH="
 --network vgg13 --batch 240 --precision fp16 --channels-last
 --network vgg19 --batch 176 --precision fp16 --channels-last"
 
+# MODE=holdout42 (session 38): ten one-GPU evaluation configurations by random.Random(42), holdout33's rule, drawn
+# before the session's first call; measure jobs first, then PyTorch; predicted in the call.
+HOLDOUT42_MEASURE="
+lenet5 88 fp16 graphapi
+alexnet 32 fp16
+lenet5 160 fp16
+vgg16 192 fp32
+resnet34 176 fp32 graphapi
+resnet101 96 fp16
+vgg19 112 fp16 graphapi"
+HOLDOUT42_TORCH="
+--network vgg13 --batch 56 --precision fp16
+--network vgg13 --batch 216 --precision fp16 --channels-last
+--network vgg19 --batch 232 --precision fp16 --channels-last"
+
 # MODE=mholdout40 (session 37, 4 GPUs of one host): ten 4-GPU evaluation jobs drawn before the call by
 # random.Random(4040), mholdout35's rule (network, batch per GPU 32..256 in steps of 8, fp16/fp32, and the exchange:
 # NCCL graph API, NCCL legacy API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or
@@ -1199,8 +1214,12 @@ torch_one() {
         [ -n "$c" ] || continue
         [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "torch $c skipped: past the deadline"; continue; }
         say "${launch[*]} torch_bench.py $c"
+        # FP32 channels-last spends minutes in cudnn.benchmark's first backward (torchclbench-h100: ~2 min for
+        # VGG-13 b64) before its first timed step
+        local limit=200
+        [[ $c == *--channels-last* && $c == *fp32* ]] && limit=400
         # shellcheck disable=SC2086
-        timeout 200 "${launch[@]}" tools/torch_bench.py $c --out-dir "$dir" </dev/null 2>&1 | grep -E '^torch_bench' ||
+        timeout "$limit" "${launch[@]}" tools/torch_bench.py $c --out-dir "$dir" </dev/null 2>&1 | grep -E '^torch_bench' ||
             fail "torch $c"
         bundle
     done <<<"$configs"
@@ -2174,6 +2193,19 @@ CHLAST_CONFIGS="
 --network resnet18,vgg11,mobilenet_v2 --batch 64 --precision fp32 --channels-last
 --network resnet18 --batch 64 --precision tf32 --channels-last"
 
+# MODE=clcal42 (session 38): channels-last FP16 on the calibration set's networks at batches large enough that the
+# GPU, not the host, sets the pace (chlast29's b64 runs were all host-paced but VGG-11's), to fit the one factor
+# the NCHW-fitted scale of a 16-bit convolution pass takes in channels-last; VGG-11 and ResNet-18 b256 in NCHW
+# beside them (this call's host and the NCHW model at these batches)
+CLCAL42_CONFIGS="
+--network vgg11 --batch 128,256 --precision fp16 --channels-last
+--network resnet18 --batch 256 --precision fp16 --channels-last
+--network mobilenet_v2 --batch 256 --precision fp16 --channels-last
+--network squeezenet1_1 --batch 256 --precision fp16 --channels-last
+--network densenet121 --batch 256 --precision fp16 --channels-last
+--network inception_v3 --batch 128 --precision fp16 --channels-last
+--network vgg11,resnet18 --batch 256 --precision fp16"
+
 # MODE=chlast_holdout (session 29): the channels-last model fixed after MODE=chlast (NHWC batch norm and
 # depthwise kernels, no layout transposes on tensor cores, FP32 between transposes) on the evaluation networks
 # but LeNet-5, none of which any channels-last run had used: each in FP16 at a batch drawn uniformly from the
@@ -2494,7 +2526,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
@@ -2640,6 +2672,7 @@ resnet50 64 fp32 ps2"
         bundle ;;
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
+    clcal42) torch_one "$CLCAL42_CONFIGS" clcal42 ;; # session 38: channels-last FP16, calibration set, GPU-paced
     chlast) # session 29: PyTorch channels-last on the calibration set's networks, then kernel traces (CHLAST_CONFIGS)
         torch_one "$CHLAST_CONFIGS" chlast
         chlast_traces ;;
