@@ -42,6 +42,17 @@ typedef enum {
 
 #define CP_CALIB_PASSES 4 /* forward, backward-data, backward-weight, update */
 
+/* The factor a 16-bit convolution pass's scale takes in channels-last. The
+ * scales are fitted on NCHW runs, where cuDNN's tensor-core engines sit
+ * between layout transposes and run their NCHW-adapted variants; part of a
+ * 16-bit scale is that path's cost beyond the transposes the model times,
+ * which a channels-last pass (the engine alone) never pays. Fitted on the
+ * calibration set's GPU-paced channels-last 16-bit PyTorch runs
+ * (tools/fit_constant.sh cl-half; validation/h100/torch/clcal42/). */
+#ifndef CP_CL_HALF_CONV_FACTOR
+#define CP_CL_HALF_CONV_FACTOR 0.81
+#endif
+
 typedef struct {
     double scale;     /* 1 when not set */
     double offset_ms; /* 0 when not set */

@@ -33,7 +33,7 @@
  * PyTorch runs alone (one GPU and DDP, NCHW and channels-last, H100 and H200:
  * 93 runs; the smallest MAPE on a 0.05 grid from 1.0 to 1.5, 13.41% at 1.0 to
  * 10.04% at 1.25 (10.12% at 1.30) with the H100 profile of 23 calls, DDP's
- * paired operator_scale and its slowest-rank factor; tools/fit_eager_host_scale.sh,
+ * paired operator_scale and its slowest-rank factor; tools/fit_constant.sh eager-host,
  * docs/CALIBRATION.md). */
 #ifndef CP_EAGER_HOST_SCALE
 #define CP_EAGER_HOST_SCALE 1.25

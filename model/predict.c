@@ -126,8 +126,9 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     p->tree.t[node].offset_ms = t->offset_ms;
     /* The calibration is fitted on NCHW runs. Channels-last batch norm runs
      * other kernels (batchnorm.c), timed as they are; a convolution keeps its
-     * class's scale but not the offset, a pass's fixed cost that stood for
-     * the NCHW pass's extra launches (layout transposes) */
+     * class's scale (16-bit: times CP_CL_HALF_CONV_FACTOR) but not the
+     * offset, a pass's fixed cost that stood for the NCHW pass's extra
+     * launches (layout transposes) */
     if (x->channels_last && strcmp(l->kind->name, "batchnorm") == 0 && pass != CP_PASS_UPDATE) {
         p->tree.t[node].scale = 1;
         p->tree.t[node].offset_ms = 0;
@@ -137,7 +138,8 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
          * the NCHW runs the scale was fitted on never had: the scale is the
          * engines', the transposes keep their own time */
         double tr = transpose_share(k, n, x->dev);
-        p->tree.t[node].scale = t->scale * (1 - tr) + tr;
+        double engine = g == CP_CG_HALF ? t->scale * CP_CL_HALF_CONV_FACTOR : t->scale;
+        p->tree.t[node].scale = engine * (1 - tr) + tr;
     }
 }
 

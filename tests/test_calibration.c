@@ -360,6 +360,51 @@ static void test_channels_last_fp32_transposes_keep_their_time(void **state)
     cp_network_free(&net);
 }
 
+/* Channels-last 16-bit: the engines run alone, no transposes, so a
+ * convolution pass is its kernels times its class's NCHW-fitted scale times
+ * CP_CL_HALF_CONV_FACTOR, without the offset; FP32 (above) and NCHW passes
+ * never take the factor. */
+static void test_channels_last_half_takes_the_factor(void **state)
+{
+    (void)state;
+    cp_error err;
+    cp_device dev;
+    cp_network net;
+    load_uncalibrated(&dev, &net);
+    cp_prediction a = {0}, b = {0}, c = {0}, d = {0};
+    net.channels_last = true;
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &a, &err), 0);
+    net.channels_last = false;
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &c, &err), 0);
+    assert_int_equal(parse(HEAD "\"terms\": {\"half\": {\"conv_3x3\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
+                                "\"conv_3x3_wide\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}}}}}",
+                           &dev.calib_graph, &err),
+                     0);
+    net.channels_last = true;
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &b, &err), 0);
+    net.channels_last = false;
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &d, &err), 0);
+    int checked = 0;
+    for (int i = 0; i < net.n_layers; i++) {
+        cp_calib_class cls = cp_layer_calib_class(&net.layers[i]);
+        if (cls != CP_CC_CONV_3X3 && cls != CP_CC_CONV_3X3_WIDE)
+            continue;
+        double want = 2 * CP_CL_HALF_CONV_FACTOR * a.layers[i].ms[CP_PASS_FWD];
+        if (fabs(b.layers[i].ms[CP_PASS_FWD] - want) > 1e-6 * want)
+            fail_msg("%s forward: %.9f ms, want %.9f", net.layers[i].name, b.layers[i].ms[CP_PASS_FWD], want);
+        want = 2 * c.layers[i].ms[CP_PASS_FWD] + 0.010; /* NCHW: the scale and the offset as fitted */
+        if (fabs(d.layers[i].ms[CP_PASS_FWD] - want) > 1e-6 * want)
+            fail_msg("%s NCHW forward: %.9f ms, want %.9f", net.layers[i].name, d.layers[i].ms[CP_PASS_FWD], want);
+        checked++;
+    }
+    assert_int_equal(checked, 16);
+    cp_prediction_free(&a);
+    cp_prediction_free(&b);
+    cp_prediction_free(&c);
+    cp_prediction_free(&d);
+    cp_network_free(&net);
+}
+
 static void test_auto_attaches_embedded_calibrations(void **state)
 {
     (void)state;
@@ -415,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_legacy_host_estimate),
         cmocka_unit_test(test_graph_calibration_applies_to_pytorch_algorithms),
         cmocka_unit_test(test_channels_last_fp32_transposes_keep_their_time),
+        cmocka_unit_test(test_channels_last_half_takes_the_factor),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),
         cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),
     };
