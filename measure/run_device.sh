@@ -992,6 +992,23 @@ MHOLDOUT40_DDP="
 --network resnet101 --batch 184 --precision fp16 --channels-last
 --network wide_resnet50_2 --batch 160 --precision fp32 --channels-last"
 
+# MODE=mholdout42 (session 38, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(4242),
+# mholdout35's rule; the host's 2-rank sweeps first, then the graph-API jobs in drawn order, the legacy ones and
+# the DDP ones (torchrun, 2 processes); predicted in the call.
+MHOLDOUT42_GRAPH="
+wide_resnet50_2 136 fp16 nccl
+resnext50_32x4d 128 fp32 ps1
+mnasnet1_0 72 fp32 nccl
+resnext50_32x4d 224 fp32 nccl
+lenet5 248 fp16 ps2
+alexnet 96 fp32 nccl"
+MHOLDOUT42_LEGACY="
+wide_resnet50_2 152 fp16 nccl
+alexnet 64 fp16 nccl"
+MHOLDOUT42_DDP="
+--network resnet101 --batch 56 --precision fp16 --channels-last
+--network resnet101 --batch 256 --precision fp16"
+
 # MODE=mholdout37 (session 36, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3737),
 # mholdout35's rule (network, batch 32..256 in steps of 8, fp16/fp32, and the exchange: NCCL graph API, NCCL legacy
 # API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or channels-last); the host's sweeps
@@ -2533,7 +2550,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42) drawn_multi "$1" 2 ;;
     mholdout40) drawn_multi "$1" 4 ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
