@@ -2223,6 +2223,17 @@ CLCAL42_CONFIGS="
 --network inception_v3 --batch 128 --precision fp16 --channels-last
 --network vgg11,resnet18 --batch 256 --precision fp16"
 
+# MODE=clcal42b (session 38): more GPU-paced channels-last 16-bit runs of the calibration set's 1x1 and depthwise
+# networks (and ResNet-18 b128, VGG-11 b256 in BF16), for a rule fixed before the call: one factor for the 3x3
+# classes and one for the others in place of clcal42's single one (docs/CALIBRATION.md)
+CLCAL42B_CONFIGS="
+--network mobilenet_v2 --batch 128,192 --precision fp16 --channels-last
+--network squeezenet1_1 --batch 128,192 --precision fp16 --channels-last
+--network densenet121 --batch 192 --precision fp16 --channels-last
+--network inception_v3 --batch 192,256 --precision fp16 --channels-last
+--network resnet18 --batch 128 --precision fp16 --channels-last
+--network vgg11 --batch 256 --precision bf16 --channels-last"
+
 # MODE=chlast_holdout (session 29): the channels-last model fixed after MODE=chlast (NHWC batch norm and
 # depthwise kernels, no layout transposes on tensor cores, FP32 between transposes) on the evaluation networks
 # but LeNet-5, none of which any channels-last run had used: each in FP16 at a batch drawn uniformly from the
@@ -2690,6 +2701,7 @@ resnet50 64 fp32 ps2"
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
     clcal42) torch_one "$CLCAL42_CONFIGS" clcal42 ;; # session 38: channels-last FP16, calibration set, GPU-paced
+    clcal42b) torch_one "$CLCAL42B_CONFIGS" clcal42b ;; # session 38: more of them, 1x1 and depthwise networks
     chlast) # session 29: PyTorch channels-last on the calibration set's networks, then kernel traces (CHLAST_CONFIGS)
         torch_one "$CHLAST_CONFIGS" chlast
         chlast_traces ;;
