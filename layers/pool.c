@@ -12,6 +12,8 @@
  * about 100 thread instructions per output (decomposing its index, setting
  * up the window) and 30 per window element (bounds, address, load, compare)
  * at the H100's issue rate; the forward kernel is given those counts. */
+#include <string.h>
+
 #include "layer.h"
 
 static const char *const window_fields[] = {"kernel", "stride", "pad", "ceil_mode", NULL};
@@ -157,6 +159,54 @@ static cp_kernel maxpool_bwd_kernel(const cp_layer *l, const cp_exec *x)
     return k;
 }
 
+/* --- channels-last average pooling ----------------------------------------
+ *
+ * PyTorch pools a channels-last tensor with its own kernels, one thread per
+ * element (`avg_pool2d_out_cuda_frame_nhwc` per output, the backward
+ * `avg_pool2d_backward_out_cuda_frame_nhwc` per input, adding the windows
+ * that cover it), whose 64-bit index arithmetic, not DRAM, sets the pace: in
+ * the calibration set's traces (Inception-v3 and DenseNet-121 b32,
+ * validation/h100/torch/chlast29/ and chlast31/) the forward took 19-25 ps
+ * per output and the backward 18 ps per input of DenseNet's 2x2/2 windows
+ * (each input in one) and 32-35 ps of Inception's 3x3/1 (in 7.6-8.7), in
+ * 16 and 32 bits alike: 2-3x cuDNN's NCHW pace. Thread instructions per
+ * element fitted on those 27 kernels; they are timed as they are, not by the
+ * NCHW-fitted pooling scales (model/predict.c). */
+#define POOL_NHWC_FWD_PER_OUTPUT 470.0
+#define POOL_NHWC_FWD_PER_TAP 36.0
+#define POOL_NHWC_BWD_PER_INPUT 500.0
+#define POOL_NHWC_BWD_PER_WINDOW 74.0
+
+/* The windows covering an input element on average, along one side. */
+static double covering(int in, int out, int k, int s, int p)
+{
+    double taps = 0; /* each output's window taps inside the input */
+    for (int o = 0; o < out; o++) {
+        int lo = o * s - p, hi = lo + k;
+        taps += (hi < in ? hi : in) - (lo > 0 ? lo : 0);
+    }
+    return taps / in;
+}
+
+static int avgpool_nhwc_kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out)
+{
+    double xb = cp_act_bytes(x, l->in[0]), yb = cp_act_bytes(x, l->out);
+    double outs = (double)x->batch * cp_shape_elems(l->out), ins = (double)x->batch * cp_shape_elems(l->in[0]);
+    double flops = window_flops(l, pass, x->batch);
+    cp_shape i = l->in[0], o = l->out;
+    double cover = covering(i.h, o.h, l->kh, l->sh, l->ph) * covering(i.w, o.w, l->kw, l->sw, l->pw);
+    double instr;
+    if (pass == CP_PASS_FWD) {
+        out[0] = cp_stream_kernel(x->dev, x->prec, "avgpool_fwd_nhwc", outs, xb, yb, flops);
+        instr = outs * POOL_NHWC_FWD_PER_OUTPUT + ins * cover * POOL_NHWC_FWD_PER_TAP;
+    } else {
+        out[0] = cp_stream_kernel(x->dev, x->prec, "avgpool_bwd_nhwc", ins, yb, xb, flops);
+        instr = ins * (POOL_NHWC_BWD_PER_INPUT + POOL_NHWC_BWD_PER_WINDOW * cover);
+    }
+    out[0].L = instr / (double)out[0].blocks / x->dev->warp_size;
+    return 1;
+}
+
 static int window_kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max,
                           cp_error *err)
 {
@@ -166,6 +216,8 @@ static int window_kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_
     double xb = cp_act_bytes(x, l->in[0]), yb = cp_act_bytes(x, l->out);
     double outs = (double)x->batch * cp_shape_elems(l->out), ins = (double)x->batch * cp_shape_elems(l->in[0]);
     int is_max = l->kind->name[0] == 'm';
+    if (x->channels_last && strcmp(l->kind->name, "avgpool") == 0 && (pass == CP_PASS_FWD || pass == CP_PASS_BWD_DATA))
+        return avgpool_nhwc_kernels(l, pass, x, out);
     if (pass == CP_PASS_FWD) {
         double items = l->out.h * l->out.w > 1 ? outs : ins;
         cp_kernel *k = &out[0];

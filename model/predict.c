@@ -124,12 +124,13 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     const cp_calib_term *t = &cal->term[g][cp_layer_calib_class(l)][pass];
     p->tree.t[node].scale = t->scale;
     p->tree.t[node].offset_ms = t->offset_ms;
-    /* The calibration is fitted on NCHW runs. Channels-last batch norm runs
-     * other kernels (batchnorm.c), timed as they are; a convolution keeps its
-     * class's scale (16-bit: times CP_CL_HALF_CONV_FACTOR) but not the
-     * offset, a pass's fixed cost that stood for the NCHW pass's extra
-     * launches (layout transposes) */
-    if (x->channels_last && strcmp(l->kind->name, "batchnorm") == 0 && pass != CP_PASS_UPDATE) {
+    /* The calibration is fitted on NCHW runs. Channels-last batch norm and
+     * average pooling run other kernels (batchnorm.c, pool.c), timed as they
+     * are; a convolution keeps its class's scale (16-bit: times
+     * CP_CL_HALF_CONV_FACTOR_3X3 or _OTHER) but not the offset, a pass's fixed cost that
+     * stood for the NCHW pass's extra launches (layout transposes) */
+    if (x->channels_last && (strcmp(l->kind->name, "batchnorm") == 0 || strcmp(l->kind->name, "avgpool") == 0) &&
+        pass != CP_PASS_UPDATE) {
         p->tree.t[node].scale = 1;
         p->tree.t[node].offset_ms = 0;
     } else if (x->channels_last && strcmp(l->kind->name, "conv") == 0) {
@@ -138,7 +139,10 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
          * the NCHW runs the scale was fitted on never had: the scale is the
          * engines', the transposes keep their own time */
         double tr = transpose_share(k, n, x->dev);
-        double engine = g == CP_CG_HALF ? t->scale * CP_CL_HALF_CONV_FACTOR : t->scale;
+        cp_calib_class c = cp_layer_calib_class(l);
+        double half = c == CP_CC_CONV_3X3 || c == CP_CC_CONV_3X3_WIDE ? CP_CL_HALF_CONV_FACTOR_3X3
+                                                                        : CP_CL_HALF_CONV_FACTOR_OTHER;
+        double engine = g == CP_CG_HALF ? t->scale * half : t->scale;
         p->tree.t[node].scale = engine * (1 - tr) + tr;
     }
 }
