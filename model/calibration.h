@@ -42,15 +42,19 @@ typedef enum {
 
 #define CP_CALIB_PASSES 4 /* forward, backward-data, backward-weight, update */
 
-/* The factor a 16-bit convolution pass's scale takes in channels-last. The
- * scales are fitted on NCHW runs, where cuDNN's tensor-core engines sit
- * between layout transposes and run their NCHW-adapted variants; part of a
- * 16-bit scale is that path's cost beyond the transposes the model times,
- * which a channels-last pass (the engine alone) never pays. Fitted on the
- * calibration set's GPU-paced channels-last 16-bit PyTorch runs
- * (tools/fit_constant.sh cl-half; validation/h100/torch/clcal42/). */
-#ifndef CP_CL_HALF_CONV_FACTOR
-#define CP_CL_HALF_CONV_FACTOR 0.81
+/* The factors a 16-bit convolution pass's scale takes in channels-last,
+ * for the 3x3 classes and for the others. The scales are fitted on NCHW
+ * runs, where cuDNN's tensor-core engines sit between layout transposes and
+ * run their NCHW-adapted variants; part of a 16-bit scale is that path's
+ * cost beyond the transposes the model times, which a channels-last pass
+ * (the engine alone) never pays. Fitted on the calibration set's GPU-paced
+ * channels-last 16-bit PyTorch runs (tools/fit_constant.sh;
+ * validation/h100/torch/clcal42/, clcal42b/; docs/CALIBRATION.md). */
+#ifndef CP_CL_HALF_CONV_FACTOR_3X3
+#define CP_CL_HALF_CONV_FACTOR_3X3 0.81
+#endif
+#ifndef CP_CL_HALF_CONV_FACTOR_OTHER
+#define CP_CL_HALF_CONV_FACTOR_OTHER 0.81
 #endif
 
 typedef struct {

@@ -360,10 +360,10 @@ static void test_channels_last_fp32_transposes_keep_their_time(void **state)
     cp_network_free(&net);
 }
 
-/* Channels-last 16-bit: the engines run alone, no transposes, so a
+/* Channels-last 16-bit: the engines run alone, no transposes, so a 3x3
  * convolution pass is its kernels times its class's NCHW-fitted scale times
- * CP_CL_HALF_CONV_FACTOR, without the offset; FP32 (above) and NCHW passes
- * never take the factor. */
+ * CP_CL_HALF_CONV_FACTOR_3X3, without the offset; FP32 (above) and NCHW
+ * passes never take the factor. */
 static void test_channels_last_half_takes_the_factor(void **state)
 {
     (void)state;
@@ -389,7 +389,7 @@ static void test_channels_last_half_takes_the_factor(void **state)
         cp_calib_class cls = cp_layer_calib_class(&net.layers[i]);
         if (cls != CP_CC_CONV_3X3 && cls != CP_CC_CONV_3X3_WIDE)
             continue;
-        double want = 2 * CP_CL_HALF_CONV_FACTOR * a.layers[i].ms[CP_PASS_FWD];
+        double want = 2 * CP_CL_HALF_CONV_FACTOR_3X3 * a.layers[i].ms[CP_PASS_FWD];
         if (fabs(b.layers[i].ms[CP_PASS_FWD] - want) > 1e-6 * want)
             fail_msg("%s forward: %.9f ms, want %.9f", net.layers[i].name, b.layers[i].ms[CP_PASS_FWD], want);
         want = 2 * c.layers[i].ms[CP_PASS_FWD] + 0.010; /* NCHW: the scale and the offset as fitted */

@@ -1,33 +1,41 @@
 #!/usr/bin/env bash
 # Fits one of the model's constants that is a factor on measured costs, on
 # the calibration set's runs alone. For each value of its grid it builds
-# cnnperf with the constant set (build-fit/, -DNAME=value), re-predicts every
-# measured run `tools/accuracy.sh` reads and prints the mean absolute error
-# over the runs the constant is fitted on; the evaluation set is never read
-# into the choice. The shipped value is the grid's smallest error.
+# cnnperf with the constant set (build-fit/, -DNAME=value, plus $FIT_CFLAGS),
+# re-predicts every measured run `tools/accuracy.sh` reads and prints the
+# mean absolute error over the runs the constant is fitted on; the evaluation
+# set is never read into the choice. The shipped value is the grid's
+# smallest error.
 #   tools/fit_constant.sh eager-host   CP_EAGER_HOST_SCALE (model/eager.h): what a real network's
 #                                      operator costs PyTorch's host against torch_bench.py
 #                                      --eager-overhead's chains of tiny modules; the calibration set's
 #                                      PyTorch runs (one GPU and DDP, either layout, H100 and H200),
 #                                      1.00-1.50 by 0.05
-#   tools/fit_constant.sh cl-half      CP_CL_HALF_CONV_FACTOR (model/calibration.h): a 16-bit
-#                                      convolution pass's NCHW-fitted scale in channels-last; the
-#                                      calibration set's channels-last 16-bit one-GPU PyTorch runs that
-#                                      the GPU paces (not host-bound), 0.70-1.00 by 0.01
+#   tools/fit_constant.sh cl-half      CP_CL_HALF_CONV_FACTOR_3X3 and _OTHER (model/calibration.h) set
+#                                      alike: a 16-bit convolution pass's NCHW-fitted scale in
+#                                      channels-last; the calibration set's channels-last 16-bit one-GPU
+#                                      PyTorch runs that the GPU paces (not host-bound), 0.70-1.00 by 0.01
+#   tools/fit_constant.sh cl-half-3x3  the 3x3 classes' factor alone (the others' from FIT_CFLAGS, e.g.
+#   tools/fit_constant.sh cl-half-other  -DCP_CL_HALF_CONV_FACTOR_OTHER=0.9), and the others' alone: the
+#                                      steps of a coordinate descent; same runs, 0.70-1.10 by 0.01
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
-  eager-host) name=CP_EAGER_HOST_SCALE grid=$(seq 1.00 0.05 1.50) ;;
-  cl-half) name=CP_CL_HALF_CONV_FACTOR grid=$(seq 0.70 0.01 1.00) ;;
-  *) echo "usage: $0 eager-host|cl-half" >&2; exit 2 ;;
+  eager-host) names=CP_EAGER_HOST_SCALE grid=$(seq 1.00 0.05 1.50) ;;
+  cl-half) names="CP_CL_HALF_CONV_FACTOR_3X3 CP_CL_HALF_CONV_FACTOR_OTHER" grid=$(seq 0.70 0.01 1.00) ;;
+  cl-half-3x3) names=CP_CL_HALF_CONV_FACTOR_3X3 grid=$(seq 0.70 0.01 1.10) ;;
+  cl-half-other) names=CP_CL_HALF_CONV_FACTOR_OTHER grid=$(seq 0.70 0.01 1.10) ;;
+  *) echo "usage: $0 eager-host|cl-half|cl-half-3x3|cl-half-other" >&2; exit 2 ;;
 esac
 b=build-fit
 mapfile -t measured < <(grep -v -E '^[[:space:]]*(#|$)' validation/measured-folders.txt)
 for v in $grid; do
-  cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-D$name=$v" >/dev/null
+  defs=${FIT_CFLAGS:-}
+  for n in $names; do defs+=" -D$n=$v"; done
+  cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$defs" >/dev/null
   cmake --build "$b" -j"$(nproc 2>/dev/null || echo 2)" --target cnnperf >/dev/null
   "$b/cnnperf" validate --measured "${measured[@]}" --format json -o "$b/validate-$v.json" 2>/dev/null
-  python3 - "$b/validate-$v.json" "$name" "$v" "$1" <<'PY'
+  python3 - "$b/validate-$v.json" "${names// /,}" "$v" "$1" <<'PY'
 import json, sys
 path, name, value, which = sys.argv[1:]
 def fitted_on(r):
