@@ -973,6 +973,21 @@ HOLDOUT42_TORCH="
 --network vgg13 --batch 216 --precision fp16 --channels-last
 --network vgg19 --batch 232 --precision fp16 --channels-last"
 
+# MODE=holdout43 (session 38): ten one-GPU evaluation configurations by random.Random(43), holdout33's rule, drawn
+# before the call, for the session's final model; measure jobs first, then PyTorch; predicted in the call.
+HOLDOUT43_MEASURE="
+googlenet 40 fp16 graphapi
+resnet152 64 fp16
+resnet50 240 fp32
+vgg19 128 fp32
+resnet152 48 fp16 graphapi"
+HOLDOUT43_TORCH="
+--network alexnet --batch 104 --precision fp16 --channels-last
+--network resnet101 --batch 200 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 152 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 120 --precision fp32 --channels-last
+--network googlenet --batch 40 --precision fp16"
+
 # MODE=mholdout40 (session 37, 4 GPUs of one host): ten 4-GPU evaluation jobs drawn before the call by
 # random.Random(4040), mholdout35's rule (network, batch per GPU 32..256 in steps of 8, fp16/fp32, and the exchange:
 # NCCL graph API, NCCL legacy API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or
@@ -2554,7 +2569,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
