@@ -51,10 +51,10 @@ typedef enum {
  * channels-last 16-bit PyTorch runs (tools/fit_constant.sh;
  * validation/h100/torch/clcal42/, clcal42b/; docs/CALIBRATION.md). */
 #ifndef CP_CL_HALF_CONV_FACTOR_3X3
-#define CP_CL_HALF_CONV_FACTOR_3X3 0.81
+#define CP_CL_HALF_CONV_FACTOR_3X3 0.70
 #endif
 #ifndef CP_CL_HALF_CONV_FACTOR_OTHER
-#define CP_CL_HALF_CONV_FACTOR_OTHER 0.81
+#define CP_CL_HALF_CONV_FACTOR_OTHER 1.10
 #endif
 
 typedef struct {

@@ -362,8 +362,8 @@ static void test_channels_last_fp32_transposes_keep_their_time(void **state)
 
 /* Channels-last 16-bit: the engines run alone, no transposes, so a 3x3
  * convolution pass is its kernels times its class's NCHW-fitted scale times
- * CP_CL_HALF_CONV_FACTOR_3X3, without the offset; FP32 (above) and NCHW
- * passes never take the factor. */
+ * CP_CL_HALF_CONV_FACTOR_3X3, a 1x1 one times _OTHER, without the offset;
+ * FP32 (above) and NCHW passes never take the factors. */
 static void test_channels_last_half_takes_the_factor(void **state)
 {
     (void)state;
@@ -377,16 +377,23 @@ static void test_channels_last_half_takes_the_factor(void **state)
     net.channels_last = false;
     assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &c, &err), 0);
     assert_int_equal(parse(HEAD "\"terms\": {\"half\": {\"conv_3x3\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
-                                "\"conv_3x3_wide\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}}}}}",
+                                "\"conv_3x3_wide\": {\"forward\": {\"scale\": 2, \"offset_us\": 10}},"
+                                "\"conv_1x1\": {\"forward\": {\"scale\": 3, \"offset_us\": 10}}}}}",
                            &dev.calib_graph, &err),
                      0);
     net.channels_last = true;
     assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &b, &err), 0);
     net.channels_last = false;
     assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &d, &err), 0);
-    int checked = 0;
+    int checked = 0, others = 0;
     for (int i = 0; i < net.n_layers; i++) {
         cp_calib_class cls = cp_layer_calib_class(&net.layers[i]);
+        if (cls == CP_CC_CONV_1X1) { /* the other classes' factor */
+            double want = 3 * CP_CL_HALF_CONV_FACTOR_OTHER * a.layers[i].ms[CP_PASS_FWD];
+            if (fabs(b.layers[i].ms[CP_PASS_FWD] - want) > 1e-6 * want)
+                fail_msg("%s forward: %.9f ms, want %.9f", net.layers[i].name, b.layers[i].ms[CP_PASS_FWD], want);
+            others++;
+        }
         if (cls != CP_CC_CONV_3X3 && cls != CP_CC_CONV_3X3_WIDE)
             continue;
         double want = 2 * CP_CL_HALF_CONV_FACTOR_3X3 * a.layers[i].ms[CP_PASS_FWD];
@@ -398,6 +405,7 @@ static void test_channels_last_half_takes_the_factor(void **state)
         checked++;
     }
     assert_int_equal(checked, 16);
+    assert_true(others > 0);
     cp_prediction_free(&a);
     cp_prediction_free(&b);
     cp_prediction_free(&c);

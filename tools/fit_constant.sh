@@ -29,15 +29,20 @@ case "${1:-}" in
 esac
 b=build-fit
 mapfile -t measured < <(grep -v -E '^[[:space:]]*(#|$)' validation/measured-folders.txt)
+fitted=() # after the first value: the files of the runs fitted on (a run's prediction is its own)
 for v in $grid; do
   defs=${FIT_CFLAGS:-}
   for n in $names; do defs+=" -D$n=$v"; done
   cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$defs" >/dev/null
   cmake --build "$b" -j"$(nproc 2>/dev/null || echo 2)" --target cnnperf >/dev/null
-  "$b/cnnperf" validate --measured "${measured[@]}" --format json -o "$b/validate-$v.json" 2>/dev/null
-  python3 - "$b/validate-$v.json" "${names// /,}" "$v" "$1" <<'PY'
+  if [ ${#fitted[@]} -eq 0 ]; then
+    "$b/cnnperf" validate --measured "${measured[@]}" --format json -o "$b/validate-$v.json" 2>/dev/null
+  else
+    "$b/cnnperf" validate --measured "${fitted[@]}" --format json -o "$b/validate-$v.json" 2>/dev/null
+  fi
+  python3 - "$b/validate-$v.json" "${names// /,}" "$v" "$1" "$b/fitted.txt" <<'PY'
 import json, sys
-path, name, value, which = sys.argv[1:]
+path, name, value, which, files = sys.argv[1:]
 def fitted_on(r):
     if r["source"] != "pytorch" or r["set"] != "calibration":
         return False
@@ -45,8 +50,11 @@ def fitted_on(r):
         return True
     return (r["gpus"] == 1 and r["precision"] in ("fp16", "bf16") and "channels-last" in r["label"]
             and not r.get("host_bound"))
-err = [r["iteration"]["error_pct"] for r in json.load(open(path))["runs"] if fitted_on(r)]
+runs = [r for r in json.load(open(path))["runs"] if fitted_on(r)]
+open(files, "w").write("".join(sorted({r["file"] + "\n" for r in runs})))
+err = [r["iteration"]["error_pct"] for r in runs]
 print(f"{name} {value}: {sum(map(abs, err)) / len(err):.2f}% over {len(err)} calibration runs, "
       f"bias {sum(err) / len(err):+.2f}%")
 PY
+  mapfile -t fitted < "$b/fitted.txt"
 done
