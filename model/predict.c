@@ -127,8 +127,9 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     /* The calibration is fitted on NCHW runs. Channels-last batch norm and
      * average pooling run other kernels (batchnorm.c, pool.c), timed as they
      * are; a convolution keeps its class's scale (16-bit: times
-     * CP_CL_HALF_CONV_FACTOR_3X3 or _OTHER) but not the offset, a pass's fixed cost that
-     * stood for the NCHW pass's extra launches (layout transposes) */
+     * CP_CL_HALF_CONV_FACTOR_3X3 or _OTHER) but not the offset, a pass's
+     * fixed cost that stood for the NCHW pass's extra launches (layout
+     * transposes) */
     if (x->channels_last && (strcmp(l->kind->name, "batchnorm") == 0 || strcmp(l->kind->name, "avgpool") == 0) &&
         pass != CP_PASS_UPDATE) {
         p->tree.t[node].scale = 1;
