@@ -988,6 +988,21 @@ HOLDOUT43_TORCH="
 --network resnext50_32x4d --batch 120 --precision fp32 --channels-last
 --network googlenet --batch 40 --precision fp16"
 
+# MODE=holdout44 (session 38): ten more one-GPU evaluation configurations by random.Random(44), holdout33's rule,
+# drawn before the call for the session's final model; measure jobs first, then PyTorch; predicted in the call.
+HOLDOUT44_MEASURE="
+resnet152 160 fp16
+resnet152 88 fp32 graphapi
+lenet5 56 fp16 graphapi
+densenet169 112 fp32
+densenet169 160 fp16 graphapi
+alexnet 120 fp32 graphapi
+resnet34 152 fp16"
+HOLDOUT44_TORCH="
+--network googlenet --batch 224 --precision fp32 --channels-last
+--network resnext50_32x4d --batch 128 --precision fp32
+--network mnasnet1_0 --batch 112 --precision fp16"
+
 # MODE=mholdout40 (session 37, 4 GPUs of one host): ten 4-GPU evaluation jobs drawn before the call by
 # random.Random(4040), mholdout35's rule (network, batch per GPU 32..256 in steps of 8, fp16/fp32, and the exchange:
 # NCCL graph API, NCCL legacy API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or
@@ -2569,7 +2584,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
