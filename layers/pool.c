@@ -215,12 +215,12 @@ static int window_kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_
     (void)err;
     if (max < 1)
         return 0;
-    double xb = cp_act_bytes(x, l->in[0]), yb = cp_act_bytes(x, l->out);
-    double outs = (double)x->batch * cp_shape_elems(l->out), ins = (double)x->batch * cp_shape_elems(l->in[0]);
-    int is_max = l->kind->name[0] == 'm';
     bool nhwc_avg = x->channels_last && strcmp(l->kind->name, "avgpool") == 0;
     if (nhwc_avg && (pass == CP_PASS_FWD || pass == CP_PASS_BWD_DATA))
         return avgpool_nhwc_kernels(l, pass, x, out);
+    double xb = cp_act_bytes(x, l->in[0]), yb = cp_act_bytes(x, l->out);
+    double outs = (double)x->batch * cp_shape_elems(l->out), ins = (double)x->batch * cp_shape_elems(l->in[0]);
+    int is_max = l->kind->name[0] == 'm';
     if (pass == CP_PASS_FWD) {
         double items = l->out.h * l->out.w > 1 ? outs : ins;
         cp_kernel *k = &out[0];

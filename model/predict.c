@@ -121,7 +121,8 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     if (!cal->loaded)
         return;
     cp_calib_group g = calib_group(x->prec);
-    const cp_calib_term *t = &cal->term[g][cp_layer_calib_class(l)][pass];
+    cp_calib_class cls = cp_layer_calib_class(l);
+    const cp_calib_term *t = &cal->term[g][cls][pass];
     p->tree.t[node].scale = t->scale;
     p->tree.t[node].offset_ms = t->offset_ms;
     /* The calibration is fitted on NCHW runs. Channels-last batch norm and
@@ -140,9 +141,8 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
          * the NCHW runs the scale was fitted on never had: the scale is the
          * engines', the transposes keep their own time */
         double tr = transpose_share(k, n, x->dev);
-        cp_calib_class c = cp_layer_calib_class(l);
-        double half = c == CP_CC_CONV_3X3 || c == CP_CC_CONV_3X3_WIDE ? CP_CL_HALF_CONV_FACTOR_3X3
-                                                                        : CP_CL_HALF_CONV_FACTOR_OTHER;
+        double half = cls == CP_CC_CONV_3X3 || cls == CP_CC_CONV_3X3_WIDE ? CP_CL_HALF_CONV_FACTOR_3X3
+                                                                            : CP_CL_HALF_CONV_FACTOR_OTHER;
         double engine = g == CP_CG_HALF ? t->scale * half : t->scale;
         p->tree.t[node].scale = engine * (1 - tr) + tr;
     }
