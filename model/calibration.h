@@ -57,21 +57,18 @@ typedef enum {
 #define CP_CL_HALF_CONV_FACTOR_OTHER 1.10
 #endif
 
-/* The factors on the calibrated time of a strided convolution's data and
- * weight gradients (stride > 1; not a first layer, not depthwise). cuDNN runs
- * them on other engines than their stride-1 class (the graph API's FP32 3x3
- * data gradient on engine 25, its weight gradient on 20 or 67, PyTorch's
- * dgrad_engine and wgrad_alg0_engine), which the class scales, fitted on
- * all strides together and few strided layers, do not see; so they apply
- * where the file fitted the class's term. Fitted on the
- * calibration set's GPU-paced cnnperf-measure runs (graph and legacy API),
- * the smallest mean error of their strided passes on a 0.05 grid
- * (docs/CALIBRATION.md, session 39). */
+/* The factor on the calibrated time of a strided convolution's data
+ * gradient (stride > 1; not a first layer, not depthwise). cuDNN runs it on
+ * other engines than its stride-1 class (the graph API's FP32 3x3 data
+ * gradient on engine 25, PyTorch's dgrad_engine), which the class scales,
+ * fitted on all strides together and few strided layers, do not see; so it
+ * applies where the file fitted the class's term. Fitted on the calibration
+ * set's GPU-paced cnnperf-measure runs (graph and legacy API), the smallest
+ * mean error of their strided data gradients on a 0.05 grid, and carried
+ * from either calibration network with such layers to the other (the
+ * weight gradient's 1.05 did not: docs/CALIBRATION.md, session 39). */
 #ifndef CP_STRIDED_DGRAD_FACTOR
 #define CP_STRIDED_DGRAD_FACTOR 1.15
-#endif
-#ifndef CP_STRIDED_WGRAD_FACTOR
-#define CP_STRIDED_WGRAD_FACTOR 1.05
 #endif
 
 typedef struct {

@@ -146,14 +146,13 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
         double engine = g == CP_CG_HALF ? t->scale * half : t->scale;
         p->tree.t[node].scale = engine * (1 - tr) + tr;
     }
-    /* a strided gradient's correction of its class's fitted term (a file without one has nothing to correct) */
+    /* a strided data gradient's correction of its class's fitted term (a file without one has nothing to correct) */
     bool fitted = t->scale != 1 || t->offset_ms != 0;
-    if (fitted && (l->sh > 1 || l->sw > 1) && (pass == CP_PASS_BWD_DATA || pass == CP_PASS_BWD_WEIGHT) &&
+    if (fitted && (l->sh > 1 || l->sw > 1) && pass == CP_PASS_BWD_DATA &&
         (cls == CP_CC_CONV_1X1 || cls == CP_CC_CONV_3X3 || cls == CP_CC_CONV_3X3_WIDE || cls == CP_CC_CONV_KXK ||
          cls == CP_CC_CONV_LARGE)) {
-        double f = pass == CP_PASS_BWD_DATA ? CP_STRIDED_DGRAD_FACTOR : CP_STRIDED_WGRAD_FACTOR;
-        p->tree.t[node].scale *= f;
-        p->tree.t[node].offset_ms *= f;
+        p->tree.t[node].scale *= CP_STRIDED_DGRAD_FACTOR;
+        p->tree.t[node].offset_ms *= CP_STRIDED_DGRAD_FACTOR;
     }
 }
 

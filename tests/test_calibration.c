@@ -413,12 +413,12 @@ static void test_channels_last_half_takes_the_factor(void **state)
     cp_network_free(&net);
 }
 
-/* A strided convolution's data and weight gradients (not a first layer's,
- * not a depthwise one's) take CP_STRIDED_DGRAD_FACTOR and _WGRAD_FACTOR on
- * their calibrated time, scale and offset alike; its forward and every
+/* A strided convolution's data gradient (not a first layer's, not a
+ * depthwise one's) takes CP_STRIDED_DGRAD_FACTOR on its calibrated time,
+ * scale and offset alike; its forward and weight gradient and every
  * stride-1 pass keep the class's terms. ResNet-18 has three strided 3x3
  * layers and three strided 1x1 (the downsampling shortcuts). */
-static void test_strided_gradients_take_their_factors(void **state)
+static void test_strided_data_gradients_take_their_factor(void **state)
 {
     (void)state;
     cp_error err;
@@ -442,8 +442,7 @@ static void test_strided_gradients_take_their_factors(void **state)
             continue;
         bool s = l->sh > 1 || l->sw > 1;
         for (cp_pass p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
-            double f = !s || p == CP_PASS_FWD ? 1 : p == CP_PASS_BWD_DATA ? CP_STRIDED_DGRAD_FACTOR
-                                                                          : CP_STRIDED_WGRAD_FACTOR;
+            double f = s && p == CP_PASS_BWD_DATA ? CP_STRIDED_DGRAD_FACTOR : 1;
             double want = f * (2 * a.layers[i].ms[p] + 0.010);
             if (fabs(b.layers[i].ms[p] - want) > 1e-6 * want)
                 fail_msg("%s pass %d: %.9f ms, want %.9f", l->name, (int)p, b.layers[i].ms[p], want);
@@ -453,8 +452,8 @@ static void test_strided_gradients_take_their_factors(void **state)
     }
     assert_int_equal(strided, 6);
     assert_true(plain > 0);
-    /* and the factors are real: a strided gradient takes more than the class alone */
-    assert_true(CP_STRIDED_DGRAD_FACTOR > 1 && CP_STRIDED_WGRAD_FACTOR > 1);
+    /* and the factor is real: a strided data gradient takes more than the class alone */
+    assert_true(CP_STRIDED_DGRAD_FACTOR > 1);
     cp_prediction_free(&a);
     cp_prediction_free(&b);
     cp_network_free(&net);
@@ -516,7 +515,7 @@ int main(void)
         cmocka_unit_test(test_graph_calibration_applies_to_pytorch_algorithms),
         cmocka_unit_test(test_channels_last_fp32_transposes_keep_their_time),
         cmocka_unit_test(test_channels_last_half_takes_the_factor),
-        cmocka_unit_test(test_strided_gradients_take_their_factors),
+        cmocka_unit_test(test_strided_data_gradients_take_their_factor),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),
         cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),
     };
