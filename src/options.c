@@ -67,7 +67,7 @@ const char cp_usage[] =
     "sweep takes comma-separated lists for --gpus, --batch, --comm and --precision.\n"
     "\n"
     "validate --measured FILE|GLOB... ['dir/**/*.json': any depth] [--format table|json|csv|markdown] [-o FILE]\n"
-    "         [--plot PREFIX] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
+    "         [--plot PREFIX|FILE.svg|FILE.png] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
     "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE] [--calibration auto|none|FILE]\n"
     "         [--host-mpi FILE|auto] [--net-link FILE|auto] (auto, the default: a measured file's own folder's\n"
     "         MPI ping-pong and NCCL sweep of one rank per node, if any;\n"

@@ -607,7 +607,8 @@ static int glob_one(const char *pattern, char ***list, int *n, int *cap, cp_erro
 
 /* A folder stands for its *.json at any depth, and a pattern of JSON files
  * also takes the same names kept gzip-compressed ("*.json" finds x.json and
- * y.json.gz: validation/README.md says which measurements are kept so). */
+ * y.json.gz: validation/README.md says which measurements are kept so); so
+ * does a file's own name (x.json, kept only as x.json.gz, is that file). */
 int cp_glob_expand(const char *given, char ***list, int *n, int *cap, cp_error *err)
 {
     const char *pattern = given;
@@ -618,6 +619,13 @@ int cp_glob_expand(const char *given, char ***list, int *n, int *cap, cp_error *
         snprintf(sub, sizeof sub, "%s%s**/*.json", pattern, pattern[len - 1] == '/' ? "" : "/");
         pattern = sub;
         len = strlen(sub);
+    } else if (!has_magic(pattern, len) && cp_has_suffix(pattern, ".json") && stat(pattern, &st) != 0 &&
+               len + 4 < sizeof sub) {
+        snprintf(sub, sizeof sub, "%s.gz", pattern);
+        if (stat(sub, &st) == 0 && S_ISREG(st.st_mode)) {
+            pattern = sub;
+            len = strlen(sub);
+        }
     }
     int start = *n, matched = glob_one(pattern, list, n, cap, err);
     if (matched < 0)

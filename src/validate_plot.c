@@ -1,7 +1,7 @@
-/* `cnnperf validate --plot PREFIX`: SVGs drawn by gnuplot.
+/* `cnnperf validate --plot PREFIX|FILE.svg|FILE.png`: plots drawn by gnuplot.
  *
  * Each plot is a data file and a script in $TMPDIR (removed afterwards),
- * gnuplot run on the script without a shell, and its SVG written beside
+ * gnuplot run on the script without a shell, and its image written beside
  * the target and renamed into place only when gnuplot succeeded. */
 #include <errno.h>
 #include <spawn.h>
@@ -83,7 +83,18 @@ static int run_gnuplot(const char *gnuplot, const char *script, const char *svg,
 /* Writes the data file and the plot commands of one figure. */
 typedef void (*plot_fn)(const cp_validation *v, const void *arg, FILE *data, FILE *script, const char *data_path);
 
-static int plot(cp_validation *v, const char *gnuplot, const char *svg, plot_fn fn, const void *arg, cp_error *err)
+/* The image format of a plot: gnuplot's terminal and the file's extension. */
+typedef struct {
+    const char *terminal, *ext;
+} plot_format;
+
+static const plot_format PLOT_SVG = {"svg size 960,600 dynamic noenhanced font 'sans,11' background rgb 'white'",
+                                     ".svg"};
+/* libgd's png, which Debian's gnuplot-nox has (pngcairo needs cairo) */
+static const plot_format PLOT_PNG = {"png size 960,600 noenhanced font 'sans,11' background rgb 'white'", ".png"};
+
+static int plot(cp_validation *v, const char *gnuplot, const plot_format *fmt, const char *svg, plot_fn fn,
+                const void *arg, cp_error *err)
 {
     if (v->n_plots == CP_VAL_MAX_PLOTS)
         return 0;
@@ -97,7 +108,7 @@ static int plot(cp_validation *v, const char *gnuplot, const char *svg, plot_fn 
         return -1;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", svg, (long)getpid());
-    fputs("set terminal svg size 960,600 dynamic noenhanced font 'sans,11' background rgb 'white'\nset output ", s);
+    fprintf(s, "set terminal %s\nset output ", fmt->terminal);
     gp_string(s, tmp);
     fputs("\nset grid\n", s);
     fn(v, arg, d, s, dpath);
@@ -326,20 +337,32 @@ static void scaling(const cp_validation *v, const void *arg, FILE *d, FILE *s, c
         fprintf(s, " index %d using 1:3 with linespoints lc %d dt 2 pt 6 notitle", block, block + 1);
         block++;
     }
-    if (!block) /* nothing measured at two GPU counts: an empty plot, not a broken script */
-        fputs("NaN notitle", s);
+    if (!block) /* nothing measured at two GPU counts: an empty plot that says so (gnuplot refuses a plot of NaN
+                 * under an autoscaled y range) */
+        fputs("1 lc rgb 'white' title 'no configuration measured at two GPU counts or more'", s);
     fputc('\n', s);
 }
 
-int cp_validation_plots(cp_validation *v, const char *prefix, cp_error *err)
+int cp_validation_plots(cp_validation *v, const char *spec, cp_error *err)
 {
-    char gnuplot[1024], svg[600];
+    char gnuplot[1024], svg[600], prefix[520];
     if (cp_find_gnuplot(gnuplot, sizeof gnuplot))
         return cp_fail(err, NULL, NULL, "gnuplot not found on PATH (install it, e.g. apt-get install gnuplot-nox)");
+    /* FILE.svg or FILE.png: the iterations plot is FILE itself, the others FILE-less-its-extension-*.ext;
+     * anything else is a prefix of SVGs */
+    const plot_format *fmt = cp_has_suffix(spec, ".png") ? &PLOT_PNG : &PLOT_SVG;
+    int named = cp_has_suffix(spec, ".svg") || cp_has_suffix(spec, ".png");
+    size_t len = strlen(spec) - (named ? 4 : 0);
+    if (len == 0 || len >= sizeof prefix - 1 || (named && spec[len - 1] == '/'))
+        return cp_fail(err, NULL, NULL, "'%s': a file name prefix, or a file name ending in .svg or .png", spec);
+    snprintf(prefix, sizeof prefix, "%.*s", (int)len, spec);
     v->n_plots = 0;
     if (v->n_runs) {
-        snprintf(svg, sizeof svg, "%s-iterations.svg", prefix);
-        if (plot(v, gnuplot, svg, iterations, NULL, err))
+        if (named)
+            snprintf(svg, sizeof svg, "%s", spec);
+        else
+            snprintf(svg, sizeof svg, "%s-iterations%s", prefix, fmt->ext);
+        if (plot(v, gnuplot, fmt, svg, iterations, NULL, err))
             return -1;
     }
     /* one per network, of the runs the targets count where there are any
@@ -362,16 +385,16 @@ int cp_validation_plots(cp_validation *v, const char *prefix, cp_error *err)
             continue;
         char s[200];
         slug(best->label, s, sizeof s);
-        snprintf(svg, sizeof svg, "%s-layers-%s.svg", prefix, s);
-        if (plot(v, gnuplot, svg, layers, best, err))
+        snprintf(svg, sizeof svg, "%s-layers-%s%s", prefix, s, fmt->ext);
+        if (plot(v, gnuplot, fmt, svg, layers, best, err))
             return -1;
     }
     int multi = 0;
     for (int i = 0; i < v->n_runs; i++)
         multi |= v->runs[i].gpus > 1;
     if (multi) {
-        snprintf(svg, sizeof svg, "%s-scaling.svg", prefix);
-        if (plot(v, gnuplot, svg, scaling, NULL, err))
+        snprintf(svg, sizeof svg, "%s-scaling%s", prefix, fmt->ext);
+        if (plot(v, gnuplot, fmt, svg, scaling, NULL, err))
             return -1;
     }
     return 0;

@@ -69,9 +69,13 @@ int cp_validation_report(FILE *f, const cp_validation *v, cp_val_format fmt);
 
 /* Writes PREFIX-iterations.svg, PREFIX-layers-<run>.svg (one run per
  * network) and, with multi-GPU runs, PREFIX-scaling.svg through the
- * gnuplot found on PATH, recording them in v->plots. Returns 0, or -1 with
- * err filled (gnuplot missing or failing, a file not writable). */
-int cp_validation_plots(cp_validation *v, const char *prefix, cp_error *err);
+ * gnuplot found on PATH, recording them in v->plots. spec is PREFIX, or a
+ * file name ending in .svg or .png: the iterations plot is that file, the
+ * others are named from it less its extension, in its format
+ * (accuracy.png: accuracy.png, accuracy-layers-<run>.png,
+ * accuracy-scaling.png). Returns 0, or -1 with err filled (gnuplot missing
+ * or failing, a file not writable, an empty name). */
+int cp_validation_plots(cp_validation *v, const char *spec, cp_error *err);
 /* The gnuplot on PATH into buf; 0 found, -1 not. */
 int cp_find_gnuplot(char *buf, size_t n);
 

@@ -461,6 +461,15 @@ static void test_glob_expand(void **state)
     snprintf(pat, sizeof pat, "%s/v/none.json", tree);
     assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), -1);
     assert_non_null(strstr(err.msg, "cannot open"));
+    assert_non_null(strstr(err.msg, "none.json")); /* the name given, not a .gz it tried */
+    assert_null(strstr(err.msg, ".gz"));
+    /* a file named as the project keeps it uncompressed elsewhere: x.json, kept as x.json.gz */
+    free_list(l, n);
+    l = NULL, n = cap = 0;
+    snprintf(pat, sizeof pat, "%s/v/h100/c.json", tree);
+    assert_int_equal(cp_glob_expand(pat, &l, &n, &cap, &err), 1);
+    snprintf(want, sizeof want, "%s/v/h100/c.json.gz", tree);
+    assert_string_equal(l[0], want);
     free_list(l, n);
 }
 
