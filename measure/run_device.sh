@@ -1003,6 +1003,39 @@ HOLDOUT44_TORCH="
 --network resnext50_32x4d --batch 128 --precision fp32
 --network mnasnet1_0 --batch 112 --precision fp16"
 
+# MODE=holdout45 (session 39): ten one-GPU evaluation configurations by random.Random(45), holdout33's rule, drawn
+# before the call for the session's final model (the strided data gradient's factor); measure jobs first, then
+# PyTorch; predicted in the call. ResNet-101 b224 FP32 is predicted not to fit (87.6 GiB): run as drawn.
+HOLDOUT45_MEASURE="
+densenet169 104 fp32 graphapi
+densenet169 152 fp16 graphapi
+wide_resnet50_2 216 fp16 graphapi
+googlenet 96 fp16
+wide_resnet50_2 224 fp32 graphapi
+resnext50_32x4d 136 fp16 graphapi
+resnet101 224 fp32 graphapi"
+HOLDOUT45_TORCH="
+--network mnasnet1_0 --batch 136 --precision fp32
+--network mnasnet1_0 --batch 232 --precision fp16
+--network alexnet --batch 72 --precision fp32"
+
+# MODE=mholdout45 (session 39, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(4545),
+# mholdout35's rule; the host's 2-rank sweeps first, then the graph-API jobs in drawn order, the legacy ones and
+# the DDP one (torchrun, 2 processes); predicted in the call.
+MHOLDOUT45_GRAPH="
+vgg19 72 fp16 ps2
+alexnet 88 fp32 ps2
+resnet101 128 fp32 ps2
+resnet50 112 fp32 nccl
+resnet50 120 fp32 ps1
+alexnet 192 fp16 ps1"
+MHOLDOUT45_LEGACY="
+alexnet 176 fp32 nccl
+mnasnet1_0 144 fp32 nccl
+resnet152 192 fp16 nccl"
+MHOLDOUT45_DDP="
+--network vgg16 --batch 208 --precision fp16 --channels-last"
+
 # MODE=mholdout40 (session 37, 4 GPUs of one host): ten 4-GPU evaluation jobs drawn before the call by
 # random.Random(4040), mholdout35's rule (network, batch per GPU 32..256 in steps of 8, fp16/fp32, and the exchange:
 # NCCL graph API, NCCL legacy API, one or two CPU parameter servers through the graph API, PyTorch DDP NCHW or
@@ -2584,14 +2617,14 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45) drawn_multi "$1" 2 ;;
     mholdout40) drawn_multi "$1" 4 ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
