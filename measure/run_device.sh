@@ -1019,6 +1019,37 @@ HOLDOUT45_TORCH="
 --network mnasnet1_0 --batch 232 --precision fp16
 --network alexnet --batch 72 --precision fp32"
 
+# MODE=holdout46 (session 39): ten more one-GPU evaluation configurations by random.Random(46), holdout33's rule,
+# drawn before the call for the session's final model; measure jobs first, then PyTorch; predicted in the call.
+HOLDOUT46_MEASURE="
+densenet169 128 fp16
+vgg13 160 fp16 graphapi
+alexnet 48 fp32 graphapi
+vgg16 152 fp32
+googlenet 56 fp32 graphapi"
+HOLDOUT46_TORCH="
+--network wide_resnet50_2 --batch 32 --precision fp16
+--network resnet50 --batch 112 --precision fp16 --channels-last
+--network resnet34 --batch 144 --precision fp16 --channels-last
+--network vgg16 --batch 208 --precision fp16 --channels-last
+--network lenet5 --batch 112 --precision fp32"
+
+# MODE=mholdout46 (session 39, 4 GPUs of one host): ten 4-GPU evaluation jobs drawn before the call by
+# random.Random(4646), mholdout35's rule; the host's 4-rank sweeps first, then the graph-API jobs in drawn order and
+# the DDP ones (torchrun, 4 processes); predicted in the call.
+MHOLDOUT46_GRAPH="
+resnet101 80 fp32 ps2
+vgg13 256 fp16 ps1
+alexnet 232 fp16 ps1
+alexnet 144 fp32 nccl
+mnasnet1_0 88 fp32 ps2"
+MHOLDOUT46_DDP="
+--network resnet101 --batch 32 --precision fp32 --channels-last
+--network googlenet --batch 80 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 104 --precision fp32
+--network resnet101 --batch 184 --precision fp16 --channels-last
+--network vgg19 --batch 48 --precision fp16"
+
 # MODE=mholdout45 (session 39, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(4545),
 # mholdout35's rule; the host's 2-rank sweeps first, then the graph-API jobs in drawn order, the legacy ones and
 # the DDP one (torchrun, 2 processes); predicted in the call.
@@ -2617,7 +2648,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
@@ -2625,7 +2656,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45) drawn_multi "$1" 2 ;;
-    mholdout40) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46) drawn_multi "$1" 4 ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
