@@ -93,7 +93,7 @@ static const plot_format PLOT_SVG = {"svg size 960,600 dynamic noenhanced font '
 /* libgd's png, which Debian's gnuplot-nox has (pngcairo needs cairo) */
 static const plot_format PLOT_PNG = {"png size 960,600 noenhanced font 'sans,11' background rgb 'white'", ".png"};
 
-static int plot(cp_validation *v, const char *gnuplot, const plot_format *fmt, const char *svg, plot_fn fn,
+static int plot(cp_validation *v, const char *gnuplot, const plot_format *fmt, const char *path, plot_fn fn,
                 const void *arg, cp_error *err)
 {
     if (v->n_plots == CP_VAL_MAX_PLOTS)
@@ -107,7 +107,7 @@ static int plot(cp_validation *v, const char *gnuplot, const plot_format *fmt, c
         remove(dpath);
         return -1;
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", svg, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     fprintf(s, "set terminal %s\nset output ", fmt->terminal);
     gp_string(s, tmp);
     fputs("\nset grid\n", s);
@@ -117,15 +117,15 @@ static int plot(cp_validation *v, const char *gnuplot, const plot_format *fmt, c
     bad |= fclose(d) != 0;
     bad |= fclose(s) != 0;
     int rc = bad ? cp_fail(err, dpath, NULL, "cannot write the plot's temporary files")
-                 : run_gnuplot(gnuplot, spath, svg, err);
-    if (!rc && rename(tmp, svg) != 0)
-        rc = cp_fail(err, svg, NULL, "cannot write: %s", strerror(errno));
+                 : run_gnuplot(gnuplot, spath, path, err);
+    if (!rc && rename(tmp, path) != 0)
+        rc = cp_fail(err, path, NULL, "cannot write: %s", strerror(errno));
     if (rc)
         remove(tmp);
     remove(dpath);
     remove(spath);
     if (!rc)
-        snprintf(v->plots[v->n_plots++], sizeof v->plots[0], "%s", svg);
+        snprintf(v->plots[v->n_plots++], sizeof v->plots[0], "%s", path);
     return rc;
 }
 
@@ -345,7 +345,7 @@ static void scaling(const cp_validation *v, const void *arg, FILE *d, FILE *s, c
 
 int cp_validation_plots(cp_validation *v, const char *spec, cp_error *err)
 {
-    char gnuplot[1024], svg[600], prefix[520];
+    char gnuplot[1024], image[600], prefix[520];
     if (cp_find_gnuplot(gnuplot, sizeof gnuplot))
         return cp_fail(err, NULL, NULL, "gnuplot not found on PATH (install it, e.g. apt-get install gnuplot-nox)");
     /* FILE.svg or FILE.png: the iterations plot is FILE itself, the others FILE-less-its-extension-*.ext;
@@ -359,10 +359,10 @@ int cp_validation_plots(cp_validation *v, const char *spec, cp_error *err)
     v->n_plots = 0;
     if (v->n_runs) {
         if (named)
-            snprintf(svg, sizeof svg, "%s", spec);
+            snprintf(image, sizeof image, "%s", spec);
         else
-            snprintf(svg, sizeof svg, "%s-iterations%s", prefix, fmt->ext);
-        if (plot(v, gnuplot, fmt, svg, iterations, NULL, err))
+            snprintf(image, sizeof image, "%s-iterations%s", prefix, fmt->ext);
+        if (plot(v, gnuplot, fmt, image, iterations, NULL, err))
             return -1;
     }
     /* one per network, of the runs the targets count where there are any
@@ -385,16 +385,16 @@ int cp_validation_plots(cp_validation *v, const char *spec, cp_error *err)
             continue;
         char s[200];
         slug(best->label, s, sizeof s);
-        snprintf(svg, sizeof svg, "%s-layers-%s%s", prefix, s, fmt->ext);
-        if (plot(v, gnuplot, fmt, svg, layers, best, err))
+        snprintf(image, sizeof image, "%s-layers-%s%s", prefix, s, fmt->ext);
+        if (plot(v, gnuplot, fmt, image, layers, best, err))
             return -1;
     }
     int multi = 0;
     for (int i = 0; i < v->n_runs; i++)
         multi |= v->runs[i].gpus > 1;
     if (multi) {
-        snprintf(svg, sizeof svg, "%s-scaling%s", prefix, fmt->ext);
-        if (plot(v, gnuplot, fmt, svg, scaling, NULL, err))
+        snprintf(image, sizeof image, "%s-scaling%s", prefix, fmt->ext);
+        if (plot(v, gnuplot, fmt, image, scaling, NULL, err))
             return -1;
     }
     return 0;

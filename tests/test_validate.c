@@ -463,7 +463,7 @@ static void test_glob_expand(void **state)
     assert_non_null(strstr(err.msg, "cannot open"));
     assert_non_null(strstr(err.msg, "none.json")); /* the name given, not a .gz it tried */
     assert_null(strstr(err.msg, ".gz"));
-    /* a file named as the project keeps it uncompressed elsewhere: x.json, kept as x.json.gz */
+    /* a file named x.json that the project keeps as x.json.gz */
     free_list(l, n);
     l = NULL, n = cap = 0;
     snprintf(pat, sizeof pat, "%s/v/h100/c.json", tree);
