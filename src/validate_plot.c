@@ -345,7 +345,8 @@ static void scaling(const cp_validation *v, const void *arg, FILE *d, FILE *s, c
 
 int cp_validation_plots(cp_validation *v, const char *spec, cp_error *err)
 {
-    char gnuplot[1024], image[600], prefix[520];
+    /* prefix + "-layers-" + a run's slug (under 200) + ".svg" fits an image name and v->plots */
+    char gnuplot[1024], image[600], prefix[384];
     if (cp_find_gnuplot(gnuplot, sizeof gnuplot))
         return cp_fail(err, NULL, NULL, "gnuplot not found on PATH (install it, e.g. apt-get install gnuplot-nox)");
     /* FILE.svg or FILE.png: the iterations plot is FILE itself, the others FILE-less-its-extension-*.ext;
@@ -353,8 +354,11 @@ int cp_validation_plots(cp_validation *v, const char *spec, cp_error *err)
     const plot_format *fmt = cp_has_suffix(spec, ".png") ? &PLOT_PNG : &PLOT_SVG;
     int named = cp_has_suffix(spec, ".svg") || cp_has_suffix(spec, ".png");
     size_t len = strlen(spec) - (named ? 4 : 0);
-    if (len == 0 || len >= sizeof prefix - 1 || (named && spec[len - 1] == '/'))
+    if (len == 0 || (named && spec[len - 1] == '/'))
         return cp_fail(err, NULL, NULL, "'%s': a file name prefix, or a file name ending in .svg or .png", spec);
+    if (len >= sizeof prefix)
+        return cp_fail(err, NULL, NULL, "'%.60s...': longer than the %zu characters a plot's name may start with", spec,
+                       sizeof prefix - 1);
     snprintf(prefix, sizeof prefix, "%.*s", (int)len, spec);
     v->n_plots = 0;
     if (v->n_runs) {
