@@ -102,10 +102,27 @@ static const column layer_cols[] = {
     {"kind", "kind", COL_TEXT, -16, 0},
     {"input", "input", COL_TEXT, -14, 0},
     {"output", "output", COL_TEXT, -14, 0},
+    {"window", "window", COL_TEXT, -11, 0},
     {"params", "params", COL_INT, 12, 0},
     {"fwd_MFLOP", "forward_flops", COL_NUM, 12, 2},
     {"calib_class", "calibration_class", COL_TEXT, -13, 0},
 };
+
+/* A convolution's or pooling's window: kernel, stride where not 1, groups
+ * where more than 1 ("3x3/2", "3x3 g32"); "-" for layers without one. */
+static void window_text(const cp_layer *l, char *buf, size_t n)
+{
+    if (l->kh <= 0 || l->kw <= 0) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    int k = snprintf(buf, n, "%dx%d", l->kh, l->kw);
+    if (k > 0 && (size_t)k < n && (l->sh > 1 || l->sw > 1))
+        k += l->sh == l->sw ? snprintf(buf + k, n - (size_t)k, "/%d", l->sh)
+                            : snprintf(buf + k, n - (size_t)k, "/%dx%d", l->sh, l->sw);
+    if (k > 0 && (size_t)k < n && l->groups > 1)
+        snprintf(buf + k, n - (size_t)k, " g%d", l->groups);
+}
 
 static cell layer_cell(const row *r, int col, char *buf, size_t n, int scaled)
 {
@@ -116,9 +133,10 @@ static cell layer_cell(const row *r, int col, char *buf, size_t n, int scaled)
     case 1: c.s = l->kind->name; break;
     case 2: shape_text(l->in[0], buf, n); c.s = buf; break;
     case 3: shape_text(l->out, buf, n); c.s = buf; break;
-    case 4: c.d = (double)l->params; break;
-    case 5: c.d = l->kind->flops(l, CP_PASS_FWD, r->batch) / (scaled ? 1e6 : 1); break;
-    case 6: c.s = cp_calib_class_name(cp_layer_calib_class(l)); break;
+    case 4: window_text(l, buf, n); c.s = buf; break;
+    case 5: c.d = (double)l->params; break;
+    case 6: c.d = l->kind->flops(l, CP_PASS_FWD, r->batch) / (scaled ? 1e6 : 1); break;
+    case 7: c.s = cp_calib_class_name(cp_layer_calib_class(l)); break;
     }
     return c;
 }

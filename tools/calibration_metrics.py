@@ -11,7 +11,8 @@ rules of sessions 27-35): over the runs `cnnperf validate` marks "calibration",
 Runs whose note says "not scored" are left out of the iteration figures, as
 validate leaves them out of its targets.
 
-  build/cnnperf validate --measured $(grep -v '^#' validation/measured-folders.txt) --format json -o v.json
+  mapfile -t m < <(grep -v -E '^[[:space:]]*(#|$)' validation/measured-folders.txt)  # quoted: cnnperf expands '**'
+  build/cnnperf validate --measured "${m[@]}" --format json -o v.json
   python3 tools/calibration_metrics.py v.json              # the calibration set only
   python3 tools/calibration_metrics.py v.json --evaluation  # and the evaluation set (after the choice)
 """

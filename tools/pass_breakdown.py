@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """pass_breakdown: where the layer-pass error of one set of runs comes from,
 grouped by any of the layer's calibration class, precision, pass, output
-plane, harness or (graph API) the engine cuDNN chose, from the JSON of
-`cnnperf validate`.
+plane, window (`cnnperf layers`: "3x3/2"), stride, harness or (graph API) the
+engine cuDNN chose, from the JSON of `cnnperf validate`.
 
 Each group prints its passes, mean |error|, mean signed error (bias) and its
 share of the set's summed |error|: a bias is something a model change can
@@ -12,8 +12,10 @@ tools/calibration_metrics.py), GPU-paced runs only (host-bound runs' passes
 hold the host's gaps), conv and fc passes measured at 5 us or more (the
 layer-pass target's filter).
 
-  build/cnnperf validate --measured $(grep -v '^#' validation/measured-folders.txt) --format json -o v.json
+  mapfile -t m < <(grep -v -E '^[[:space:]]*(#|$)' validation/measured-folders.txt)  # quoted: cnnperf expands '**'
+  build/cnnperf validate --measured "${m[@]}" --format json -o v.json
   python3 tools/pass_breakdown.py v.json                              # class, precision, pass
+  python3 tools/pass_breakdown.py v.json --by stride pass --harness graph   # session 39's strided gradients
   python3 tools/pass_breakdown.py v.json --by class plane pass --kind conv --class conv_1x1 --precision fp16
   python3 tools/pass_breakdown.py v.json --by pass engine --harness graph --class conv_1x1
 
@@ -69,7 +71,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("validate_json", help="cnnperf validate --format json output")
     ap.add_argument("--by", nargs="+", default=["class", "precision", "pass"],
-                    choices=["class", "precision", "pass", "plane", "harness", "engine", "network", "kind"])
+                    choices=["class", "precision", "pass", "plane", "harness", "engine", "network", "kind", "window",
+                             "stride"])
     ap.add_argument("--set", default="calibration", choices=["calibration", "evaluation"])
     ap.add_argument("--kind", nargs="+", default=["conv", "fc"], help="layer kinds (default conv fc)")
     ap.add_argument("--class", dest="classes", nargs="+", help="only these calibration classes")
@@ -101,9 +104,11 @@ def main():
             if args.classes and cls not in args.classes:
                 continue
             plane = info["output"].split("x")[1] if "x" in info.get("output", "") else "-"
+            window = info.get("window", "-")  # "3x3/2": the stride after the slash, 1 without one
+            stride = window.split(" ")[0].split("/")[1] if "/" in window else ("1" if window != "-" else "-")
             fields = {"class": cls, "precision": prec, "pass": p, "plane": plane, "harness": h,
                       "engine": chosen.get(layer["name"], {}).get(ENGINE_KEYS[p], "-"),
-                      "network": run["network"], "kind": layer["kind"]}
+                      "network": run["network"], "kind": layer["kind"], "window": window, "stride": stride}
             e = x["error_pct"]
             groups[tuple(fields[b] for b in args.by)].append(e)
             total += abs(e)
