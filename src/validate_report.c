@@ -354,6 +354,11 @@ static int report_json(FILE *f, const cp_validation *v)
         for (int i = 0; i < v->n_remeasured; i++)
             cJSON_AddItemToArray(rm, cJSON_CreateString(v->remeasured[i]));
     }
+    if (v->n_plots) { /* --plot: the files written */
+        cJSON *pl = cJSON_AddArrayToObject(o, "plots");
+        for (int i = 0; i < v->n_plots; i++)
+            cJSON_AddItemToArray(pl, cJSON_CreateString(v->plots[i]));
+    }
     return cp_report_json(f, o);
 }
 
@@ -914,6 +919,11 @@ static int report_text(FILE *f, const cp_validation *v, int md)
     host_section(&o, v);
     if (!md)
         baseline_section(&o, v);
+    if (!md && v->n_plots) { /* the table's: where --plot wrote them */
+        fputs("\nplots (gnuplot):\n", f);
+        for (int i = 0; i < v->n_plots; i++)
+            fprintf(f, "  %s\n", v->plots[i]);
+    }
     if (md && v->n_plots) {
         heading(&o, "Plots");
         for (int i = 0; i < v->n_plots; i++)
