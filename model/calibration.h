@@ -70,6 +70,16 @@ typedef enum {
 #ifndef CP_STRIDED_DGRAD_FACTOR
 #define CP_STRIDED_DGRAD_FACTOR 1.15
 #endif
+/* The same for the weight gradient of such a layer in FP32, whose engines
+ * (the graph API's 20 and 67, PyTorch's wgrad_alg0_engine, cudnnFind's
+ * choice) take 1.3-1.6x the class; 16-bit ones run as their class (the
+ * graph API's engine 65: 1.00), so a factor over all precisions did not
+ * carry from one calibration network to the other. Fitted on the
+ * calibration set's FP32 strided weight gradients as the data gradient's
+ * factor is, and carried both ways (docs/CALIBRATION.md, session 39). */
+#ifndef CP_STRIDED_WGRAD_FP32_FACTOR
+#define CP_STRIDED_WGRAD_FP32_FACTOR 1.40
+#endif
 
 typedef struct {
     double scale;     /* 1 when not set */

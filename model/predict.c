@@ -146,13 +146,17 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
         double engine = g == CP_CG_HALF ? t->scale * half : t->scale;
         p->tree.t[node].scale = engine * (1 - tr) + tr;
     }
-    /* a strided data gradient's correction of its class's fitted term (a file without one has nothing to correct) */
+    /* a strided gradient's correction of its class's fitted term (a file without one has nothing to correct):
+     * the data gradient's in every precision, the weight gradient's in FP32 */
     bool fitted = t->scale != 1 || t->offset_ms != 0;
-    if (fitted && (l->sh > 1 || l->sw > 1) && pass == CP_PASS_BWD_DATA &&
+    double f = pass == CP_PASS_BWD_DATA                        ? CP_STRIDED_DGRAD_FACTOR
+               : pass == CP_PASS_BWD_WEIGHT && g == CP_CG_FP32 ? CP_STRIDED_WGRAD_FP32_FACTOR
+                                                               : 1;
+    if (fitted && f != 1 && (l->sh > 1 || l->sw > 1) &&
         (cls == CP_CC_CONV_1X1 || cls == CP_CC_CONV_3X3 || cls == CP_CC_CONV_3X3_WIDE || cls == CP_CC_CONV_KXK ||
          cls == CP_CC_CONV_LARGE)) {
-        p->tree.t[node].scale *= CP_STRIDED_DGRAD_FACTOR;
-        p->tree.t[node].offset_ms *= CP_STRIDED_DGRAD_FACTOR;
+        p->tree.t[node].scale *= f;
+        p->tree.t[node].offset_ms *= f;
     }
 }
 

@@ -415,47 +415,58 @@ static void test_channels_last_half_takes_the_factor(void **state)
 
 /* A strided convolution's data gradient (not a first layer's, not a
  * depthwise one's) takes CP_STRIDED_DGRAD_FACTOR on its calibrated time,
- * scale and offset alike; its forward and weight gradient and every
- * stride-1 pass keep the class's terms. ResNet-18 has three strided 3x3
- * layers and three strided 1x1 (the downsampling shortcuts). */
-static void test_strided_data_gradients_take_their_factor(void **state)
+ * scale and offset alike, and in FP32 its weight gradient
+ * CP_STRIDED_WGRAD_FP32_FACTOR; its forward, a 16-bit weight gradient and
+ * every stride-1 pass keep the class's terms. ResNet-18 has three strided
+ * 3x3 layers and three strided 1x1 (the downsampling shortcuts). */
+static void test_strided_gradients_take_their_factors(void **state)
 {
     (void)state;
     cp_error err;
     cp_device dev;
     cp_network net;
     load_uncalibrated(&dev, &net);
-    cp_prediction a = {0}, b = {0};
-    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_FIND, &a, &err), 0);
     const char *terms = "{\"forward\": {\"scale\": 2, \"offset_us\": 10}, \"backward_data\": {\"scale\": 2, "
                         "\"offset_us\": 10}, \"backward_weight\": {\"scale\": 2, \"offset_us\": 10}}";
-    char text[1024];
-    snprintf(text, sizeof text, HEAD "\"terms\": {\"fp32\": {\"conv_1x1\": %s, \"conv_3x3\": %s, \"conv_3x3_wide\": %s}}}",
-             terms, terms, terms);
-    assert_int_equal(parse(text, &dev.calib, &err), 0);
-    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP32, CP_ALGOS_FIND, &b, &err), 0);
-    int strided = 0, plain = 0;
-    for (int i = 0; i < net.n_layers; i++) {
-        const cp_layer *l = &net.layers[i];
-        cp_calib_class cls = cp_layer_calib_class(l);
-        if (cls != CP_CC_CONV_1X1 && cls != CP_CC_CONV_3X3 && cls != CP_CC_CONV_3X3_WIDE)
-            continue;
-        bool s = l->sh > 1 || l->sw > 1;
-        for (cp_pass p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
-            double f = s && p == CP_PASS_BWD_DATA ? CP_STRIDED_DGRAD_FACTOR : 1;
-            double want = f * (2 * a.layers[i].ms[p] + 0.010);
-            if (fabs(b.layers[i].ms[p] - want) > 1e-6 * want)
-                fail_msg("%s pass %d: %.9f ms, want %.9f", l->name, (int)p, b.layers[i].ms[p], want);
+    char text[2048];
+    snprintf(text, sizeof text,
+             HEAD "\"terms\": {\"fp32\": {\"conv_1x1\": %s, \"conv_3x3\": %s, \"conv_3x3_wide\": %s}, "
+                  "\"half\": {\"conv_1x1\": %s, \"conv_3x3\": %s, \"conv_3x3_wide\": %s}}}",
+             terms, terms, terms, terms, terms, terms);
+    const cp_precision precs[2] = {CP_PREC_FP32, CP_PREC_FP16};
+    for (int q = 0; q < 2; q++) {
+        cp_prediction a = {0}, b = {0};
+        dev.calib.loaded = false;
+        assert_int_equal(cp_predict_with(&net, &dev, 32, precs[q], CP_ALGOS_FIND, &a, &err), 0);
+        assert_int_equal(parse(text, &dev.calib, &err), 0);
+        assert_int_equal(cp_predict_with(&net, &dev, 32, precs[q], CP_ALGOS_FIND, &b, &err), 0);
+        int strided = 0, plain = 0;
+        for (int i = 0; i < net.n_layers; i++) {
+            const cp_layer *l = &net.layers[i];
+            cp_calib_class cls = cp_layer_calib_class(l);
+            if (cls != CP_CC_CONV_1X1 && cls != CP_CC_CONV_3X3 && cls != CP_CC_CONV_3X3_WIDE)
+                continue;
+            bool s = l->sh > 1 || l->sw > 1;
+            for (cp_pass p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
+                double f = !s                                              ? 1
+                           : p == CP_PASS_BWD_DATA                         ? CP_STRIDED_DGRAD_FACTOR
+                           : p == CP_PASS_BWD_WEIGHT && precs[q] == CP_PREC_FP32 ? CP_STRIDED_WGRAD_FP32_FACTOR
+                                                                           : 1;
+                double want = f * (2 * a.layers[i].ms[p] + 0.010);
+                if (fabs(b.layers[i].ms[p] - want) > 1e-6 * want)
+                    fail_msg("%s %s pass %d: %.9f ms, want %.9f", cp_precision_name(precs[q]), l->name, (int)p,
+                             b.layers[i].ms[p], want);
+            }
+            strided += s;
+            plain += !s;
         }
-        strided += s;
-        plain += !s;
+        assert_int_equal(strided, 6);
+        assert_true(plain > 0);
+        cp_prediction_free(&a);
+        cp_prediction_free(&b);
     }
-    assert_int_equal(strided, 6);
-    assert_true(plain > 0);
-    /* and the factor is real: a strided data gradient takes more than the class alone */
-    assert_true(CP_STRIDED_DGRAD_FACTOR > 1);
-    cp_prediction_free(&a);
-    cp_prediction_free(&b);
+    /* and the factors are real: such a gradient takes more than its class alone */
+    assert_true(CP_STRIDED_DGRAD_FACTOR > 1 && CP_STRIDED_WGRAD_FP32_FACTOR > 1);
     cp_network_free(&net);
 }
 
@@ -515,7 +526,7 @@ int main(void)
         cmocka_unit_test(test_graph_calibration_applies_to_pytorch_algorithms),
         cmocka_unit_test(test_channels_last_fp32_transposes_keep_their_time),
         cmocka_unit_test(test_channels_last_half_takes_the_factor),
-        cmocka_unit_test(test_strided_data_gradients_take_their_factor),
+        cmocka_unit_test(test_strided_gradients_take_their_factors),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),
         cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),
     };
