@@ -2645,6 +2645,9 @@ run_mode() {
         torch_one "$HOLDOUT32_TORCH" torchholdout32 ;;
     ddphold33) ddp "$DDPHOLD33_CONFIGS" ;;
     pscalib33) need_gpus 2 && ps_redo pscalib33 graph 2 "$PSCALIB33_CONFIGS" ;;
+    # session 39, 4 GPUs: pscalib33's calibration-set jobs with four workers, where the evaluation's 4-GPU PS jobs
+    # came out short (a server summing 5x slower than psbench): data a 4-worker server model can be fitted on
+    pscalib39) need_gpus 4 && ps_redo pscalib39 graph 4 "$PSCALIB33_CONFIGS" ;;
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
