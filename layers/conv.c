@@ -703,8 +703,7 @@ static double direct_slots_per_mac(const cp_layer *l, const cp_exec *x)
      * pace would be 714, 1621 and 837; validation/h100/torch/chlast31/) */
     if (x->channels_last)
         return 2.0;
-    bool strided = l->sh > 1 || l->sw > 1;
-    bool engine0 = x->prec == CP_PREC_FP32 || x->prec == CP_PREC_TF32 || strided;
+    bool engine0 = x->prec == CP_PREC_FP32 || x->prec == CP_PREC_TF32 || cp_layer_strided(l);
     return engine0 ? DEPTHWISE_ENGINE0_SLOTS_PER_MAC : 2.0;
 }
 

@@ -54,6 +54,8 @@ typedef struct cp_layer {
 
 /* A depthwise convolution: one input channel a group (MobileNet, MNASNet). */
 static inline bool cp_layer_depthwise(const cp_layer *l) { return l->groups > 1 && l->in[0].c == l->groups; }
+/* A window (convolution, pooling) that moves more than one pixel a step. */
+static inline bool cp_layer_strided(const cp_layer *l) { return l->sh > 1 || l->sw > 1; }
 
 /* The convolution algorithms the framework's path into cuDNN reaches.
  * CP_ALGOS_FIND: cudnnFind over the legacy API, as cnnperf-measure runs,

@@ -152,9 +152,8 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     double f = pass == CP_PASS_BWD_DATA                        ? CP_STRIDED_DGRAD_FACTOR
                : pass == CP_PASS_BWD_WEIGHT && g == CP_CG_FP32 ? CP_STRIDED_WGRAD_FP32_FACTOR
                                                                : 1;
-    if (fitted && f != 1 && (l->sh > 1 || l->sw > 1) &&
-        (cls == CP_CC_CONV_1X1 || cls == CP_CC_CONV_3X3 || cls == CP_CC_CONV_3X3_WIDE || cls == CP_CC_CONV_KXK ||
-         cls == CP_CC_CONV_LARGE)) {
+    bool dense_conv = strcmp(l->kind->name, "conv") == 0 && cls != CP_CC_CONV_FIRST && cls != CP_CC_CONV_GROUPED;
+    if (fitted && f != 1 && dense_conv && cp_layer_strided(l)) {
         p->tree.t[node].scale *= f;
         p->tree.t[node].offset_ms *= f;
     }

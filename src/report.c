@@ -117,7 +117,7 @@ static void window_text(const cp_layer *l, char *buf, size_t n)
         return;
     }
     int k = snprintf(buf, n, "%dx%d", l->kh, l->kw);
-    if (k > 0 && (size_t)k < n && (l->sh > 1 || l->sw > 1))
+    if (k > 0 && (size_t)k < n && cp_layer_strided(l))
         k += l->sh == l->sw ? snprintf(buf + k, n - (size_t)k, "/%d", l->sh)
                             : snprintf(buf + k, n - (size_t)k, "/%dx%d", l->sh, l->sw);
     if (k > 0 && (size_t)k < n && l->groups > 1)

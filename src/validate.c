@@ -579,9 +579,17 @@ static int glob_one(const char *pattern, char ***list, int *n, int *cap, cp_erro
     int matched = 0;
     if (!has_magic(pattern, strlen(pattern))) {
         struct stat st;
-        if (stat(pattern, &st) != 0)
-            return cp_fail(err, pattern, NULL, "cannot open: %s", strerror(errno));
-        return add_path(pattern, list, n, cap) < 0 ? cp_fail(err, pattern, NULL, "out of memory") : 1;
+        char gz[4300];
+        const char *name = pattern;
+        if (stat(name, &st) != 0) {
+            int e = errno;
+            /* x.json, kept only as x.json.gz, is that file; the error names the name given */
+            snprintf(gz, sizeof gz, "%s.gz", pattern);
+            if (!cp_has_suffix(pattern, ".json") || stat(gz, &st) != 0 || !S_ISREG(st.st_mode))
+                return cp_fail(err, pattern, NULL, "cannot open: %s", strerror(e));
+            name = gz;
+        }
+        return add_path(name, list, n, cap) < 0 ? cp_fail(err, pattern, NULL, "out of memory") : 1;
     } else if (has_globstar(pattern)) {
         matched = expand_globstar(pattern, list, n, cap, err);
     } else {
@@ -619,13 +627,6 @@ int cp_glob_expand(const char *given, char ***list, int *n, int *cap, cp_error *
         snprintf(sub, sizeof sub, "%s%s**/*.json", pattern, pattern[len - 1] == '/' ? "" : "/");
         pattern = sub;
         len = strlen(sub);
-    } else if (!has_magic(pattern, len) && cp_has_suffix(pattern, ".json") && stat(pattern, &st) != 0 &&
-               len + 4 < sizeof sub) {
-        snprintf(sub, sizeof sub, "%s.gz", pattern);
-        if (stat(sub, &st) == 0 && S_ISREG(st.st_mode)) {
-            pattern = sub;
-            len = strlen(sub);
-        }
     }
     int start = *n, matched = glob_one(pattern, list, n, cap, err);
     if (matched < 0)
