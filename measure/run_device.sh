@@ -1050,6 +1050,57 @@ MHOLDOUT46_DDP="
 --network resnet101 --batch 184 --precision fp16 --channels-last
 --network vgg19 --batch 48 --precision fp16"
 
+# MODE=coexec47 (session 40, 4 x H100): the H100's co-execution of NCCL all-reduces and compute, which no
+# H100 profile had (session 21's 2 x H100 calls came back 2 x H200, so devices/h100.json kept the assumption):
+# cnnperf-calibrate --only overlap under 2 ranks and under 4, twice each, then the calibration set's NCCL jobs
+# through the graph API on 4 GPUs and on 2 of them, and its DDP jobs on 4 (calibration data: a co-execution
+# rule is judged on them, docs/ACCURACY.md session 40); predicted in the call with the model as it stands.
+COEXEC47_GRAPH4="
+resnet18 64 fp32 nccl
+resnet18 128 fp16 nccl
+vgg11 64 fp32 nccl
+vgg11 64 fp16 nccl
+densenet121 32 fp32 nccl
+inception_v3 32 fp32 nccl
+mobilenet_v2 64 fp32 nccl
+squeezenet1_1 64 fp16 nccl"
+COEXEC47_GRAPH2="
+resnet18 64 fp32 nccl
+vgg11 64 fp32 nccl
+vgg11 64 fp16 nccl
+densenet121 32 fp32 nccl
+inception_v3 32 fp32 nccl
+mobilenet_v2 64 fp32 nccl"
+COEXEC47_DDP="
+--network resnet18 --batch 64 --precision fp32,fp16
+--network vgg11 --batch 64 --precision fp32
+--network inception_v3 --batch 32 --precision fp32
+--network densenet121 --batch 32 --precision fp32"
+coexec47() {
+    need_gpus 4 || return
+    mpi_setup
+    RES=$BUILD/results/coexec47
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    local n r
+    for r in 1 2; do
+        for n in 2 4; do
+            say "calibrate --only overlap, $n ranks, run $r"
+            timeout 120 "${MPIRUN[@]}" -np "$n" -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only overlap \
+                --raw "$RES/calibrated-overlap-${n}gpu-r$r-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' |
+                grep -E 'co-execution' || fail "calibrate overlap, $n ranks, run $r"
+        done
+    done
+    bundle
+    say "calibrate --only nccl,mpi, 4 ranks"
+    timeout 150 "${MPIRUN[@]}" -np 4 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
+        --raw "$RES/calibrated-nccl-4gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
+    GPUS=4 CONV_API=graph multi_runs "$COEXEC47_GRAPH4"
+    GPUS=2 CONV_API=graph multi_runs "$COEXEC47_GRAPH2"
+    predict_in_call "$RES"/measure-*.json
+    NPROC=4 ddp "$COEXEC47_DDP"
+}
+
 # MODE=mholdout45 (session 39, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(4545),
 # mholdout35's rule; the host's 2-rank sweeps first, then the graph-API jobs in drawn order, the legacy ones and
 # the DDP one (torchrun, 2 processes); predicted in the call.
@@ -2660,6 +2711,7 @@ run_mode() {
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46) drawn_multi "$1" 4 ;;
+    coexec47) coexec47 ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
