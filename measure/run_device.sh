@@ -1019,6 +1019,40 @@ HOLDOUT45_TORCH="
 --network mnasnet1_0 --batch 232 --precision fp16
 --network alexnet --batch 72 --precision fp32"
 
+# MODE=holdout47 (session 40): ten more one-GPU evaluation configurations by random.Random(47), holdout33's rule,
+# drawn before the call for the session's final model (the H100's co-execution in); measure jobs first, then
+# PyTorch in drawn order; predicted in the call.
+HOLDOUT47_MEASURE="
+vgg13 32 fp16 graphapi
+mnasnet1_0 232 fp32 graphapi
+resnext50_32x4d 112 fp16
+vgg19 240 fp16"
+HOLDOUT47_TORCH="
+--network resnet101 --batch 48 --precision fp32 --channels-last
+--network resnext50_32x4d --batch 112 --precision fp32 --channels-last
+--network resnet152 --batch 184 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 256 --precision fp32 --channels-last
+--network lenet5 --batch 88 --precision fp32 --channels-last
+--network lenet5 --batch 40 --precision fp32"
+
+# MODE=mholdout47 (session 40, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(4747),
+# mholdout35's rule, for the session's final model (the H100's co-execution in); the host's 2-rank sweeps first,
+# then the graph-API jobs in drawn order, the legacy ones and the DDP one (torchrun, 2 processes); predicted in the
+# call.
+MHOLDOUT47_GRAPH="
+wide_resnet50_2 224 fp16 ps2
+vgg13 96 fp16 ps1
+lenet5 88 fp32 nccl
+densenet169 112 fp16 ps2
+lenet5 160 fp32 nccl
+resnet152 112 fp32 ps2
+resnet152 112 fp32 nccl"
+MHOLDOUT47_LEGACY="
+vgg13 80 fp16 nccl
+densenet169 56 fp16 nccl"
+MHOLDOUT47_DDP="
+--network resnet50 --batch 128 --precision fp32"
+
 # MODE=holdout46 (session 39): ten more one-GPU evaluation configurations by random.Random(46), holdout33's rule,
 # drawn before the call for the session's final model; measure jobs first, then PyTorch; predicted in the call.
 HOLDOUT46_MEASURE="
@@ -2702,14 +2736,14 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     holdout32b)
