@@ -259,6 +259,22 @@ const char *cp_val_status(const cp_val_target *t)
     return t->n == 0 ? "no data" : t->met ? "met" : "NOT met";
 }
 
+static double round_to(double x, int digits)
+{
+    double k = pow(10, digits);
+    return round(x * k) / k;
+}
+
+void cp_val_target_value(const cp_val_target *t, int is_count, char *buf, size_t n)
+{
+    if (!t->n)
+        snprintf(buf, n, "-");
+    else if (is_count)
+        snprintf(buf, n, "%.0f wrong", t->value);
+    else /* the digit that shows which side of its limit a value is on */
+        snprintf(buf, n, "%.*f%%", round_to(t->value, 2) == round_to(t->limit, 2) ? 3 : 2, t->value);
+}
+
 int cp_val_regressed(double base, double now)
 {
     return now > base + CP_VAL_TOLERANCE_PP;

@@ -9,6 +9,8 @@
 #ifndef CP_VALIDATE_H
 #define CP_VALIDATE_H
 
+#include <stddef.h>
+
 #include "../util/cp_error.h"
 
 #define CP_VAL_PASSES 3            /* forward, backward-data, backward-weight */
@@ -163,6 +165,10 @@ typedef struct {
 void cp_val_targets(const cp_val_run *runs, int n, const cp_val_ar *ar, int nar, const cp_val_pair *pairs,
                     int npairs, int only_selected, cp_val_target out[CP_T_COUNT]);
 const char *cp_val_status(const cp_val_target *t); /* "met", "NOT met", "no data" */
+/* A target's value as the reports print it into buf: "4.96%", "0 wrong"
+ * (is_count), "-" without data; a value that rounds onto its limit gets a
+ * third decimal ("5.004%" is not met; "5.00%" would read as met). */
+void cp_val_target_value(const cp_val_target *t, int is_count, char *buf, size_t n);
 
 /* Iteration-time statistics of runs grouped by one field. */
 /* Ways to group runs. harness: how the iteration ran (cnnperf-measure through cuDNN's legacy or graph API, or

@@ -500,12 +500,7 @@ static void targets_section(out *o, const cp_validation *v)
     for (int t = 0; t < CP_T_COUNT; t++) {
         const cp_val_target *x = &v->targets[t];
         char val[32], n[48], status[32];
-        if (!x->n)
-            snprintf(val, sizeof val, "-");
-        else if (t == CP_T_WINNER)
-            snprintf(val, sizeof val, "%.0f wrong", x->value);
-        else
-            snprintf(val, sizeof val, "%.2f%%", x->value);
+        cp_val_target_value(x, t == CP_T_WINNER, val, sizeof val);
         snprintf(n, sizeof n, "%d %s%s", x->n, over[t], x->n == 1 ? "" : t == CP_T_LAYER_MAPE ? "es" : "s");
         snprintf(status, sizeof status, o->md && x->n ? "**%s**" : "%s", cp_val_status(x));
         const char *c[] = {x->what, status, val, n};

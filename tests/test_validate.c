@@ -172,6 +172,22 @@ static void test_targets(void **state)
     assert_string_equal(cp_val_status(&t[CP_T_WINNER]), "met");
     assert_string_equal(cp_val_status(&t[CP_T_ONE_GPU_MAPE]), "NOT met");
 
+    /* as printed: a third decimal only where two would round onto the limit */
+    char buf[32];
+    cp_val_target_value(&t[CP_T_MULTI_GPU_MAPE], 0, buf, sizeof buf);
+    assert_string_equal(buf, "4.00%");
+    cp_val_target shown = {.limit = 5, .value = 5.0037, .n = 365};
+    cp_val_target_value(&shown, 0, buf, sizeof buf);
+    assert_string_equal(buf, "5.004%");
+    shown.value = 4.9962;
+    cp_val_target_value(&shown, 0, buf, sizeof buf);
+    assert_string_equal(buf, "4.996%");
+    cp_val_target_value(&t[CP_T_WINNER], 1, buf, sizeof buf);
+    assert_string_equal(buf, "0 wrong");
+    shown.n = 0;
+    cp_val_target_value(&shown, 0, buf, sizeof buf);
+    assert_string_equal(buf, "-");
+
     /* restricted to the runs a baseline knows */
     r[1].selected = 1;
     cp_val_targets(r, 5, ar, 2, pairs, 2, 1, t);
