@@ -1132,9 +1132,7 @@ coexec47() {
         done
     done
     bundle
-    say "calibrate --only nccl,mpi, 4 ranks"
-    timeout 150 "${MPIRUN[@]}" -np 4 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
-        --raw "$RES/calibrated-nccl-4gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
+    nccl_sweep 4
     GPUS=4 CONV_API=graph multi_runs "$COEXEC47_GRAPH4"
     GPUS=2 CONV_API=graph multi_runs "$COEXEC47_GRAPH2"
     predict_in_call "$RES"/measure-*.json
@@ -1883,10 +1881,15 @@ gpus_host() {
     RES=$BUILD/results/$1
     rm -rf "$RES"
     mkdir -p "$RES"
-    say "calibrate --only nccl,mpi, $n ranks"
-    timeout 150 "${MPIRUN[@]}" -np "$n" -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
-        --raw "$RES/calibrated-nccl-${n}gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
+    nccl_sweep "$n"
     ps_host "$n"
+}
+
+# nccl_sweep N: the host's NCCL all-reduce and MPI sweeps on N ranks into $RES/calibrated-nccl-Ngpu-raw.json
+nccl_sweep() {
+    say "calibrate --only nccl,mpi, $1 ranks"
+    timeout 150 "${MPIRUN[@]}" -np "$1" -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only nccl,mpi \
+        --raw "$RES/calibrated-nccl-${1}gpu-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate nccl,mpi"
 }
 
 # ps_redo DIR API W CONFIGS [CONFIGS_ON_3_GPUS]: in results/DIR (emptied first: a warm machine keeps an
