@@ -1059,6 +1059,39 @@ densenet169 56 fp16 nccl"
 MHOLDOUT47_DDP="
 --network resnet50 --batch 128 --precision fp32"
 
+# MODE=holdout48 (session 41): ten more one-GPU evaluation configurations by random.Random(48), holdout33's rule,
+# drawn before the call for the session's final model (no model file changed since session 40); measure jobs first,
+# then PyTorch in drawn order; predicted in the call.
+HOLDOUT48_MEASURE="
+vgg13 88 fp16
+resnet34 80 fp16 graphapi
+vgg13 72 fp16 graphapi
+vgg16 112 fp16"
+HOLDOUT48_TORCH="
+--network resnet50 --batch 112 --precision fp16
+--network vgg19 --batch 160 --precision fp16 --channels-last
+--network googlenet --batch 64 --precision fp16 --channels-last
+--network resnet152 --batch 48 --precision fp16 --channels-last
+--network vgg16 --batch 168 --precision fp32
+--network mnasnet1_0 --batch 96 --precision fp16"
+
+# MODE=mholdout48 (session 41, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(4848),
+# mholdout35's rule, for the session's final model; the host's 2-rank sweeps first, then the graph-API jobs in
+# drawn order, the legacy ones and the five DDP ones (torchrun, 2 processes) in drawn order; predicted in the call.
+MHOLDOUT48_GRAPH="
+resnext50_32x4d 128 fp32 ps1
+lenet5 224 fp16 nccl
+resnet50 224 fp16 ps2"
+MHOLDOUT48_LEGACY="
+resnet152 256 fp16 nccl
+resnext50_32x4d 200 fp16 nccl"
+MHOLDOUT48_DDP="
+--network resnet50 --batch 96 --precision fp32 --channels-last
+--network lenet5 --batch 88 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 160 --precision fp32
+--network resnet34 --batch 128 --precision fp16
+--network mnasnet1_0 --batch 224 --precision fp16"
+
 # MODE=holdout46 (session 39): ten more one-GPU evaluation configurations by random.Random(46), holdout33's rule,
 # drawn before the call for the session's final model; measure jobs first, then PyTorch; predicted in the call.
 HOLDOUT46_MEASURE="
@@ -2745,14 +2778,14 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     holdout47b) torch_one "$HOLDOUT47B_TORCH" torchholdout47b ;;
