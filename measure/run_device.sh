@@ -1172,6 +1172,19 @@ coexec47() {
     NPROC=4 ddp "$COEXEC47_DDP"
 }
 
+# MODE=ddp4cal41 (session 41, 4 GPUs): PyTorch DDP on four GPUs for the calibration set's networks, which had
+# none (coexec47's deadline came first): COEXEC47_DDP's five jobs on 4 ranks, then the same five on 2 of the
+# GPUs for pairs from one host and one call; predicted in the call. Nothing from the evaluation set.
+ddp4cal41() {
+    need_gpus 4 || return
+    RES=$BUILD/results/ddp4cal41
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    NPROC=4 ddp "$COEXEC47_DDP"
+    NCCL_DEBUG=WARN torch_one "$(sed '/./s/^/--ddp /' <<<"$COEXEC47_DDP")" ddp2 \
+        torchrun --standalone --nproc-per-node 2
+}
+
 # MODE=mholdout45 (session 39, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(4545),
 # mholdout35's rule; the host's 2-rank sweeps first, then the graph-API jobs in drawn order, the legacy ones and
 # the DDP one (torchrun, 2 processes); predicted in the call.
@@ -2788,6 +2801,7 @@ run_mode() {
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
+    ddp4cal41) ddp4cal41 ;;
     holdout47b) torch_one "$HOLDOUT47B_TORCH" torchholdout47b ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
