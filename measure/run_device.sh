@@ -1059,6 +1059,39 @@ densenet169 56 fp16 nccl"
 MHOLDOUT47_DDP="
 --network resnet50 --batch 128 --precision fp32"
 
+# MODE=holdout49 (session 41): ten more one-GPU evaluation configurations by random.Random(49), holdout33's rule,
+# drawn before the call for the session's final model (no model file changed); measure jobs first, then PyTorch in
+# drawn order (VGG-19 b120 FP32 channels-last's cudnn.benchmark may take what is left of the call); predicted in
+# the call.
+HOLDOUT49_MEASURE="
+densenet169 120 fp32 graphapi
+resnet101 224 fp16 graphapi
+vgg19 216 fp32
+resnet34 216 fp16
+resnet152 32 fp16
+vgg16 168 fp16 graphapi"
+HOLDOUT49_TORCH="
+--network wide_resnet50_2 --batch 256 --precision fp32
+--network densenet169 --batch 136 --precision fp32
+--network vgg19 --batch 120 --precision fp32 --channels-last
+--network resnext50_32x4d --batch 184 --precision fp16 --channels-last"
+
+# MODE=mholdout49 (session 41, 4 GPUs of one host): ten 4-GPU evaluation jobs drawn before the call by
+# random.Random(4949), mholdout35's rule, for the session's final model; the host's 4-rank sweeps first, then the
+# graph-API jobs in drawn order and the DDP ones (torchrun, 4 processes) in drawn order; predicted in the call.
+MHOLDOUT49_GRAPH="
+resnext50_32x4d 120 fp32 nccl
+wide_resnet50_2 48 fp16 nccl
+densenet169 64 fp16 ps1
+lenet5 184 fp32 ps1
+resnet101 152 fp32 ps1"
+MHOLDOUT49_DDP="
+--network resnet101 --batch 88 --precision fp16 --channels-last
+--network vgg16 --batch 64 --precision fp16 --channels-last
+--network resnet34 --batch 40 --precision fp32
+--network vgg16 --batch 248 --precision fp32
+--network resnet152 --batch 216 --precision fp16"
+
 # MODE=holdout48 (session 41): ten more one-GPU evaluation configurations by random.Random(48), holdout33's rule,
 # drawn before the call for the session's final model (no model file changed since session 40); measure jobs first,
 # then PyTorch in drawn order; predicted in the call.
@@ -2791,7 +2824,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
@@ -2799,7 +2832,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46 | mholdout49) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     holdout47b) torch_one "$HOLDOUT47B_TORCH" torchholdout47b ;;
