@@ -139,8 +139,9 @@ def provenance(torch, extra):
         "torchvision": torchvision.__version__,
         "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(),
-        "gpu_name": torch.cuda.get_device_name(),
-        "gpu_compute_capability": "%d.%d" % torch.cuda.get_device_capability(),
+        # none where TORCH_BENCH_DEVICE ran it off the GPU (a check of the script on a machine without one)
+        "gpu_name": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
+        "gpu_compute_capability": "%d.%d" % torch.cuda.get_device_capability() if torch.cuda.is_available() else None,
         "driver_version": driver_version(),
         "git_commit": os.environ.get("CNNPERF_GIT_COMMIT", "unknown"),
     }
@@ -677,6 +678,10 @@ def eager_overhead(args):
         out[table]["grad_accumulate"] = round(max(both - one, 0.0), 2)
         print(f"torch_bench: eager gradient sum {both - one:7.2f} us (autocast {autocast})", file=sys.stderr)
 
+    # What training calls (iteration() above): opt.step() over gradients backward made, and
+    # opt.zero_grad(set_to_none=True), which only drops them. Each is timed on its own: a step needs its
+    # gradients, which zero_grad(set_to_none=True) takes away, and zero_grad(set_to_none=False) -- timed
+    # with the step before session 41 -- zeroes every gradient with kernels training never launches.
     def step_us(n_tensors):
         params = [torch.zeros(64, device=dev, requires_grad=True) for _ in range(n_tensors)]
         for p in params:
@@ -687,16 +692,28 @@ def eager_overhead(args):
         sync()
         t0 = time.perf_counter()
         for _ in range(50):
-            opt.zero_grad(set_to_none=False)
             opt.step()
         sync()
-        return (time.perf_counter() - t0) / 50 * 1e6
+        step = (time.perf_counter() - t0) / 50 * 1e6
+        grads = [p.grad for p in params]  # what backward leaves, for zero_grad to drop: put back each time
+        t0 = time.perf_counter()
+        for _ in range(50):
+            for p, g in zip(params, grads):
+                p.grad = g
+            opt.zero_grad(set_to_none=True)
+        drop = (time.perf_counter() - t0) / 50 * 1e6
+        t0 = time.perf_counter()
+        for _ in range(50):
+            for p, g in zip(params, grads):
+                p.grad = g
+        return step + max(drop - (time.perf_counter() - t0) / 50 * 1e6, 0.0)
 
     small, large = quantile([step_us(16) for _ in range(5)], 0.5), quantile([step_us(160) for _ in range(5)], 0.5)
     per_tensor = (large - small) / 144
     # the intercept of a line through two step lengths: host noise can put it below zero, which is no fixed cost
     out["optimizer"] = {"per_step_us": round(max(small - 16 * per_tensor, 0.0), 2), "per_tensor_us": round(per_tensor, 3),
-                        "kind": "torch.optim.SGD(momentum=0.9), default (foreach) implementation, with zero_grad"}
+                        "kind": "torch.optim.SGD(momentum=0.9), default (foreach) implementation: step() and "
+                                "zero_grad(set_to_none=True), each timed on its own"}
     print(f"torch_bench: eager optimizer step {out['optimizer']['per_step_us']:.1f} us + "
           f"{per_tensor:.3f} us per tensor", file=sys.stderr)
     out["host_probe"]["after"] = host_probe(torch, probe_x, probe_w)
