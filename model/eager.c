@@ -475,7 +475,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         loss_forward(&r, logits, 0, "loss");
         e->layers[net->n_layers - 1].fwd_ms += r.c.gpu_ms - g0;
     }
-    double fwd_end = r.c.gpu_ms;
+    double fwd_end = r.c.gpu_ms, host_fwd_end = r.c.host_ms;
 
     /* Backward: loss.backward(), then one autograd node per layer that has
      * parameters or a parameter upstream, in reverse. */
@@ -519,7 +519,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         e->ddp_gpu_ms += r.c.gpu_ms - g1;
         e->layers[0].bwd_ms += r.c.gpu_ms - g1;
     }
-    double bwd_end = r.c.gpu_ms;
+    double bwd_end = r.c.gpu_ms, host_bwd_end = r.c.host_ms;
 
     /* opt.step(): torch.optim.SGD(momentum) foreach, fp32 parameters,
      * gradients and momentum: bufs *= mu; bufs += g; params -= lr bufs. */
@@ -550,6 +550,9 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     e->update_ms = e->iteration_ms - bwd_end;
     e->images_per_s = p->batch / (e->iteration_ms * 1e-3);
     e->host_ms = r.c.host_ms;
+    e->host_phase_ms[0] = host_fwd_end;
+    e->host_phase_ms[1] = host_bwd_end - host_fwd_end;
+    e->host_phase_ms[2] = r.c.host_ms - host_bwd_end;
     e->gpu_busy_ms = r.c.busy_ms;
     e->gpu_idle_ms = e->iteration_ms - r.c.busy_ms;
     e->host_share = e->gpu_idle_ms / e->iteration_ms;

@@ -74,6 +74,8 @@ typedef struct {
     double iteration_ms, images_per_s;
     double loading_ms, forward_ms, backward_ms, update_ms; /* spans of the time line: they add up */
     double host_ms;     /* the host's issue time of all operators */
+    double host_phase_ms[3]; /* of it: forward (with loading and the loss), loss.backward() (with DDP's hooks),
+                                opt.step(): where PyTorch's host_wall_ms divides an iteration */
     double gpu_busy_ms; /* kernels and copies */
     double gpu_idle_ms; /* the GPU waiting for the host: iteration - busy */
     double host_share;  /* gpu_idle / iteration: what the host adds */

@@ -703,6 +703,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
             builtin = eager && x.builtin_costs;
             r->has_pred_host = eager;
             r->pred_host_ms = x.host_ms;
+            memcpy(r->pred_host_phase_ms, x.host_phase_ms, sizeof x.host_phase_ms);
         }
         cp_eager_free(&x);
         cp_prediction_free(&p);
@@ -764,6 +765,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
             builtin = x && x->builtin_costs;
             r->has_pred_host = x != NULL;
             r->pred_host_ms = x ? x->host_ms : 0;
+            if (x)
+                memcpy(r->pred_host_phase_ms, x->host_phase_ms, sizeof x->host_phase_ms);
         }
         cp_dist_prediction_free(&d);
         cp_single_cache_free(&cache);
@@ -805,16 +808,19 @@ static int exchange_wait_in_last_pass(const cJSON *root, cp_val_run *r)
 }
 
 /* A PyTorch run's (or one of its DDP ranks') "host_wall_ms" iteration into *wall; absent: 0 */
-static int host_wall(cp_jctx *c, const cJSON *obj, double *wall)
+static int host_wall(cp_jctx *c, const cJSON *obj, double *wall, double phase[3])
 {
+    static const char *const phases[3] = {"forward", "backward", "step"};
     const cJSON *walls = cp_jget(obj, "host_wall_ms");
-    *wall = 0;
+    *wall = phase[0] = phase[1] = phase[2] = 0;
     if (!walls)
         return 0;
     if (!cJSON_IsObject(walls))
         return cp_jfail(c, "host_wall_ms", "must be an object {forward, backward, step, iteration}");
     size_t mark = cp_jpush_key(c, "host_wall_ms");
     int bad = cp_jnum(c, walls, "iteration", false, 0, 0, 1e9, wall);
+    for (int i = 0; i < 3 && !bad; i++)
+        bad = cp_jnum(c, walls, phases[i], false, 0, 0, 1e9, &phase[i]);
     cp_jpop(c, mark);
     return bad ? -1 : 0;
 }
@@ -917,22 +923,23 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     /* PyTorch's: the host's wall time issuing an iteration (torch_bench.py), with the same 90% share as
      * cnnperf-measure's verdict; under DDP the slowest rank's, which sets the job's pace (the eager model's
      * host is the slowest rank's too) */
-    double wall = 0;
+    double wall = 0, phase[3] = {0};
     const cJSON *slowest = NULL; /* under DDP the rank whose host wall that is */
     int slowest_at = -1;
     if (r->source == CP_VAL_PYTORCH) {
-        if (host_wall(c, root, &wall))
+        if (host_wall(c, root, &wall, phase))
             return -1;
         const cJSON *ranks = cp_jget(root, "ranks");
         size_t mark = cp_jpush_key(c, "ranks");
         int i = 0, bad = 0;
         for (const cJSON *rk = cJSON_IsArray(ranks) ? ranks->child : NULL; rk && !bad; rk = rk->next, i++) {
-            double w = 0;
+            double w = 0, ph[3];
             size_t at = cp_jpush_index(c, i);
-            bad = host_wall(c, rk, &w);
+            bad = host_wall(c, rk, &w, ph);
             cp_jpop(c, at);
             if (w > wall) {
                 wall = w;
+                memcpy(phase, ph, sizeof ph);
                 slowest = rk;
                 slowest_at = i;
             }
@@ -945,6 +952,8 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
         r->has_host = 1;
         r->host_enqueue_ms = wall;
         r->host_bound = wall >= CP_VAL_HOST_BOUND_SHARE * r->meas_ms;
+        r->has_host_phase = phase[0] > 0 && phase[1] > 0 && phase[2] > 0;
+        memcpy(r->host_phase_ms, phase, sizeof phase);
     } else if (cJSON_IsNumber(he)) {
         r->has_host = 1;
         r->host_enqueue_ms = he->valuedouble;

@@ -304,6 +304,10 @@ static void eager_json(cJSON *o, const cp_eager *e)
     cJSON_AddNumberToObject(o, "host_share", e->host_share);
     cJSON *x = cJSON_AddObjectToObject(o, "eager");
     cJSON_AddNumberToObject(x, "host_ms", e->host_ms);
+    cJSON *hp = cJSON_AddObjectToObject(x, "host_phase_ms"); /* as PyTorch's host_wall_ms divides it */
+    cJSON_AddNumberToObject(hp, "forward", e->host_phase_ms[0]);
+    cJSON_AddNumberToObject(hp, "backward", e->host_phase_ms[1]);
+    cJSON_AddNumberToObject(hp, "step", e->host_phase_ms[2]);
     cJSON_AddNumberToObject(x, "gpu_busy_ms", e->gpu_busy_ms);
     cJSON_AddNumberToObject(x, "gpu_idle_ms", e->gpu_idle_ms);
     cJSON_AddNumberToObject(x, "harness_iteration_ms", e->harness_ms);
@@ -336,8 +340,10 @@ static void eager_text(FILE *f, const cp_eager *e)
     fprintf(f, "\neager mode (as PyTorch runs it): %.3f ms = %.3f + %.3f + %.3f + %.3f ms on the host/GPU time "
                "line\n",
             e->iteration_ms, e->loading_ms, e->forward_ms, e->backward_ms, e->update_ms);
-    fprintf(f, "  the host issues %d operators in %.3f ms; the GPU runs %d kernels and copies in %.3f ms\n", e->ops,
-            e->host_ms, e->kernels, e->gpu_busy_ms);
+    fprintf(f, "  the host issues %d operators in %.3f ms (forward %.3f, loss.backward() %.3f, opt.step() %.3f); "
+               "the GPU runs %d kernels and copies in %.3f ms\n",
+            e->ops, e->host_ms, e->host_phase_ms[0], e->host_phase_ms[1], e->host_phase_ms[2], e->kernels,
+            e->gpu_busy_ms);
     fprintf(f, "  (%d kernels that harness mode has not: autocast casts, BN counters, loss, %d of the foreach "
                "optimizer; autograd sums %d gradients)\n",
             e->extra_kernels, e->optimizer_kernels, e->accumulations);

@@ -55,6 +55,10 @@ typedef struct {
     double host_enqueue_ms;
     int has_pred_host;        /* eager mode: the host's issue time of every operator (cp_eager host_ms) */
     double pred_host_ms;
+    /* PyTorch's host wall by phase (host_wall_ms: forward with loading and the loss, loss.backward(),
+     * opt.step()) and the eager model's host clock over the same spans (cp_eager host_phase_ms) */
+    int has_host_phase;
+    double host_phase_ms[3], pred_host_phase_ms[3];
     /* GPU memory, where the run recorded it (model/memory.h): cnnperf-measure's
      * rank 0 besides its convolution workspace (memory_used_mib -
      * workspace_used_mib) against the harness footprint; PyTorch's peak
@@ -138,6 +142,10 @@ cp_val_stat cp_val_memory_stat(const cp_val_run *runs, int n, cp_val_source sour
  * (calibration 0/1) on one GPU (ddp 0) or in DDP (ddp 1). Says where an
  * iteration's error is the host's and where the GPU's. */
 cp_val_stat cp_val_host_stat(const cp_val_run *runs, int n, int calibration, int ddp);
+/* The host-bound PyTorch runs of one set (calibration 0/1) and GPU count (ddp: several) with the host's wall by
+ * phase: the median over them of measured / predicted for forward, backward and the step (median[]); returns how
+ * many runs. */
+int cp_val_host_phase_ratios(const cp_val_run *runs, int n, int calibration, int ddp, double median[3]);
 
 /* --- targets ----------------------------------------------------------------- */
 

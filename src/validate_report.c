@@ -146,6 +146,12 @@ static cJSON *run_json(const cp_val_run *r)
     }
     if (r->has_pred_host)
         cJSON_AddNumberToObject(o, "host_enqueue_predicted_ms", r->pred_host_ms);
+    if (r->has_host_phase && r->has_pred_host) {
+        static const char *const host_phases[3] = {"forward", "backward", "step"};
+        cJSON *hp = cJSON_AddObjectToObject(o, "host_phases");
+        for (int k = 0; k < 3; k++)
+            cJSON_AddItemToObject(hp, host_phases[k], err_json(r->host_phase_ms[k], r->pred_host_phase_ms[k], "ms"));
+    }
     if (r->host_probe_us[0] > 0)
         cJSON_AddItemToObject(o, "host_probe_us", cJSON_CreateDoubleArray(r->host_probe_us, 2));
     cJSON_AddItemToObject(o, "iteration", err_json(r->meas_ms, r->pred_ms, "ms"));
@@ -791,32 +797,44 @@ static void host_section(out *o, const cp_validation *v)
         n += v->runs[i].has_host && v->runs[i].has_pred_host;
     if (!n)
         return;
-    heading(o, "PyTorch's host: measured host wall and the eager model's issue time (ms)");
+    heading(o, "PyTorch's host: measured host wall and the eager model's issue time (ms; by phase measured / predicted)");
     for (int set = 0; set < 2; set++)
         for (int ddp = 0; ddp < 2; ddp++) {
             cp_val_stat st = cp_val_host_stat(v->runs, v->n_runs, set, ddp);
+            double med[3];
+            int np = cp_val_host_phase_ratios(v->runs, v->n_runs, set, ddp, med);
             if (st.n)
-                fprintf(o->f, "%s%s set, %s, host-bound runs: %.1f%% mean error over %d run%s, worst %.1f%%\n",
+                fprintf(o->f, "%s%s set, %s, host-bound runs: %.1f%% mean error over %d run%s, worst %.1f%%",
                         o->md ? "- " : "  ",
                         set ? "calibration" : "evaluation", ddp ? "DDP" : "one GPU", cp_val_mape(&st), st.n,
                         st.n == 1 ? "" : "s", st.worst_pct);
+            if (st.n && np)
+                fprintf(o->f, "; measured / predicted by phase (median of %d): forward %.2f, backward %.2f, step %.2f",
+                        np, med[0], med[1], med[2]);
+            if (st.n)
+                fputc('\n', o->f);
         }
     if (o->md)
         fputc('\n', o->f);
-    static const int w[] = {-58, 10, 10, 8, 10, -5};
-    const char *h[] = {"run", "measured", "predicted", "error", "iteration", "bound"};
-    header(o, w, 6, h);
+    static const int w[] = {-58, 10, 10, 8, 12, 12, 12, 10, -5};
+    const char *h[] = {"run", "measured", "predicted", "error", "forward", "backward", "step", "iteration", "bound"};
+    header(o, w, 9, h);
     for (int i = 0; i < v->n_runs; i++) {
         const cp_val_run *r = &v->runs[i];
         if (!r->has_host || !r->has_pred_host)
             continue;
-        char a[32], b[32], e[32], it[32];
+        char a[32], b[32], e[32], ph[3][32], it[32];
         snprintf(a, sizeof a, "%.1f", r->host_enqueue_ms);
         snprintf(b, sizeof b, "%.1f", r->pred_host_ms);
         fmt_pct(e, sizeof e, cp_val_rel_pct(r->pred_host_ms, r->host_enqueue_ms));
+        for (int k = 0; k < 3; k++) /* measured / predicted */
+            if (r->has_host_phase)
+                snprintf(ph[k], sizeof ph[k], "%.1f / %.1f", r->host_phase_ms[k], r->pred_host_phase_ms[k]);
+            else
+                snprintf(ph[k], sizeof ph[k], "-");
         snprintf(it, sizeof it, "%.1f", r->meas_ms);
-        const char *c[] = {r->label, a, b, e, it, r->host_bound ? "yes" : "no"};
-        row(o, w, 6, c);
+        const char *c[] = {r->label, a, b, e, ph[0], ph[1], ph[2], it, r->host_bound ? "yes" : "no"};
+        row(o, w, 9, c);
     }
 }
 
