@@ -272,7 +272,17 @@ static int report_json(FILE *f, const cp_validation *v)
             char key[48];
             snprintf(key, sizeof key, "%s_%s", set ? "calibration" : "evaluation", ddp ? "ddp" : "one_gpu");
             cp_val_stat st = cp_val_host_stat(v->runs, v->n_runs, set, ddp);
-            cJSON_AddItemToObject(host, key, stat_json(&st));
+            cJSON *h = stat_json(&st);
+            double med[3];
+            int np = cp_val_host_phase_ratios(v->runs, v->n_runs, set, ddp, med);
+            if (np) { /* measured / predicted, the median over the host-bound runs with the wall by phase */
+                cJSON *ph = cJSON_AddObjectToObject(h, "phase_ratio_median");
+                cJSON_AddNumberToObject(ph, "runs", np);
+                cJSON_AddNumberToObject(ph, "forward", med[0]);
+                cJSON_AddNumberToObject(ph, "backward", med[1]);
+                cJSON_AddNumberToObject(ph, "step", med[2]);
+            }
+            cJSON_AddItemToObject(host, key, h);
         }
     cJSON *lp = cJSON_AddArrayToObject(sum, "layer_passes");
     const char *kinds[64];
