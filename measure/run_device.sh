@@ -1059,6 +1059,39 @@ densenet169 56 fp16 nccl"
 MHOLDOUT47_DDP="
 --network resnet50 --batch 128 --precision fp32"
 
+# MODE=calfresh42 (written in session 41 for a later call): calibration-set runs no model change has been judged
+# on, for judging session 41's rule 12 (a GEMM wave's output at DRAM speed, docs/ACCURACY.md) again, or any other
+# change fitted on the calibration set: each calibration network at one batch drawn by random.Random(4142) from
+# 32..256 step 8 (the networks in name order), FP32 and FP16, through the legacy API first and then the graph API
+# (MobileNet-v2 FP32 through the graph API spends about two minutes in its engine search: last); predicted in the
+# call. Nothing from the evaluation set.
+CALFRESH42_LEGACY="
+densenet121 48 fp32
+densenet121 48 fp16
+inception_v3 192 fp32
+inception_v3 192 fp16
+mobilenet_v2 208 fp32
+mobilenet_v2 208 fp16
+resnet18 64 fp32
+resnet18 64 fp16
+squeezenet1_1 176 fp32
+squeezenet1_1 176 fp16
+vgg11 112 fp32
+vgg11 112 fp16"
+CALFRESH42_GRAPH="
+densenet121 48 fp32 graphapi
+densenet121 48 fp16 graphapi
+inception_v3 192 fp32 graphapi
+inception_v3 192 fp16 graphapi
+mobilenet_v2 208 fp16 graphapi
+resnet18 64 fp32 graphapi
+resnet18 64 fp16 graphapi
+squeezenet1_1 176 fp32 graphapi
+squeezenet1_1 176 fp16 graphapi
+vgg11 112 fp32 graphapi
+vgg11 112 fp16 graphapi
+mobilenet_v2 208 fp32 graphapi"
+
 # MODE=holdout49 (session 41): ten more one-GPU evaluation configurations by random.Random(49), holdout33's rule,
 # drawn before the call for the session's final model (no model file changed); measure jobs first, then PyTorch in
 # drawn order (VGG-19 b120 FP32 channels-last's cudnn.benchmark may take what is left of the call); predicted in
@@ -2835,6 +2868,7 @@ run_mode() {
     mholdout40 | mholdout46 | mholdout49) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
+    calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
     holdout47b) torch_one "$HOLDOUT47B_TORCH" torchholdout47b ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
