@@ -58,6 +58,8 @@ double cp_eager_slowest_rank(int ranks, double spread)
 
 /* --- the run over one prediction ------------------------------------------------ */
 
+const char *const cp_eager_host_phase_names[CP_EAGER_HOST_PHASES] = {"forward", "backward", "step"};
+
 /* Extra kernels recur (casts of twin layers' weights, BN counters): each
  * distinct one is timed once per run. */
 #define MEMO 256

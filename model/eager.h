@@ -69,13 +69,19 @@ typedef struct {
     double fwd_ms, bwd_ms; /* the GPU time line's advance over the layer's operator */
 } cp_eager_layer;
 
+/* The phases the host's issue time is split into, as PyTorch's host_wall_ms
+ * splits a step (tools/torch_bench.py's keys): "forward" (with loading and
+ * the loss), "backward" (loss.backward()), "step" (opt.step()). */
+#define CP_EAGER_HOST_PHASES 3
+extern const char *const cp_eager_host_phase_names[CP_EAGER_HOST_PHASES];
+
 typedef struct {
     const cp_prediction *pred;
     double iteration_ms, images_per_s;
     double loading_ms, forward_ms, backward_ms, update_ms; /* spans of the time line: they add up */
     double host_ms;     /* the host's issue time of all operators */
-    double host_phase_ms[3]; /* of it: forward (with loading and the loss), loss.backward() (with DDP's hooks),
-                                opt.step(): where PyTorch's host_wall_ms divides an iteration */
+    double host_phase_ms[CP_EAGER_HOST_PHASES]; /* of it, by phase (cp_eager_host_phase_names); DDP's hooks in
+                                                   loss.backward()'s */
     double gpu_busy_ms; /* kernels and copies */
     double gpu_idle_ms; /* the GPU waiting for the host: iteration - busy */
     double host_share;  /* gpu_idle / iteration: what the host adds */

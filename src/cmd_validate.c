@@ -808,9 +808,8 @@ static int exchange_wait_in_last_pass(const cJSON *root, cp_val_run *r)
 }
 
 /* A PyTorch run's (or one of its DDP ranks') "host_wall_ms" iteration into *wall; absent: 0 */
-static int host_wall(cp_jctx *c, const cJSON *obj, double *wall, double phase[3])
+static int host_wall(cp_jctx *c, const cJSON *obj, double *wall, double phase[CP_EAGER_HOST_PHASES])
 {
-    static const char *const phases[3] = {"forward", "backward", "step"};
     const cJSON *walls = cp_jget(obj, "host_wall_ms");
     *wall = phase[0] = phase[1] = phase[2] = 0;
     if (!walls)
@@ -819,8 +818,8 @@ static int host_wall(cp_jctx *c, const cJSON *obj, double *wall, double phase[3]
         return cp_jfail(c, "host_wall_ms", "must be an object {forward, backward, step, iteration}");
     size_t mark = cp_jpush_key(c, "host_wall_ms");
     int bad = cp_jnum(c, walls, "iteration", false, 0, 0, 1e9, wall);
-    for (int i = 0; i < 3 && !bad; i++)
-        bad = cp_jnum(c, walls, phases[i], false, 0, 0, 1e9, &phase[i]);
+    for (int i = 0; i < CP_EAGER_HOST_PHASES && !bad; i++)
+        bad = cp_jnum(c, walls, cp_eager_host_phase_names[i], false, 0, 0, 1e9, &phase[i]);
     cp_jpop(c, mark);
     return bad ? -1 : 0;
 }
@@ -923,7 +922,7 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     /* PyTorch's: the host's wall time issuing an iteration (torch_bench.py), with the same 90% share as
      * cnnperf-measure's verdict; under DDP the slowest rank's, which sets the job's pace (the eager model's
      * host is the slowest rank's too) */
-    double wall = 0, phase[3] = {0};
+    double wall = 0, phase[CP_EAGER_HOST_PHASES] = {0};
     const cJSON *slowest = NULL; /* under DDP the rank whose host wall that is */
     int slowest_at = -1;
     if (r->source == CP_VAL_PYTORCH) {
@@ -933,7 +932,7 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
         size_t mark = cp_jpush_key(c, "ranks");
         int i = 0, bad = 0;
         for (const cJSON *rk = cJSON_IsArray(ranks) ? ranks->child : NULL; rk && !bad; rk = rk->next, i++) {
-            double w = 0, ph[3];
+            double w = 0, ph[CP_EAGER_HOST_PHASES];
             size_t at = cp_jpush_index(c, i);
             bad = host_wall(c, rk, &w, ph);
             cp_jpop(c, at);

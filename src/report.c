@@ -305,9 +305,8 @@ static void eager_json(cJSON *o, const cp_eager *e)
     cJSON *x = cJSON_AddObjectToObject(o, "eager");
     cJSON_AddNumberToObject(x, "host_ms", e->host_ms);
     cJSON *hp = cJSON_AddObjectToObject(x, "host_phase_ms"); /* as PyTorch's host_wall_ms divides it */
-    cJSON_AddNumberToObject(hp, "forward", e->host_phase_ms[0]);
-    cJSON_AddNumberToObject(hp, "backward", e->host_phase_ms[1]);
-    cJSON_AddNumberToObject(hp, "step", e->host_phase_ms[2]);
+    for (int k = 0; k < CP_EAGER_HOST_PHASES; k++)
+        cJSON_AddNumberToObject(hp, cp_eager_host_phase_names[k], e->host_phase_ms[k]);
     cJSON_AddNumberToObject(x, "gpu_busy_ms", e->gpu_busy_ms);
     cJSON_AddNumberToObject(x, "gpu_idle_ms", e->gpu_idle_ms);
     cJSON_AddNumberToObject(x, "harness_iteration_ms", e->harness_ms);

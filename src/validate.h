@@ -58,7 +58,7 @@ typedef struct {
     /* PyTorch's host wall by phase (host_wall_ms: forward with loading and the loss, loss.backward(),
      * opt.step()) and the eager model's host clock over the same spans (cp_eager host_phase_ms) */
     int has_host_phase;
-    double host_phase_ms[3], pred_host_phase_ms[3];
+    double host_phase_ms[3], pred_host_phase_ms[3]; /* in cp_eager_host_phase_names' order */
     /* GPU memory, where the run recorded it (model/memory.h): cnnperf-measure's
      * rank 0 besides its convolution workspace (memory_used_mib -
      * workspace_used_mib) against the harness footprint; PyTorch's peak

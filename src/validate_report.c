@@ -147,10 +147,10 @@ static cJSON *run_json(const cp_val_run *r)
     if (r->has_pred_host)
         cJSON_AddNumberToObject(o, "host_enqueue_predicted_ms", r->pred_host_ms);
     if (r->has_host_phase && r->has_pred_host) {
-        static const char *const host_phases[3] = {"forward", "backward", "step"};
         cJSON *hp = cJSON_AddObjectToObject(o, "host_phases");
-        for (int k = 0; k < 3; k++)
-            cJSON_AddItemToObject(hp, host_phases[k], err_json(r->host_phase_ms[k], r->pred_host_phase_ms[k], "ms"));
+        for (int k = 0; k < CP_EAGER_HOST_PHASES; k++)
+            cJSON_AddItemToObject(hp, cp_eager_host_phase_names[k],
+                                  err_json(r->host_phase_ms[k], r->pred_host_phase_ms[k], "ms"));
     }
     if (r->host_probe_us[0] > 0)
         cJSON_AddItemToObject(o, "host_probe_us", cJSON_CreateDoubleArray(r->host_probe_us, 2));
@@ -273,14 +273,13 @@ static int report_json(FILE *f, const cp_validation *v)
             snprintf(key, sizeof key, "%s_%s", set ? "calibration" : "evaluation", ddp ? "ddp" : "one_gpu");
             cp_val_stat st = cp_val_host_stat(v->runs, v->n_runs, set, ddp);
             cJSON *h = stat_json(&st);
-            double med[3];
+            double med[CP_EAGER_HOST_PHASES];
             int np = cp_val_host_phase_ratios(v->runs, v->n_runs, set, ddp, med);
             if (np) { /* measured / predicted, the median over the host-bound runs with the wall by phase */
                 cJSON *ph = cJSON_AddObjectToObject(h, "phase_ratio_median");
                 cJSON_AddNumberToObject(ph, "runs", np);
-                cJSON_AddNumberToObject(ph, "forward", med[0]);
-                cJSON_AddNumberToObject(ph, "backward", med[1]);
-                cJSON_AddNumberToObject(ph, "step", med[2]);
+                for (int k = 0; k < CP_EAGER_HOST_PHASES; k++)
+                    cJSON_AddNumberToObject(ph, cp_eager_host_phase_names[k], med[k]);
             }
             cJSON_AddItemToObject(host, key, h);
         }
@@ -811,7 +810,7 @@ static void host_section(out *o, const cp_validation *v)
     for (int set = 0; set < 2; set++)
         for (int ddp = 0; ddp < 2; ddp++) {
             cp_val_stat st = cp_val_host_stat(v->runs, v->n_runs, set, ddp);
-            double med[3];
+            double med[CP_EAGER_HOST_PHASES];
             int np = cp_val_host_phase_ratios(v->runs, v->n_runs, set, ddp, med);
             if (st.n)
                 fprintf(o->f, "%s%s set, %s, host-bound runs: %.1f%% mean error over %d run%s, worst %.1f%%",
@@ -827,17 +826,18 @@ static void host_section(out *o, const cp_validation *v)
     if (o->md)
         fputc('\n', o->f);
     static const int w[] = {-58, 10, 10, 8, 12, 12, 12, 10, -5};
-    const char *h[] = {"run", "measured", "predicted", "error", "forward", "backward", "step", "iteration", "bound"};
+    const char *h[] = {"run", "measured", "predicted", "error", cp_eager_host_phase_names[0],
+                       cp_eager_host_phase_names[1], cp_eager_host_phase_names[2], "iteration", "bound"};
     header(o, w, 9, h);
     for (int i = 0; i < v->n_runs; i++) {
         const cp_val_run *r = &v->runs[i];
         if (!r->has_host || !r->has_pred_host)
             continue;
-        char a[32], b[32], e[32], ph[3][32], it[32];
+        char a[32], b[32], e[32], ph[CP_EAGER_HOST_PHASES][32], it[32];
         snprintf(a, sizeof a, "%.1f", r->host_enqueue_ms);
         snprintf(b, sizeof b, "%.1f", r->pred_host_ms);
         fmt_pct(e, sizeof e, cp_val_rel_pct(r->pred_host_ms, r->host_enqueue_ms));
-        for (int k = 0; k < 3; k++) /* measured / predicted */
+        for (int k = 0; k < CP_EAGER_HOST_PHASES; k++) /* measured / predicted */
             if (r->has_host_phase)
                 snprintf(ph[k], sizeof ph[k], "%.1f / %.1f", r->host_phase_ms[k], r->pred_host_phase_ms[k]);
             else
