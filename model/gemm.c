@@ -231,6 +231,13 @@ static double epilogue_stores(const cp_kernel *t, int split)
     return (double)t->tile_m * t->tile_n * (split ? 4 : cp_precision_bytes(t->precision)) / 512.0;
 }
 
+/* Bytes of a block's epilogue that drain to DRAM: its output tile; split-K's
+ * partial sums stay in L2 (their traffic is in split_dram_bytes). */
+static double drain_bytes(const cp_kernel *t, int split)
+{
+    return split ? 0 : epilogue_stores(t, 0) * 512.0;
+}
+
 /* DRAM traffic of a GEMM split `splits` ways: split-K has every slice write
  * its fp32 partial tile and the last one read them back. */
 static double split_dram_bytes(const cp_gemm *g, double splits)
@@ -247,6 +254,7 @@ static void set_grid(cp_kernel *k, const cp_gemm *g, double splits)
     if (k->iters < 1)
         k->iters = 1;
     k->K_end = epilogue_stores(k, splits > 1); /* once, after the last iteration */
+    k->drain_bytes = drain_bytes(k, splits > 1);
     k->flops = 2.0 * g->M * g->N * g->K * g->count;
     k->dram_bytes = split_dram_bytes(g, splits);
 }
@@ -270,12 +278,12 @@ static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, co
         blocks = 1;
     double a = c->occ.blocks_per_sm, per_wave = tt->per_wave[i];
     double full = fdiv_inv(blocks, per_wave, tt->inv_wave[i]), rest = blocks - full * per_wave;
-    double end = tt->end[i][splits > 1];
-    double sm = full * (tt->round_full[i] * iters + a * end);
+    double end = tt->end[i][splits > 1], out = tt->drain[i][splits > 1];
+    double sm = full * (tt->round_full[i] * iters + cp_wave_epilogue_cycles(end, out, a, per_wave, d));
     if (rest > 0) {
         double tail = cdiv_inv(rest, d->sm_count, tt->inv_sm); /* 1...blocks_per_sm */
         double round = tail < CP_GEMM_TAIL_ROUNDS ? tt->round_tail[i][(int)tail] : cp_round_cycles(c, (int)tail);
-        sm += round * iters + tail * end;
+        sm += round * iters + cp_wave_epilogue_cycles(end, out, tail, rest, d);
     }
     double dram = split_dram_bytes(g, splits) / d->dram_bytes_per_cycle;
     return dmax(sm, dram) + d->global_latency_cycles + d->launch_cycles;
@@ -318,6 +326,7 @@ static int tiles_ready(cp_gemm_tiles *tt, const cp_device *d, cp_precision p, cp
                     cp_kernel k = tt->k[i];
                     k.K_end = epilogue_stores(&k, split);
                     tt->end[i][split] = cp_epilogue_cycles(&k, d);
+                    tt->drain[i][split] = drain_bytes(&k, split);
                 }
             }
         }

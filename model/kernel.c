@@ -100,6 +100,16 @@ double cp_epilogue_cycles(const cp_kernel *k, const cp_device *d)
     return dmax(k->K_end / d->schedulers_per_sm, k->K_end * k->st_bytes / d->l2_bytes_per_cycle);
 }
 
+double cp_wave_epilogue_cycles(double end, double drain_bytes, double per_sm, double wave_blocks,
+                               const cp_device *d)
+{
+    /* The blocks of a wave finish their main loops together, so the output
+     * tiles they store queue for DRAM at once (docs/ACCURACY.md, rule 12c):
+     * the wave's output at DRAM bandwidth, or each SM's stores through its
+     * share of L2, whichever is longer. */
+    return dmax(per_sm * end, wave_blocks * drain_bytes / d->dram_bytes_per_cycle);
+}
+
 void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost *cost, cp_kernel_eval *e)
 {
     const cp_block_cost c = *cost;
@@ -119,11 +129,12 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
     int lat_full = 0, lat_tail = 0;
     double iters = k->iters > 0 ? (double)k->iters : 1.0;
     e->c_round = round_cycles(&c, A, &lat_full);
-    double sm = (double)full * (e->c_round * iters + A * end);
+    double sm = (double)full * (e->c_round * iters + cp_wave_epilogue_cycles(end, k->drain_bytes, A, (double)per_wave, d));
     int tail_blocks = 0;
     if (rest) {
         tail_blocks = (int)((rest + d->sm_count - 1) / d->sm_count);
-        sm += round_cycles(&c, tail_blocks, &lat_tail) * iters + tail_blocks * end;
+        sm += round_cycles(&c, tail_blocks, &lat_tail) * iters +
+              cp_wave_epilogue_cycles(end, k->drain_bytes, tail_blocks, (double)rest, d);
     }
     e->waves = full + (rest ? 1 : 0);
     e->resident_warps = (full ? A : tail_blocks) * e->occ.warps_per_block;
@@ -159,7 +170,7 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
 #define CHANNEL_THREADS 256   /* a per-channel kernel's block */
 
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
-_Static_assert(sizeof(cp_kernel) == 184, "cp_stream_kernel sets every field of cp_kernel: set the new one there");
+_Static_assert(sizeof(cp_kernel) == 192, "cp_stream_kernel sets every field of cp_kernel: set the new one there");
 _Static_assert(sizeof(cp_kernel_eval) == 176, "cp_kernel_time sets every field of cp_kernel_eval: set the new one there");
 #endif
 
@@ -188,6 +199,7 @@ cp_kernel cp_stream_kernel(const cp_device *d, cp_precision p, const char *name,
     k.K = bytes_out * per_block * (1.0 / WARP_VEC_BYTES);
     k.other = STREAM_THREADS / d->warp_size * 8; /* index arithmetic and bounds checks */
     k.K_end = 0;
+    k.drain_bytes = 0;
     k.ld_bytes = k.st_bytes = WARP_VEC_BYTES;
     k.sm_bytes = 128;
     k.coalesced = 1.0;

@@ -45,6 +45,8 @@ typedef struct {
     double I, M, L, K;
     double other;    /* address, loop and barrier instructions: they take issue slots */
     double K_end;    /* global stores once per block after its last iteration (a GEMM's epilogue) */
+    double drain_bytes; /* of those, the bytes that go on to DRAM: an unsplit GEMM's output tile; 0 where
+                           L2 holds them (split-K partial sums, weight-gradient atomics) */
     double ld_bytes; /* bytes one global-load warp instruction moves (128 = 4 B per thread) */
     double sm_bytes; /* bytes one shared-memory warp instruction moves */
     double st_bytes;
@@ -113,6 +115,11 @@ int cp_block_cost_of(const cp_kernel *k, const cp_device *d, cp_block_cost *c, c
 void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost *c, cp_kernel_eval *e);
 /* Cycles of a block's epilogue (its K_end stores). */
 double cp_epilogue_cycles(const cp_kernel *k, const cp_device *d);
+/* Cycles a wave of wave_blocks blocks (per_sm on each SM) spends in its
+ * epilogues: the larger of each SM's stores (end per block) and the wave's
+ * output bound for DRAM (drain_bytes per block) at DRAM bandwidth. */
+double cp_wave_epilogue_cycles(double end, double drain_bytes, double per_sm, double wave_blocks,
+                               const cp_device *d);
 /* C_b: cycles of one round of block iterations with `blocks` resident per SM. */
 double cp_round_cycles(const cp_block_cost *c, int blocks);
 
@@ -160,6 +167,7 @@ typedef struct {
 #define CP_GEMM_TAIL_ROUNDS 16
     double round_tail[CP_GEMM_MAX_TILES][CP_GEMM_TAIL_ROUNDS]; /* C_b of a last wave of 1...N_AB blocks per SM */
     double end[CP_GEMM_MAX_TILES][2];     /* epilogue cycles per block: unsplit, split */
+    double drain[CP_GEMM_MAX_TILES][2];   /* bytes of a block's epilogue that drain to DRAM: unsplit, split */
     double thr[CP_GEMM_MAX_TILES];        /* the least cycles one block iteration holds an SM */
     /* inverses of the tile's sides and wave, and of the SM count */
     double inv_m[CP_GEMM_MAX_TILES], inv_n[CP_GEMM_MAX_TILES], inv_k[CP_GEMM_MAX_TILES];

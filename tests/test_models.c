@@ -197,6 +197,50 @@ static void test_waves(void **state)
     assert_true(fabs(e.sm_cycles - (full + tail)) < 1e-6);
 }
 
+/* Rule 12c (docs/ACCURACY.md, session 42): a wave's epilogue takes the
+ * longer of each SM's stores through L2 and the wave's output bound for
+ * DRAM at DRAM bandwidth; only an unsplit GEMM's own output drains. */
+static void test_wave_epilogue_drain(void **state)
+{
+    (void)state;
+    cp_kernel k = base_kernel();
+    k.L = 4000;
+    k.blocks = 132 * 8 + 132; /* one full wave and a tail of one block per SM */
+    k.K_end = 64;             /* 32 KB a block in 512-byte stores */
+    cp_kernel_eval kept, drained;
+    cp_error err;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &kept, &err), 0);
+    k.drain_bytes = k.K_end * k.st_bytes;
+    assert_int_equal(cp_kernel_evaluate(&k, &h100, &drained, &err), 0);
+    double end = cp_epilogue_cycles(&k, &h100), out = k.drain_bytes / h100.dram_bytes_per_cycle;
+    double full = 8 * 4000 / 4.0, tail = fmax(4000 / 4.0, 4000 / 8.0);
+    assert_true(fabs(kept.sm_cycles - (full + 8 * end + tail + end)) < 1e-6);
+    /* 1,056 blocks' 32 KB at DRAM speed outlast 8 blocks' stores through one SM's L2 share */
+    assert_true(132 * 8 * out > 8 * end);
+    assert_true(fabs(drained.sm_cycles - (full + 132 * 8 * out + tail + fmax(end, 132 * out))) < 1e-6);
+
+    /* the tile chooser's kernels: the output tile drains unsplit, split-K's partial sums do not */
+    static const cp_gemm gemms[] = {
+        {100352, 256, 64, 1, 1e8, 0, CP_GEMM_CUTLASS}, /* a 1x1 forward on a 56x56 plane, batch 32 */
+        {64, 576, 12544, 1, 2e7, 1, CP_GEMM_CUTLASS},  /* a weight gradient: split-K */
+    };
+    enum { MAX = 64 };
+    cp_gemm_candidate cand[MAX];
+    int split = 0, unsplit = 0;
+    for (size_t gi = 0; gi < sizeof gemms / sizeof gemms[0]; gi++) {
+        int n = cp_gemm_candidates(&h100, CP_PREC_FP16, &gemms[gi], cand, MAX);
+        assert_true(n > 0);
+        for (int c = 0; c < n; c++) {
+            const cp_kernel *t = &cand[c].k;
+            if (t->splits > 1)
+                assert_true(t->drain_bytes == 0), split++;
+            else
+                assert_true(t->drain_bytes == t->tile_m * t->tile_n * 2.0), unsplit++;
+        }
+    }
+    assert_true(split > 0 && unsplit > 0);
+}
+
 /* --- framework ------------------------------------------------------------- */
 
 static void test_transfer(void **state)
@@ -543,7 +587,8 @@ int main(void)
         cmocka_unit_test(test_occupancy),          cmocka_unit_test(test_occupancy_limits),
         cmocka_unit_test(test_queue_compute_intensive), cmocka_unit_test(test_queue_memory_intensive),
         cmocka_unit_test(test_queue_latency),      cmocka_unit_test(test_coalescing),
-        cmocka_unit_test(test_waves),              cmocka_unit_test(test_transfer),
+        cmocka_unit_test(test_waves),              cmocka_unit_test(test_wave_epilogue_drain),
+        cmocka_unit_test(test_transfer),
         cmocka_unit_test(test_flynn_rules),        cmocka_unit_test(test_task_tree),
         cmocka_unit_test(test_task_compute),       cmocka_unit_test(test_dag_schedule),
         cmocka_unit_test(test_gemm_search_matches_kernel_model),
