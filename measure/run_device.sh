@@ -1092,6 +1092,39 @@ vgg11 112 fp32 graphapi
 vgg11 112 fp16 graphapi
 mobilenet_v2 208 fp32 graphapi"
 
+# MODE=psov42 (session 42, 4 GPUs; calibration data): does a 4-worker PS exchange run slower beside the backward
+# than alone? Every 4-GPU PS job of a deep evaluation network came out short, its exchange 15-30% longer than the
+# model's, while the VGGs' (little backward to overlap) did not. Calibration-set networks through the graph API,
+# one server (two for ResNet-18 FP16), each with the exchange overlapped and not (exchange after the backward),
+# after the host's 4-rank MPI sweep, the servers' pass and the PS exchange microbenchmark; predicted in the call.
+PSOV42_CONFIGS="
+densenet121 32 fp32 ps1
+densenet121 32 fp32 ps1 nooverlap
+resnet18 128 fp32 ps1
+resnet18 128 fp32 ps1 nooverlap
+inception_v3 64 fp32 ps1
+inception_v3 64 fp32 ps1 nooverlap
+densenet121 96 fp16 ps1
+densenet121 96 fp16 ps1 nooverlap
+resnet18 64 fp16 ps2
+resnet18 64 fp16 ps2 nooverlap"
+
+# MODE=holdout50 (session 42): ten more one-GPU evaluation configurations by random.Random(50), holdout33's rule,
+# drawn before the call for the session's final model (rule 12c in); measure jobs first, then PyTorch in drawn
+# order; predicted in the call.
+HOLDOUT50_MEASURE="
+lenet5 200 fp16
+resnet101 88 fp16 graphapi
+wide_resnet50_2 112 fp32 graphapi
+vgg19 136 fp16"
+HOLDOUT50_TORCH="
+--network resnet34 --batch 248 --precision fp32
+--network vgg13 --batch 256 --precision fp16 --channels-last
+--network vgg19 --batch 112 --precision fp16
+--network resnet101 --batch 240 --precision fp16
+--network densenet169 --batch 208 --precision fp32 --channels-last
+--network alexnet --batch 88 --precision fp32"
+
 # MODE=holdout49 (session 41): ten more one-GPU evaluation configurations by random.Random(49), holdout33's rule,
 # drawn before the call for the session's final model (no model file changed); measure jobs first, then PyTorch in
 # drawn order (VGG-19 b120 FP32 channels-last's cudnn.benchmark may take what is left of the call); predicted in
@@ -2854,10 +2887,11 @@ run_mode() {
     # session 39, 4 GPUs: pscalib33's calibration-set jobs with four workers, where the evaluation's 4-GPU PS jobs
     # came out short (a server summing 5x slower than psbench): data a 4-worker server model can be fitted on
     pscalib39) need_gpus 4 && ps_redo pscalib39 graph 4 "$PSCALIB33_CONFIGS" ;;
+    psov42) need_gpus 4 && ps_redo psov42 graph 4 "$PSOV42_CONFIGS" ;;
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
