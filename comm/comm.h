@@ -78,6 +78,14 @@ typedef struct {
     char why[192];       /* e.g. "PS server link saturated: 8 workers x 102 MB" */
 } cp_ps_est;
 
+/* A CPU server's round (one bucket's sum and SGD) costs, beside its bytes,
+ * this many ms per thread of its team (0 for a shard summed on one thread):
+ * the median over the calibration set's 31 PS jobs (validation/h100x2/
+ * pscalib33, pswake34, h100x4/pscalib39, h200x4/psov42) of the server's
+ * measured pass less the model's, per bucket and thread (docs/ACCURACY.md,
+ * rule 13). */
+#define CP_PS_ROUND_MS_PER_THREAD 0.0553
+
 /* One PS exchange of `bytes` of gradients (and pull_ratio times as many
  * parameter bytes) by `gpus` workers. Returns -1 for zero servers, more
  * GPUs than the cluster has, a server count larger than the GPUs or a

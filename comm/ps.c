@@ -290,7 +290,10 @@ static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
     double rate = (serial ? 1 : c->cpu_cores) * c->cpu_gflops_per_core;
     double cpu = consider(w, sharing * flops / (rate * 1e9) * 1e3, "server CPU",
                           "PS server CPU: %.2g GFLOP of sums and SGD at %.0f GFLOP/s", sharing * flops / 1e9, rate);
-    return fmax(mem, cpu);
+    /* Each round wakes and joins the server's thread team, which psbench's
+     * back-to-back passes never let sleep (docs/ACCURACY.md, rule 13). */
+    double team = serial ? 0 : c->ps_server.threads > 0 ? c->ps_server.threads : threads;
+    return fmax(mem, cpu) + team * CP_PS_ROUND_MS_PER_THREAD;
 }
 
 int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_config *ps, cp_ps_est *out,

@@ -244,9 +244,11 @@ static void one_gpu_is_free(void **state)
  *   push = copy to host 10 ms + 10 us, then W x 100 MB into the server's
  *          NIC: 10 W ms + W x 5 us          = 10.01 + 10.005 W
  *   aggregate = (W + 4) x 100 MB / 100 GB/s = W + 4 (W gradients read; the
- *               parameters and their momentum read and written; CPU: 0.25 (W+2) ms)
+ *               parameters and their momentum read and written; CPU: 0.25 (W+2) ms),
+ *               and the round's cost for the 9 threads one worker leaves of 10 cores
  *   pull = push
- *   total = 24.02 + 21.01 W: 45.03, 66.04, 108.06, 192.1 ms for W = 1, 2, 4, 8 */
+ *   total = 24.02 + 21.01 W + that: 45.03, 66.04, 108.06, 192.1 ms for W = 1, 2, 4, 8 */
+#define TEAM9 (9 * CP_PS_ROUND_MS_PER_THREAD)
 static void ps_incast_linear(void **state)
 {
     (void)state;
@@ -256,8 +258,8 @@ static void ps_incast_linear(void **state)
         cp_ps_est e = ps(&c, w[i], MB100, 1, 0, 0);
         NEAR(e.push_ms, 10.01 + 10.005 * w[i]);
         NEAR(e.pull_ms, e.push_ms);
-        NEAR(e.aggregate_ms, w[i] + 4.0);
-        NEAR(e.time_ms, 24.02 + 21.01 * w[i]);
+        NEAR(e.aggregate_ms, w[i] + 4.0 + TEAM9);
+        NEAR(e.time_ms, 24.02 + 21.01 * w[i] + TEAM9);
     }
     cp_ps_est e = ps(&c, 8, MB100, 1, 0, 0);
     assert_string_equal(e.bottleneck, "server link");
@@ -271,7 +273,7 @@ static void ps_incast_linear(void **state)
 /* The same with 16-bit gradients of fp32 parameters (pull_ratio 2): the
  * push stays 10.01 + 10.005 W, the pull carries 200 MB: 20.01 + 20.005 W;
  * the servers read W x 100 MB of gradients and read and write 200 MB of
- * parameters and 200 MB of momentum at 100 GB/s: W + 8 ms. */
+ * parameters and 200 MB of momentum at 100 GB/s: W + 8 ms, and the round. */
 static void ps_pull_ratio(void **state)
 {
     (void)state;
@@ -283,7 +285,7 @@ static void ps_pull_ratio(void **state)
         assert_int_equal(cp_ps_exchange(&c, w, MB100, &cfg, &e, &err), 0);
         NEAR(e.push_ms, 10.01 + 10.005 * w);
         NEAR(e.pull_ms, 20.01 + 20.005 * w);
-        NEAR(e.aggregate_ms, w + 8.0);
+        NEAR(e.aggregate_ms, w + 8.0 + TEAM9);
     }
     cp_ps_est e;
     cfg.pull_ratio = -1;
@@ -343,7 +345,8 @@ static void ps_server_process(void **state)
  *          40 GB/s = 5.11 ms is not the limit)
  *   aggregate = 6 x 102.2 MB / 40 GB/s = 15.33 ms (2 gradients read, the
  *               parameters and their momentum read and written; CPU: 4 x
- *               25.55 M / 920 GFLOP/s = 0.11 ms) */
+ *               25.55 M / 920 GFLOP/s = 0.11 ms), and the round's cost on the
+ *               6 threads the 2 workers leave of its 8 cores */
 static void ps_dissertation_box(void **state)
 {
     (void)state;
@@ -352,8 +355,10 @@ static void ps_dissertation_box(void **state)
     assert_int_equal(cp_cluster_load("dissertation-1080-1080ti", &c, &err), 0);
     cp_ps_est e = ps(&c, 2, 102.2e6, 1, 0, 0);
     NEAR(e.push_ms, 102.2e6 / 6.3e9 * 1e3 + 0.01);
-    NEAR(e.aggregate_ms, 15.33);
-    NEAR(e.time_ms, 2 * e.push_ms + 15.33);
+    double agg = 15.33 + (c.cpu_cores - 2) * CP_PS_ROUND_MS_PER_THREAD;
+    assert_int_equal(c.cpu_cores, 8);
+    NEAR(e.aggregate_ms, agg);
+    NEAR(e.time_ms, 2 * e.push_ms + agg);
     assert_string_equal(e.bottleneck, "host link");
 }
 
@@ -857,7 +862,8 @@ static void host_mpi_bad_files(void **state)
  * 150 GB/s with FP32 gradients, 50 with FP16) replaces the host memory's
  * bandwidth in the server's roofline: with 2 FP32 workers of 100 MB,
  * (2 + 4) x 100 MB / 150 GB/s = 4 ms; 16-bit gradients of FP32 parameters
- * (pull ratio 2): (2 + 8) x 100 MB / 50 GB/s = 20 ms. */
+ * (pull ratio 2): (2 + 8) x 100 MB / 50 GB/s = 20 ms; each with the round's
+ * cost for the file's 30 threads. */
 static void ps_server_measured(void **state)
 {
     (void)state;
@@ -871,10 +877,11 @@ static void ps_server_measured(void **state)
     NEAR(c.ps_server.gbs[0], 150);
     NEAR(c.ps_server.gbs[1], 50);
     cp_ps_est e = ps(&c, 2, MB100, 1, 0, 0);
-    NEAR(e.aggregate_ms, 4.0);
+    assert_int_equal(c.ps_server.threads, 30);
+    NEAR(e.aggregate_ms, 4.0 + 30 * CP_PS_ROUND_MS_PER_THREAD);
     cp_ps_config cfg = {.servers = 1, .pull_ratio = 2, .grad_type = 1};
     assert_int_equal(cp_ps_exchange(&c, 2, MB100, &cfg, &e, &err), 0);
-    NEAR(e.aggregate_ms, 20.0);
+    NEAR(e.aggregate_ms, 20.0 + 30 * CP_PS_ROUND_MS_PER_THREAD);
     cfg.grad_type = 7;
     assert_int_equal(cp_ps_exchange(&c, 2, MB100, &cfg, &e, &err), -1);
     assert_non_null(strstr(err.msg, "gradient type 7"));
@@ -904,7 +911,8 @@ static void ps_server_measured(void **state)
  * where the file has it, else at its rate over its threads. 2 FP32 workers
  * of 100 kB (25,000 parameters): (2 + 4) x 100 kB at 150 / 30 = 5 GB/s is
  * 0.12 ms, at a measured 10 GB/s 0.06 ms; two servers, each on a core of
- * its own with half: 0.03 ms. 65,536 parameters take the threads' rate. */
+ * its own with half: 0.03 ms; no thread team, no round's cost. 65,536
+ * parameters take the threads' rate and pay the team's round. */
 static void ps_server_small_chunk_on_one_thread(void **state)
 {
     (void)state;
@@ -922,7 +930,7 @@ static void ps_server_small_chunk_on_one_thread(void **state)
     NEAR(ps(&c, 2, 100e3, 1, 0, 0).aggregate_ms, 0.06);
     NEAR(ps(&c, 2, 100e3, 2, 0, 0).aggregate_ms, 0.03);
     double big = 4.0 * CP_PS_SERIAL_ELEMS;
-    NEAR(ps(&c, 2, big, 1, 0, 0).aggregate_ms, 6 * big / 150e9 * 1e3);
+    NEAR(ps(&c, 2, big, 1, 0, 0).aggregate_ms, 6 * big / 150e9 * 1e3 + 30 * CP_PS_ROUND_MS_PER_THREAD);
     c.ps_server.threads = 0; /* a cluster file without ps_server_threads: the cores its 2 workers leave, 10 - 2 */
     c.ps_server.serial_gbs[0] = 0;
     NEAR(ps(&c, 2, 100e3, 1, 0, 0).aggregate_ms, 6 * 100e3 / (150e9 / 8) * 1e3);
