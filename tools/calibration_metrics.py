@@ -7,14 +7,21 @@ rules of sessions 27-35): over the runs `cnnperf validate` marks "calibration",
             (the layer-pass target's filter, on the calibration set)
   one GPU   iterations of one GPU, mean |error|, with the one-GPU target's
             filter (fp32/fp16, batch 32-256) and without it
+  several   iterations of two GPUs or more, mean |error|
 
-Runs whose note says "not scored" are left out of the iteration figures, as
-validate leaves them out of its targets.
+One-GPU runs whose note says "not scored" are left out of the iteration
+figures, as validate leaves them out of its targets (on several GPUs the note
+is about the last layer pass, and the iteration counts). --only and --exclude keep or drop
+the runs whose file path contains a string (repeatable): a rule judged on
+calibration runs no fit reads, as session 42's rule 12c on
+validation/h100/calfresh42/, reads `--only calfresh42`, and the runs the
+fits read `--exclude calfresh42`.
 
   mapfile -t m < <(grep -v -E '^[[:space:]]*(#|$)' validation/measured-folders.txt)  # quoted: cnnperf expands '**'
   build/cnnperf validate --measured "${m[@]}" --format json -o v.json
   python3 tools/calibration_metrics.py v.json              # the calibration set only
   python3 tools/calibration_metrics.py v.json --evaluation  # and the evaluation set (after the choice)
+  python3 tools/calibration_metrics.py v.json --only calfresh42
 """
 import argparse
 import json
@@ -41,32 +48,43 @@ def layer_passes(run, kinds=("conv", "fc"), min_us=5.0):
                 yield layer, p, x
 
 
-def metrics(runs, which):
-    passes, one, one_target = [], [], []
+def kept(run, only, exclude):
+    f = run.get("file", "")
+    return (not only or any(s in f for s in only)) and not any(s in f for s in exclude)
+
+
+def metrics(runs, which, only=(), exclude=()):
+    passes, one, one_target, several = [], [], [], []
     for r in runs:
-        if r.get("set") != which:
+        if r.get("set") != which or not kept(r, only, exclude):
             continue
         it = r.get("iteration")
-        if it and it.get("measured_ms", 0) > 0 and r.get("gpus") == 1 and "not scored" not in (r.get("note") or ""):
+        if it and it.get("measured_ms", 0) > 0:
             e = abs(it["error_pct"])
-            one.append(e)
-            if r.get("precision") in ("fp32", "fp16") and 32 <= r.get("batch", 0) <= 256:
-                one_target.append(e)
+            if r.get("gpus", 1) > 1:  # as validate's target: a "not scored" here is about a layer pass
+                several.append(e)
+            elif "not scored" not in (r.get("note") or ""):
+                one.append(e)
+                if r.get("precision") in ("fp32", "fp16") and 32 <= r.get("batch", 0) <= 256:
+                    one_target.append(e)
         passes += [abs(x["error_pct"]) for _, _, x in layer_passes(r)]
-    return passes, one, one_target
+    return passes, one, one_target, several
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("validate_json", help="cnnperf validate --format json output")
     ap.add_argument("--evaluation", action="store_true", help="also print the evaluation set's figures")
+    ap.add_argument("--only", action="append", default=[], metavar="S", help="only runs whose file contains S")
+    ap.add_argument("--exclude", action="append", default=[], metavar="S", help="leave out runs whose file contains S")
     args = ap.parse_args()
     with open(args.validate_json) as fh:
         runs = json.load(fh).get("runs", [])
     for which in ("calibration", "evaluation") if args.evaluation else ("calibration",):
-        passes, one, one_target = metrics(runs, which)
+        passes, one, one_target, several = metrics(runs, which, args.only, args.exclude)
         print(f"{which:11}  passes {mean(passes):.3f}% over {len(passes)}  one GPU {mean(one):.3f}% over {len(one)}"
-              f"  (target's filter {mean(one_target):.3f}% over {len(one_target)})")
+              f"  (target's filter {mean(one_target):.3f}% over {len(one_target)})"
+              f"  several GPUs {mean(several):.3f}% over {len(several)}")
     return 0
 
 
