@@ -764,6 +764,25 @@ pswake34() {
     predict_in_call
 }
 
+# MODE=pswake42 (session 42, 4 GPUs of one host; calibration data, microbenchmarks only): what a server round costs
+# after the backward's idle with four workers, whose servers' teams are 60 threads (one server) and 30 each (two),
+# against the same rounds back to back: the measurement rule 13's fitted constant stands in for. 1-16 MB per worker.
+pswake42() {
+    need_gpus 4 || return
+    local RES=$BUILD/results/pswake42 k np
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    mpi_setup
+    for k in 1 2; do
+        np=$((4 + k))
+        say "PS exchange of 4 workers, $k server(s), 1-16 MB: back to back, then each round after a 30 ms idle wait"
+        timeout 60 "${MPIRUN[@]}" -np $np "$BUILD/measure/cnnperf-psexchange" --servers $k --min-mb 1 --max-mb 16 \
+            --rounds 5 -o "$RES/psexchange-k$k.json" </dev/null || fail "psexchange k$k"
+        timeout 60 "${MPIRUN[@]}" -np $np "$BUILD/measure/cnnperf-psexchange" --servers $k --min-mb 1 --max-mb 16 \
+            --rounds 5 --idle-ms 30 -o "$RES/psexchange-k$k-idle30.json" </dev/null || fail "psexchange k$k idle"
+    done
+}
+
 # MODE=pswake35 (session 35, 2 GPUs): is mholdout35's LeNet-5 b144 FP16 with two parameter servers (0.95 ms measured,
 # 0.49 predicted) the servers' OpenMP threads asleep between rounds? That job, the same with one server, and the
 # calibration set's SqueezeNet 1.1 b64 FP16 with one (-26.8% in pscalib33), each under libgomp's default wait policy
@@ -2893,6 +2912,7 @@ run_mode() {
     pin33) pin33 ;;
     holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
+    pswake42) pswake42 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
