@@ -764,7 +764,8 @@ pswake34() {
     predict_in_call
 }
 
-# MODE=pswake42 (session 42, 4 GPUs of one host; calibration data, microbenchmarks only): what a server round costs
+# MODE=pswake42 (written in session 42 for a later call, 4 GPUs of one host; calibration data, microbenchmarks
+# only; not run: the session's device time was spent): what a server round costs
 # after the backward's idle with four workers, whose servers' teams are 60 threads (one server) and 30 each (two),
 # against the same rounds back to back: the measurement rule 13's fitted constant stands in for. 1-16 MB per worker.
 pswake42() {
