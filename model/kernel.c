@@ -129,7 +129,8 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
     int lat_full = 0, lat_tail = 0;
     double iters = k->iters > 0 ? (double)k->iters : 1.0;
     e->c_round = round_cycles(&c, A, &lat_full);
-    double sm = (double)full * (e->c_round * iters + cp_wave_epilogue_cycles(end, k->drain_bytes, A, (double)per_wave, d));
+    double sm =
+        (double)full * (e->c_round * iters + cp_wave_epilogue_cycles(end, k->drain_bytes, A, (double)per_wave, d));
     int tail_blocks = 0;
     if (rest) {
         tail_blocks = (int)((rest + d->sm_count - 1) / d->sm_count);
