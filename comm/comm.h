@@ -66,6 +66,7 @@ typedef struct {
 typedef struct {
     double push_ms;      /* device -> host -> server, including incast at the server's link */
     double aggregate_ms; /* the server sums the workers' gradients and applies SGD */
+    double round_ms;     /* of aggregate_ms, the round's fixed cost for the server's thread team */
     double pull_ms;      /* server -> workers, parameters */
     double time_ms;      /* push + aggregate + pull */
     /* 1: every byte passes through CPU server processes that move one

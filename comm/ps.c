@@ -263,8 +263,9 @@ static double one_way(const cp_cluster *c, const ps_setup *s, worst_term *w)
  * shard under CP_PS_SERIAL_ELEMS parameters is summed on one thread, as
  * cnnperf-measure's server does (ps_server.h): each server on a core of
  * its own, at one thread's rate. */
-static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
+static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w, double *round_ms)
 {
+    *round_ms = 0;
     char b[32];
     int per_host = s->where == SAME_NODE ? s->k : s->where == OWN_NODES ? 1 : s->s_max;
     double shard = s->bytes / s->k, params = shard * s->pull_ratio;
@@ -293,7 +294,8 @@ static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w)
     /* Each round wakes and joins the server's thread team, which psbench's
      * back-to-back passes never let sleep (docs/ACCURACY.md, rule 13). */
     double team = serial ? 0 : c->ps_server.threads > 0 ? c->ps_server.threads : threads;
-    return fmax(mem, cpu) + team * CP_PS_ROUND_MS_PER_THREAD;
+    *round_ms = team * CP_PS_ROUND_MS_PER_THREAD;
+    return fmax(mem, cpu) + *round_ms;
 }
 
 int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_config *ps, cp_ps_est *out,
@@ -310,7 +312,7 @@ int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_conf
     }
     worst_term w = {0, "none", "nothing to exchange"};
     out->push_ms = one_way(c, &s, &w);
-    out->aggregate_ms = aggregate(c, &s, &w);
+    out->aggregate_ms = aggregate(c, &s, &w, &out->round_ms);
     ps_setup back = s; /* the parameters, over the same links */
     back.bytes = s.bytes * s.pull_ratio;
     out->pull_ms = back.bytes == s.bytes ? out->push_ms : one_way(c, &back, &w);

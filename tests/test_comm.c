@@ -259,6 +259,7 @@ static void ps_incast_linear(void **state)
         NEAR(e.push_ms, 10.01 + 10.005 * w[i]);
         NEAR(e.pull_ms, e.push_ms);
         NEAR(e.aggregate_ms, w[i] + 4.0 + TEAM9);
+        NEAR(e.round_ms, TEAM9);
         NEAR(e.time_ms, 24.02 + 21.01 * w[i] + TEAM9);
     }
     cp_ps_est e = ps(&c, 8, MB100, 1, 0, 0);
@@ -304,6 +305,7 @@ static void ps_gpu_server(void **state)
     cp_ps_est e = ps(&c, 4, MB100, 1, 1, 1);
     NEAR(e.push_ms, 3.006);
     NEAR(e.aggregate_ms, 0.8);
+    NEAR(e.round_ms, 0); /* a GPU server has no thread team */
     NEAR(e.time_ms, 6.812);
     assert_string_equal(e.bottleneck, "intra-node");
     c.ipc.bandwidth_gbs = 10; /* a GPU server is reached by NVLink, not a host process */
@@ -923,6 +925,7 @@ static void ps_server_small_chunk_on_one_thread(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(c.ps_server.threads, 30);
     NEAR(ps(&c, 2, 100e3, 1, 0, 0).aggregate_ms, 0.12);
+    NEAR(ps(&c, 2, 100e3, 1, 0, 0).round_ms, 0); /* one thread: no team to wake */
     if (cp_cluster_ps_server_measured(CNNPERF_SOURCE_DIR "/tests/data/psbench-serial-sample.json", &c.ps_server,
                                       &err))
         fail_msg("%s", err.msg);
