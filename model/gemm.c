@@ -279,11 +279,11 @@ static double grid_cycles(const cp_gemm_tiles *tt, int i, const cp_device *d, co
     double a = c->occ.blocks_per_sm, per_wave = tt->per_wave[i];
     double full = fdiv_inv(blocks, per_wave, tt->inv_wave[i]), rest = blocks - full * per_wave;
     double end = tt->end[i][splits > 1], out = tt->drain[i][splits > 1];
-    double sm = full * (tt->round_full[i] * iters + cp_wave_epilogue_cycles(end, out, a, per_wave, d));
+    double sm = full * (tt->round_full[i] * iters + cp_wave_epilogue_cycles(end, out, a, per_wave));
     if (rest > 0) {
         double tail = cdiv_inv(rest, d->sm_count, tt->inv_sm); /* 1...blocks_per_sm */
         double round = tail < CP_GEMM_TAIL_ROUNDS ? tt->round_tail[i][(int)tail] : cp_round_cycles(c, (int)tail);
-        sm += round * iters + cp_wave_epilogue_cycles(end, out, tail, rest, d);
+        sm += round * iters + cp_wave_epilogue_cycles(end, out, tail, rest);
     }
     double dram = split_dram_bytes(g, splits) / d->dram_bytes_per_cycle;
     return dmax(sm, dram) + d->global_latency_cycles + d->launch_cycles;
@@ -326,7 +326,7 @@ static int tiles_ready(cp_gemm_tiles *tt, const cp_device *d, cp_precision p, cp
                     cp_kernel k = tt->k[i];
                     k.K_end = epilogue_stores(&k, split);
                     tt->end[i][split] = cp_epilogue_cycles(&k, d);
-                    tt->drain[i][split] = drain_bytes(&k, split);
+                    tt->drain[i][split] = drain_bytes(&k, split) / d->dram_bytes_per_cycle;
                 }
             }
         }

@@ -100,16 +100,6 @@ double cp_epilogue_cycles(const cp_kernel *k, const cp_device *d)
     return dmax(k->K_end / d->schedulers_per_sm, k->K_end * k->st_bytes / d->l2_bytes_per_cycle);
 }
 
-double cp_wave_epilogue_cycles(double end, double drain_bytes, double per_sm, double wave_blocks,
-                               const cp_device *d)
-{
-    /* The blocks of a wave finish their main loops together, so the output
-     * tiles they store queue for DRAM at once (docs/ACCURACY.md, rule 12c):
-     * the wave's output at DRAM bandwidth, or each SM's stores through its
-     * share of L2, whichever is longer. */
-    return dmax(per_sm * end, wave_blocks * drain_bytes / d->dram_bytes_per_cycle);
-}
-
 void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost *cost, cp_kernel_eval *e)
 {
     const cp_block_cost c = *cost;
@@ -120,7 +110,7 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
     e->c_compute = A * c.compute;
     e->c_shared = A * c.shared;
     e->c_global = A * c.global;
-    double end = cp_epilogue_cycles(k, d);
+    double end = cp_epilogue_cycles(k, d), drain = k->drain_bytes / d->dram_bytes_per_cycle;
 
     /* Waves of N_AB x N_SM blocks (Eq. 3-21), the last one possibly partial. */
     long long per_wave = (long long)A * d->sm_count;
@@ -129,13 +119,12 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
     int lat_full = 0, lat_tail = 0;
     double iters = k->iters > 0 ? (double)k->iters : 1.0;
     e->c_round = round_cycles(&c, A, &lat_full);
-    double sm =
-        (double)full * (e->c_round * iters + cp_wave_epilogue_cycles(end, k->drain_bytes, A, (double)per_wave, d));
+    double sm = (double)full * (e->c_round * iters + cp_wave_epilogue_cycles(end, drain, A, (double)per_wave));
     int tail_blocks = 0;
     if (rest) {
         tail_blocks = (int)((rest + d->sm_count - 1) / d->sm_count);
         sm += round_cycles(&c, tail_blocks, &lat_tail) * iters +
-              cp_wave_epilogue_cycles(end, k->drain_bytes, tail_blocks, (double)rest, d);
+              cp_wave_epilogue_cycles(end, drain, tail_blocks, (double)rest);
     }
     e->waves = full + (rest ? 1 : 0);
     e->resident_warps = (full ? A : tail_blocks) * e->occ.warps_per_block;

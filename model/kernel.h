@@ -116,10 +116,17 @@ void cp_kernel_time(const cp_kernel *k, const cp_device *d, const cp_block_cost 
 /* Cycles of a block's epilogue (its K_end stores). */
 double cp_epilogue_cycles(const cp_kernel *k, const cp_device *d);
 /* Cycles a wave of wave_blocks blocks (per_sm on each SM) spends in its
- * epilogues: the larger of each SM's stores (end per block) and the wave's
- * output bound for DRAM (drain_bytes per block) at DRAM bandwidth. */
-double cp_wave_epilogue_cycles(double end, double drain_bytes, double per_sm, double wave_blocks,
-                               const cp_device *d);
+ * epilogues. The blocks of a wave finish their main loops together, so the
+ * output tiles they store queue for DRAM at once (docs/ACCURACY.md, rule
+ * 12c): the wave's output at DRAM bandwidth (drain: cycles of one block's
+ * drain_bytes at the device's DRAM bytes per cycle), or each SM's stores
+ * through its share of L2 (end per block), whichever is longer. Inline: the
+ * tile chooser times every candidate grid with it. */
+static inline double cp_wave_epilogue_cycles(double end, double drain, double per_sm, double wave_blocks)
+{
+    double sm = per_sm * end, dram = wave_blocks * drain;
+    return sm > dram ? sm : dram;
+}
 /* C_b: cycles of one round of block iterations with `blocks` resident per SM. */
 double cp_round_cycles(const cp_block_cost *c, int blocks);
 
@@ -167,7 +174,7 @@ typedef struct {
 #define CP_GEMM_TAIL_ROUNDS 16
     double round_tail[CP_GEMM_MAX_TILES][CP_GEMM_TAIL_ROUNDS]; /* C_b of a last wave of 1...N_AB blocks per SM */
     double end[CP_GEMM_MAX_TILES][2];     /* epilogue cycles per block: unsplit, split */
-    double drain[CP_GEMM_MAX_TILES][2];   /* bytes of a block's epilogue that drain to DRAM: unsplit, split */
+    double drain[CP_GEMM_MAX_TILES][2];   /* DRAM cycles of a block's epilogue's drain_bytes: unsplit, split */
     double thr[CP_GEMM_MAX_TILES];        /* the least cycles one block iteration holds an SM */
     /* inverses of the tile's sides and wave, and of the SM count */
     double inv_m[CP_GEMM_MAX_TILES], inv_n[CP_GEMM_MAX_TILES], inv_k[CP_GEMM_MAX_TILES];
