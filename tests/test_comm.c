@@ -247,7 +247,7 @@ static void one_gpu_is_free(void **state)
  *               parameters and their momentum read and written; CPU: 0.25 (W+2) ms),
  *               and the round's cost for the 9 threads one worker leaves of 10 cores
  *   pull = push
- *   total = 24.02 + 21.01 W + that: 45.03, 66.04, 108.06, 192.1 ms for W = 1, 2, 4, 8 */
+ *   total = 24.02 + 21.01 W (45.03, 66.04, 108.06, 192.1 ms for W = 1, 2, 4, 8), plus the round */
 #define TEAM9 (9 * CP_PS_ROUND_MS_PER_THREAD)
 static void ps_incast_linear(void **state)
 {
