@@ -1129,6 +1129,35 @@ densenet121 96 fp16 ps1 nooverlap
 resnet18 64 fp16 ps2
 resnet18 64 fp16 ps2 nooverlap"
 
+# MODE=holdout51 and MODE=mholdout51 (drawn in session 42 for a later call, for the model session 42 left: rules
+# 12c and 13 in): ten one-GPU evaluation configurations by random.Random(51), holdout33's rule, and ten 2-GPU jobs by
+# random.Random(5151), mholdout35's rule (two GPUs: where rule 13's round is suspected too long); predicted in the call.
+HOLDOUT51_MEASURE="
+lenet5 240 fp16
+resnet152 96 fp32 graphapi
+vgg19 232 fp16 graphapi
+alexnet 40 fp16 graphapi"
+HOLDOUT51_TORCH="
+--network wide_resnet50_2 --batch 88 --precision fp32 --channels-last
+--network resnet50 --batch 144 --precision fp32
+--network wide_resnet50_2 --batch 56 --precision fp16
+--network alexnet --batch 152 --precision fp16
+--network resnext50_32x4d --batch 104 --precision fp32 --channels-last
+--network resnet34 --batch 240 --precision fp16 --channels-last"
+MHOLDOUT51_GRAPH="
+resnet101 136 fp16 nccl
+vgg19 56 fp32 nccl
+lenet5 112 fp32 nccl
+resnext50_32x4d 152 fp16 ps1"
+MHOLDOUT51_LEGACY="
+mnasnet1_0 208 fp16 nccl
+resnet34 64 fp16 nccl
+densenet169 136 fp32 nccl
+resnet34 112 fp16 nccl"
+MHOLDOUT51_DDP="
+--network alexnet --batch 232 --precision fp32 --channels-last
+--network alexnet --batch 224 --precision fp32 --channels-last"
+
 # MODE=holdout50 (session 42): ten more one-GPU evaluation configurations by random.Random(50), holdout33's rule,
 # drawn before the call for the session's final model (rule 12c in); measure jobs first, then PyTorch in drawn
 # order; predicted in the call.
@@ -2911,7 +2940,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     pswake35) pswake35 ;;
@@ -2919,7 +2948,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
