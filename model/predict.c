@@ -152,8 +152,9 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     double f = pass == CP_PASS_BWD_DATA                        ? CP_STRIDED_DGRAD_FACTOR
                : pass == CP_PASS_BWD_WEIGHT && g == CP_CG_FP32 ? CP_STRIDED_WGRAD_FP32_FACTOR
                                                                : 1;
-    bool dense_conv = strcmp(l->kind->name, "conv") == 0 && cls != CP_CC_CONV_FIRST && cls != CP_CC_CONV_GROUPED;
-    if (fitted && f != 1 && dense_conv && cp_layer_strided(l)) {
+    /* the kind's name compared last: this runs for every calibrated pass, and few are strided gradients */
+    if (f != 1 && fitted && cp_layer_strided(l) && cls != CP_CC_CONV_FIRST && cls != CP_CC_CONV_GROUPED &&
+        strcmp(l->kind->name, "conv") == 0) {
         p->tree.t[node].scale *= f;
         p->tree.t[node].offset_ms *= f;
     }

@@ -811,7 +811,9 @@ static int exchange_wait_in_last_pass(const cJSON *root, cp_val_run *r)
 static int host_wall(cp_jctx *c, const cJSON *obj, double *wall, double phase[CP_EAGER_HOST_PHASES])
 {
     const cJSON *walls = cp_jget(obj, "host_wall_ms");
-    *wall = phase[0] = phase[1] = phase[2] = 0;
+    *wall = 0;
+    for (int i = 0; i < CP_EAGER_HOST_PHASES; i++)
+        phase[i] = 0;
     if (!walls)
         return 0;
     if (!cJSON_IsObject(walls))

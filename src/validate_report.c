@@ -812,16 +812,15 @@ static void host_section(out *o, const cp_validation *v)
             cp_val_stat st = cp_val_host_stat(v->runs, v->n_runs, set, ddp);
             double med[CP_EAGER_HOST_PHASES];
             int np = cp_val_host_phase_ratios(v->runs, v->n_runs, set, ddp, med);
-            if (st.n)
-                fprintf(o->f, "%s%s set, %s, host-bound runs: %.1f%% mean error over %d run%s, worst %.1f%%",
-                        o->md ? "- " : "  ",
-                        set ? "calibration" : "evaluation", ddp ? "DDP" : "one GPU", cp_val_mape(&st), st.n,
-                        st.n == 1 ? "" : "s", st.worst_pct);
-            if (st.n && np)
+            if (!st.n)
+                continue;
+            fprintf(o->f, "%s%s set, %s, host-bound runs: %.1f%% mean error over %d run%s, worst %.1f%%",
+                    o->md ? "- " : "  ", set ? "calibration" : "evaluation", ddp ? "DDP" : "one GPU",
+                    cp_val_mape(&st), st.n, st.n == 1 ? "" : "s", st.worst_pct);
+            if (np)
                 fprintf(o->f, "; measured / predicted by phase (median of %d): forward %.2f, backward %.2f, step %.2f",
                         np, med[0], med[1], med[2]);
-            if (st.n)
-                fputc('\n', o->f);
+            fputc('\n', o->f);
         }
     if (o->md)
         fputc('\n', o->f);

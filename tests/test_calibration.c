@@ -446,7 +446,7 @@ static void test_strided_gradients_take_their_factors(void **state)
             cp_calib_class cls = cp_layer_calib_class(l);
             if (cls != CP_CC_CONV_1X1 && cls != CP_CC_CONV_3X3 && cls != CP_CC_CONV_3X3_WIDE)
                 continue;
-            bool s = l->sh > 1 || l->sw > 1;
+            bool s = cp_layer_strided(l);
             for (cp_pass p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
                 double f = !s                                              ? 1
                            : p == CP_PASS_BWD_DATA                         ? CP_STRIDED_DGRAD_FACTOR
