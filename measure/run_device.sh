@@ -560,13 +560,13 @@ DDP_CALIB_CONFIGS="
 --network inception_v3 --batch 32 --precision fp32
 --network mobilenet_v2 --batch 64 --precision fp32"
 
-# ddp CONFIGS: PyTorch DistributedDataParallel on NPROC (2) GPUs (tools/torch_bench.py
+# ddp CONFIGS [DIR]: PyTorch DistributedDataParallel on NPROC (2) GPUs (tools/torch_bench.py
 # --ddp), one torchrun per line of CONFIGS, the folder's eager costs measured
-# first, predicted in the call in eager mode by cnnperf validate.
+# first, predicted in the call in eager mode by cnnperf validate; into $RES/DIR (ddp).
 ddp() {
     need_gpus 2 || return
     export NCCL_NVLS_ENABLE=0
-    NCCL_DEBUG=WARN torch_one "$(sed '/./s/^/--ddp /' <<<"$1")" ddp \
+    NCCL_DEBUG=WARN torch_one "$(sed '/./s/^/--ddp /' <<<"$1")" "${2:-ddp}" \
         torchrun --standalone --nproc-per-node "${NPROC:-2}"
 }
 
@@ -770,17 +770,17 @@ pswake34() {
 # against the same rounds back to back: the measurement rule 13's fitted constant stands in for. 1-16 MB per worker.
 pswake42() {
     need_gpus 4 || return
-    local RES=$BUILD/results/pswake42 k np
+    local RES=$BUILD/results/pswake42 k idle
     rm -rf "$RES"
     mkdir -p "$RES"
     mpi_setup
     for k in 1 2; do
-        np=$((4 + k))
-        say "PS exchange of 4 workers, $k server(s), 1-16 MB: back to back, then each round after a 30 ms idle wait"
-        timeout 60 "${MPIRUN[@]}" -np $np "$BUILD/measure/cnnperf-psexchange" --servers $k --min-mb 1 --max-mb 16 \
-            --rounds 5 -o "$RES/psexchange-k$k.json" </dev/null || fail "psexchange k$k"
-        timeout 60 "${MPIRUN[@]}" -np $np "$BUILD/measure/cnnperf-psexchange" --servers $k --min-mb 1 --max-mb 16 \
-            --rounds 5 --idle-ms 30 -o "$RES/psexchange-k$k-idle30.json" </dev/null || fail "psexchange k$k idle"
+        for idle in 0 30; do # back to back, then each round after a 30 ms idle wait
+            say "PS exchange of 4 workers, $k server(s), 1-16 MB, ${idle} ms idle before each round"
+            timeout 60 "${MPIRUN[@]}" -np $((4 + k)) "$BUILD/measure/cnnperf-psexchange" --servers $k --min-mb 1 \
+                --max-mb 16 --rounds 5 --idle-ms $idle -o "$RES/psexchange-k$k-idle$idle.json" </dev/null ||
+                fail "psexchange k$k idle $idle"
+        done
     done
 }
 
@@ -1329,8 +1329,7 @@ ddp4cal41() {
     rm -rf "$RES"
     mkdir -p "$RES"
     NPROC=4 ddp "$COEXEC47_DDP"
-    NCCL_DEBUG=WARN torch_one "$(sed '/./s/^/--ddp /' <<<"$COEXEC47_DDP")" ddp2 \
-        torchrun --standalone --nproc-per-node 2
+    NPROC=2 ddp "$COEXEC47_DDP" ddp2
 }
 
 # MODE=mholdout45 (session 39, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(4545),
