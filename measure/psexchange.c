@@ -2,7 +2,7 @@
  * from training, as nccl-tests measure an all-reduce apart from a job.
  *
  *   mpirun -np W+K cnnperf-psexchange [--servers K] [--bucket-mb M] [--min-mb s] [--max-mb S] [--rounds R]
- *                                     [--idle-ms I] [-o FILE]
+ *                                     [--idle-ms I] [--idle-spin 0|1] [--threads T] [-o FILE]
  *
  * Ranks 0..W-1 are workers, the last K servers, running cnnperf-measure's
  * own parameter server (measure/ps.c: every bucket of M MB split over the
@@ -20,7 +20,10 @@
  * backward leaves its server idle between rounds; the round is timed from
  * the end of the wait, and the file (idle_ms) measures what waking the
  * server costs, not its host link (the PS model takes no such file as
- * one). CPU and MPI only. Writes JSON (format cnnperf-psexchange/1) to
+ * one). --idle-spin 1: the workers wait on the clock, each keeping a core
+ * busy, as a job's workers do waiting on their GPU, instead of sleeping.
+ * --threads T: each server's team (default: the cores its host's workers
+ * leave, as in a job; cnnperf-measure --ps-threads). CPU and MPI only. Writes JSON (format cnnperf-psexchange/1) to
  * FILE atomically, or to stdout. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +44,7 @@ static int usage(const char *why)
 {
     fprintf(stderr,
             "cnnperf-psexchange: %s\nusage: mpirun -np W+K cnnperf-psexchange [--servers K] [--bucket-mb M] "
-            "[--min-mb s] [--max-mb S] [--rounds R] [--idle-ms I] [-o FILE]\n",
+            "[--min-mb s] [--max-mb S] [--rounds R] [--idle-ms I] [--idle-spin 0|1] [--threads T] [-o FILE]\n",
             why);
     return 2;
 }
@@ -52,19 +55,33 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void idle(long long ms)
+static void idle(long long ms, bool spin)
 {
+    if (spin) {
+        for (double end = cm_mpi_now() + ms * 1e-3; cm_mpi_now() < end;)
+            ;
+        return;
+    }
     struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&t, &t) != 0)
         ;
 }
 
-/* One size: the median round and the busiest server's pass over `rounds`
+/* How a round is paced and who serves it. */
+typedef struct {
+    int servers, rounds, threads; /* threads: each server's team, 0 for the default */
+    double bucket_mb;
+    long long idle_ms;
+    bool idle_spin;
+} plan;
+
+/* One size: the median round and the busiest server's pass over the plan's
  * timed rounds of `count` fp32 gradients per worker, each round's push
- * after idle_ms of waiting (not timed). */
-static point measure_size(long long count, int servers, double bucket_mb, int rounds, long long idle_ms)
+ * after idle_ms of waiting (not timed). *team: the largest server team. */
+static point measure_size(long long count, const plan *pl, int *team)
 {
-    long long bucket = (long long)(bucket_mb * 1e6 / 4), n_cuts = count > 0 ? (count - 1) / bucket : 0;
+    int servers = pl->servers, rounds = pl->rounds;
+    long long bucket = (long long)(pl->bucket_mb * 1e6 / 4), n_cuts = count > 0 ? (count - 1) / bucket : 0;
     long long *cuts = calloc((size_t)(n_cuts + 1), sizeof *cuts);
     float *params = calloc((size_t)count, sizeof *params), *grads = calloc((size_t)count, sizeof *grads);
     if (!cuts || !params || !grads) {
@@ -77,7 +94,9 @@ static point measure_size(long long count, int servers, double bucket_mb, int ro
         grads[i] = params[i] = 1e-3f * (float)(i % 1000);
     cm_ps_layout lay = {1, {CM_PS_F32}, {count}, {(int)n_cuts}, {cuts}};
     cm_ps ps;
-    cm_ps_setup(&ps, cm_mpi.world, servers, cm_mpi.rank == 0 ? &lay : NULL, 0.01f, 0.9f, 0);
+    cm_ps_setup(&ps, cm_mpi.world, servers, cm_mpi.rank == 0 ? &lay : NULL, 0.01f, 0.9f, pl->threads);
+    int mine_team = ps.server ? ps.threads : 0;
+    mpiCheck(MPI_Allreduce(&mine_team, team, 1, MPI_INT, MPI_MAX, cm_mpi.world));
     float *const w[1] = {params};
     void *const g[1] = {grads};
     cm_ps_init_params(&ps, cm_mpi.rank == 0 ? w : NULL);
@@ -85,12 +104,12 @@ static point measure_size(long long count, int servers, double bucket_mb, int ro
     double round_us[TIMED_MAX], pass_us[TIMED_MAX];
     for (int r = -2; r < rounds; r++) {
         mpiCheck(MPI_Barrier(cm_mpi.world));
-        double t0 = cm_mpi_now() + idle_ms * 1e-3, busy = 0;
+        double t0 = cm_mpi_now() + pl->idle_ms * 1e-3, busy = 0;
         if (ps.server) {
             busy = cm_ps_serve_round(&ps);
         } else {
-            if (idle_ms > 0)
-                idle(idle_ms);
+            if (pl->idle_ms > 0)
+                idle(pl->idle_ms, pl->idle_spin);
             cm_ps_round_begin(&ps, w);
             for (int c = ps.n_chunks - 1; c >= 0; c--) /* backward order: the last bucket first */
                 cm_ps_push(&ps, c, g);
@@ -120,8 +139,8 @@ static point measure_size(long long count, int servers, double bucket_mb, int ro
     return p;
 }
 
-static int write_json(const char *out, int argc, char **argv, int workers, int servers, double bucket_mb,
-                      int rounds, long long idle_ms, const point *pts, int n)
+static int write_json(const char *out, int argc, char **argv, int workers, const plan *pl, int team,
+                      const point *pts, int n)
 {
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "?";
     int len = 0;
@@ -133,13 +152,15 @@ static int write_json(const char *out, int argc, char **argv, int workers, int s
         return 1;
     fprintf(f,
             ", \"mpi\": \"%s\"},\n"
-            " \"workers\": %d, \"servers\": %d, \"bucket_mb\": %g, \"rounds\": %d, \"idle_ms\": %lld,\n"
+            " \"workers\": %d, \"servers\": %d, \"server_threads\": %d, \"bucket_mb\": %g, \"rounds\": %d, "
+            "\"idle_ms\": %lld, \"idle_spin\": %s,\n"
             " \"timing\": \"per size: every worker pushes its fp32 gradients bucket by bucket (measure/ps.c, each bucket "
             "split over the servers), the servers sum and apply SGD, the workers pull the parameters; from a barrier "
             "to the last pull, the median of the rounds after 2 untimed; server_pass_us: the median over the rounds of "
-            "the busiest server's sum and SGD; idle_ms: the workers' wait before each round's push, not timed\",\n"
+            "the busiest server's sum and SGD; idle_ms: the workers' wait before each round's push, not timed (idle_spin: "
+            "on the clock, a core busy each, else asleep); server_threads: each server's team\",\n"
             " \"points\": [",
-            mpi, workers, servers, bucket_mb, rounds, idle_ms);
+            mpi, workers, pl->servers, team, pl->bucket_mb, pl->rounds, pl->idle_ms, pl->idle_spin ? "true" : "false");
     for (int i = 0; i < n; i++)
         fprintf(f, "%s\n  {\"bytes_per_worker\": %.0f, \"round_us\": %.1f, \"server_pass_us\": %.1f}", i ? "," : "",
                 pts[i].bytes, pts[i].round_us, pts[i].pass_us);
@@ -149,7 +170,7 @@ static int write_json(const char *out, int argc, char **argv, int workers, int s
 
 int main(int argc, char **argv)
 {
-    long long servers = 1, bucket = 25, min_mb = 1, max_mb = 256, rounds = 5, idle_ms = 0;
+    long long servers = 1, bucket = 25, min_mb = 1, max_mb = 256, rounds = 5, idle_ms = 0, spin = 0, threads = 0;
     const char *out = NULL;
     for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -163,6 +184,8 @@ int main(int argc, char **argv)
             : strcmp(a, "--max-mb") == 0 ? cm_arg_ll(v, 1, 4096, &max_mb)
             : strcmp(a, "--rounds") == 0 ? cm_arg_ll(v, 1, TIMED_MAX, &rounds)
             : strcmp(a, "--idle-ms") == 0 ? cm_arg_ll(v, 0, 10000, &idle_ms)
+            : strcmp(a, "--idle-spin") == 0 ? cm_arg_ll(v, 0, 1, &spin)
+            : strcmp(a, "--threads") == 0 ? cm_arg_ll(v, 0, 4096, &threads)
             : strcmp(a, "-o") == 0 ? (out = v, 0)
                                    : -1)
             return usage("unknown option or value out of range");
@@ -177,20 +200,21 @@ int main(int argc, char **argv)
         cm_mpi_finalize();
         return 2;
     }
+    plan pl = {(int)servers, (int)rounds, (int)threads, (double)bucket, idle_ms, spin != 0};
     point pts[MAX_POINTS];
-    int n = 0;
+    int n = 0, team = 0;
     for (long long mb = min_mb < max_mb ? min_mb : max_mb; mb <= max_mb && n < MAX_POINTS; mb *= 2) {
-        pts[n] = measure_size(mb * 1000000 / 4, (int)servers, (double)bucket, (int)rounds, idle_ms);
+        pts[n] = measure_size(mb * 1000000 / 4, &pl, &team);
         if (cm_mpi.rank == 0)
             fprintf(stderr,
                     "cnnperf-psexchange: %d workers, %lld server%s: %.0f MB each, round %.1f ms, servers' pass "
-                    "%.1f ms%s\n",
+                    "%.1f ms on %d threads%s\n",
                     workers, servers, servers == 1 ? "" : "s", pts[n].bytes / 1e6, pts[n].round_us / 1e3,
-                    pts[n].pass_us / 1e3, idle_ms > 0 ? " (after an idle wait)" : "");
+                    pts[n].pass_us / 1e3, team, idle_ms > 0 ? " (after an idle wait)" : "");
         n++;
     }
     int rc = cm_mpi.rank == 0
-                 ? write_json(out, argc, argv, workers, (int)servers, (double)bucket, (int)rounds, idle_ms, pts, n)
+                 ? write_json(out, argc, argv, workers, &pl, team, pts, n)
                  : 0;
     cm_mpi_finalize();
     return rc;

@@ -784,6 +784,46 @@ pswake42() {
     done
 }
 
+# MODE=psteam52 (session 43, 2 GPUs of one host; calibration data: microbenchmarks and calibration-set jobs only):
+# does a server round's fixed cost grow with its thread team, as rule 13 (CP_PS_ROUND_MS_PER_THREAD) has it? On
+# one host, the team varied at fixed workers: the PS exchange of 2 workers, each round after 30 ms in which the
+# workers keep a core busy as a job's do (--idle-spin 1), one server on 4, 8, 15 and 30 threads (30: a job's
+# default here), then 30 asleep and two servers spinning; then three calibration-set PS jobs (graph API) on 8, 15
+# and 30 server threads, the servers' pass timed at psbench's rate on the same teams.
+PSTEAM52_CONFIGS="
+resnet18 64 fp16
+squeezenet1_1 64 fp16
+mobilenet_v2 32 fp32"
+psteam52() {
+    need_gpus 2 || return
+    local RES=$BUILD/results/psteam52 t net batch prec
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    mpi_setup
+    lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA|CPU\(s\))' || true
+    for t in 4 8 15 30; do
+        say "PS exchange of 2 workers spinning 30 ms before each round, one server on $t threads"
+        timeout 60 "${MPIRUN[@]}" -np 3 "$BUILD/measure/cnnperf-psexchange" --min-mb 1 --max-mb 16 --rounds 7 \
+            --idle-ms 30 --idle-spin 1 --threads "$t" -o "$RES/psexchange-spin-t$t.json" </dev/null || fail "psexchange t$t"
+    done
+    timeout 60 "${MPIRUN[@]}" -np 3 "$BUILD/measure/cnnperf-psexchange" --min-mb 1 --max-mb 16 --rounds 7 \
+        --idle-ms 30 -o "$RES/psexchange-sleep-t30.json" </dev/null || fail "psexchange asleep"
+    timeout 60 "${MPIRUN[@]}" -np 4 "$BUILD/measure/cnnperf-psexchange" --servers 2 --min-mb 1 --max-mb 16 \
+        --rounds 7 --idle-ms 30 --idle-spin 1 -o "$RES/psexchange-k2-spin.json" </dev/null || fail "psexchange k2"
+    for t in 8 15 30; do
+        timeout 60 "$BUILD/measure/cnnperf-psbench" --threads "$t" --beside 2 -o "$RES/psbench-t$t.json" </dev/null ||
+            fail "psbench --threads $t"
+    done
+    while read -r net batch prec; do
+        [ -n "$net" ] || continue
+        for t in 8 15 30; do
+            mpirun_measure "multi-$net-b$batch-$prec-ps1-t$t" 3 "--network $net --batch $batch --precision $prec --device $DEV --gpus 2 --comm ps --ps-servers 1 --conv-api graph --ps-bench $RES/psbench-t$t.json" -- \
+                --network "$net" --batch "$batch" --precision "$prec" --comm ps --ps-servers 1 --ps-threads "$t" --conv-api graph
+        done
+    done <<<"$PSTEAM52_CONFIGS"
+    bundle
+}
+
 # MODE=pswake35 (session 35, 2 GPUs): is mholdout35's LeNet-5 b144 FP16 with two parameter servers (0.95 ms measured,
 # 0.49 predicted) the servers' OpenMP threads asleep between rounds? That job, the same with one server, and the
 # calibration set's SqueezeNet 1.1 b64 FP16 with one (-26.8% in pscalib33), each under libgomp's default wait policy
@@ -2942,6 +2982,7 @@ run_mode() {
     holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
+    psteam52) psteam52 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
