@@ -1247,6 +1247,34 @@ MHOLDOUT49_DDP="
 --network vgg16 --batch 248 --precision fp32
 --network resnet152 --batch 216 --precision fp16"
 
+# MODE=mholdout52 and MODE=holdout52 (drawn in session 43 for the model as it stands, session 42's: no model file
+# changed in session 43): ten 4-GPU jobs by random.Random(5252), mholdout35's rule (4-GPU jobs are the fewest), and
+# ten one-GPU configurations by random.Random(52), holdout33's rule; predicted in the call.
+MHOLDOUT52_GRAPH="
+wide_resnet50_2 32 fp16 nccl
+vgg19 88 fp32 ps2
+resnet50 224 fp32 ps2
+vgg19 64 fp32 ps2"
+MHOLDOUT52_DDP="
+--network resnet152 --batch 32 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 256 --precision fp32
+--network resnet152 --batch 136 --precision fp32
+--network resnet101 --batch 240 --precision fp32
+--network vgg16 --batch 232 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 120 --precision fp32 --channels-last"
+HOLDOUT52_MEASURE="
+resnet152 40 fp16
+resnet34 192 fp16 graphapi
+resnet50 128 fp32 graphapi
+lenet5 48 fp16
+vgg19 152 fp32 graphapi
+wide_resnet50_2 40 fp32 graphapi
+resnext50_32x4d 128 fp32"
+HOLDOUT52_TORCH="
+--network mnasnet1_0 --batch 40 --precision fp32
+--network vgg19 --batch 136 --precision fp16
+--network resnet34 --batch 88 --precision fp32 --channels-last"
+
 # MODE=holdout48 (session 41): ten more one-GPU evaluation configurations by random.Random(48), holdout33's rule,
 # drawn before the call for the session's final model (no model file changed since session 40); measure jobs first,
 # then PyTorch in drawn order; predicted in the call.
@@ -2979,7 +3007,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psteam52) psteam52 ;;
@@ -2989,7 +3017,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
