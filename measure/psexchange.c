@@ -23,8 +23,9 @@
  * one). --idle-spin 1: the workers wait on the clock, each keeping a core
  * busy, as a job's workers do waiting on their GPU, instead of sleeping.
  * --threads T: each server's team (default: the cores its host's workers
- * leave, as in a job; cnnperf-measure --ps-threads). CPU and MPI only. Writes JSON (format cnnperf-psexchange/1) to
- * FILE atomically, or to stdout. */
+ * leave, as in a job; cnnperf-measure --ps-threads). CPU and MPI only.
+ * Writes JSON (format cnnperf-psexchange/1) to FILE atomically, or to
+ * stdout. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
