@@ -547,6 +547,13 @@ static void bucket_json(cJSON *o, const cp_dist_prediction *d)
         if (d->comm == CP_COMM_NCCL) {
             cJSON_AddStringToObject(e, "algorithm", cp_ar_algo_name(b->ar.algo));
             cJSON_AddStringToObject(e, "protocol", cp_proto_name(b->ar.proto));
+            cJSON_AddNumberToObject(e, "allreduce_ms", b->ar.time_ms);
+        } else if (d->comm == CP_COMM_PS) { /* --explain's PS estimate, to set beside a job's ranks[] */
+            cJSON_AddNumberToObject(e, "push_ms", b->ps.push_ms);
+            cJSON_AddNumberToObject(e, "aggregate_ms", b->ps.aggregate_ms);
+            cJSON_AddNumberToObject(e, "round_ms", b->ps.round_ms);
+            cJSON_AddNumberToObject(e, "pull_ms", b->ps.pull_ms);
+            cJSON_AddStringToObject(e, "bottleneck", b->ps.bottleneck);
         }
     }
 }

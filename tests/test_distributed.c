@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model/distributed.h"
+#include "src/report.h"
 #include "src/trace.h"
 
 static cp_network r50, vgg, googlenet;
@@ -329,6 +330,22 @@ static void test_refusals(void **state)
     cp_dist_prediction_free(&p);
 }
 
+/* What was written to f, parsed; closes f. */
+static cJSON *parse_written(FILE *f)
+{
+    long len = ftell(f);
+    rewind(f);
+    char *text = malloc((size_t)len + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    text[len] = 0;
+    fclose(f);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    return root;
+}
+
 /* The trace is valid Chrome trace-event JSON with the exchange on its own
  * stream, overlapping the backward slices. */
 static void test_trace(void **state)
@@ -343,15 +360,7 @@ static void test_trace(void **state)
     FILE *f = tmpfile();
     assert_non_null(f);
     assert_int_equal(cp_trace_distributed(f, &p), 0);
-    long len = ftell(f);
-    rewind(f);
-    char *text = malloc((size_t)len + 1);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    text[len] = 0;
-    fclose(f);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
+    cJSON *root = parse_written(f);
     const cJSON *ev = cJSON_GetObjectItem(root, "traceEvents");
     int slices = 0, exchange = 0;
     double last_end = 0;
@@ -372,6 +381,57 @@ static void test_trace(void **state)
     cp_dist_prediction_free(&p);
 }
 
+/* A number the report must have written. */
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItem(o, key);
+    assert_non_null(x);
+    assert_true(cJSON_IsNumber(x));
+    return x->valuedouble;
+}
+
+/* predict --format json's bucket_schedule carries each bucket's exchange as
+ * --explain gives it: a PS bucket's push, servers' pass (its round cost a
+ * part of it) and pull adding up to its exchange, an NCCL bucket's
+ * all-reduce time. */
+static void test_bucket_schedule_json(void **state)
+{
+    (void)state;
+    cp_cluster cl;
+    cp_error err;
+    assert_int_equal(cp_cluster_load("dgx-h100", &cl, &err), 0);
+    for (int k = 0; k < 2; k++) {
+        cp_dist_prediction p = {0};
+        cp_dist_config cfg = config(4, k ? CP_COMM_NCCL : CP_COMM_PS, 1);
+        assert_int_equal(cp_predict_distributed(&r50, &cl, &cfg, &cache, &p, &err), 0);
+        FILE *f = tmpfile();
+        assert_non_null(f);
+        assert_int_equal(cp_report_distributed(f, &p, CP_FMT_JSON), 0);
+        cJSON *root = parse_written(f);
+        const cJSON *a = cJSON_GetObjectItem(root, "bucket_schedule");
+        assert_int_equal(cJSON_GetArraySize(a), p.buckets);
+        int i = 0;
+        for (const cJSON *e = a->child; e; e = e->next, i++) {
+            const cp_dist_bucket *b = &p.bucket[i];
+            if (k) {
+                assert_true(fabs(num(e, "allreduce_ms") - b->ar.time_ms) < 1e-9);
+                assert_null(cJSON_GetObjectItem(e, "push_ms"));
+                continue;
+            }
+            double push = num(e, "push_ms"), agg = num(e, "aggregate_ms"), round = num(e, "round_ms");
+            double pull = num(e, "pull_ms");
+            assert_true(push > 0 && pull > 0 && round >= 0 && round <= agg);
+            assert_true(fabs(push + agg + pull - b->ps.time_ms) < 1e-9 * b->ps.time_ms);
+            const cJSON *why = cJSON_GetObjectItem(e, "bottleneck");
+            assert_true(cJSON_IsString(why));
+            assert_string_equal(why->valuestring, b->ps.bottleneck);
+            assert_null(cJSON_GetObjectItem(e, "allreduce_ms"));
+        }
+        cJSON_Delete(root);
+        cp_dist_prediction_free(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_heterogeneous), cmocka_unit_test(test_auto),
         cmocka_unit_test(test_bandwidth_monotonic), cmocka_unit_test(test_large),
         cmocka_unit_test(test_refusals),   cmocka_unit_test(test_trace),
+        cmocka_unit_test(test_bucket_schedule_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
