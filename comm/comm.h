@@ -80,12 +80,19 @@ typedef struct {
 } cp_ps_est;
 
 /* A CPU server's round (one bucket's sum and SGD) costs, beside its bytes,
- * this many ms per thread of its team (0 for a shard summed on one thread):
- * the median over the calibration set's 31 PS jobs (validation/h100x2/
- * pscalib33, pswake34, h100x4/pscalib39, h200x4/psov42) of the server's
- * measured pass less the model's, per bucket and thread (docs/ACCURACY.md,
- * rule 13). */
-#define CP_PS_ROUND_MS_PER_THREAD 0.0553
+ * this many ms per thread of its team (0 for a shard summed on one thread),
+ * by the gradients' precision: the median over the calibration set's PS
+ * jobs (validation/h100x2/pscalib33, pswake34, h100x4/pscalib39,
+ * h200x4/psov42) with 16-bit (15 jobs) and with FP32 gradients (16) of the
+ * server's measured pass less the model's, per bucket and thread
+ * (docs/ACCURACY.md, rules 13 and 15; BF16, never measured, takes the 16-bit
+ * value). */
+#define CP_PS_ROUND_MS_PER_THREAD_FP32 0.0469
+#define CP_PS_ROUND_MS_PER_THREAD_16BIT 0.0802
+static inline double cp_ps_round_ms_per_thread(int grad_type)
+{
+    return grad_type == 0 ? CP_PS_ROUND_MS_PER_THREAD_FP32 : CP_PS_ROUND_MS_PER_THREAD_16BIT;
+}
 
 /* One PS exchange of `bytes` of gradients (and pull_ratio times as many
  * parameter bytes) by `gpus` workers. Returns -1 for zero servers, more

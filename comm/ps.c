@@ -294,7 +294,7 @@ static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w, d
     /* Each round wakes and joins the server's thread team, which psbench's
      * back-to-back passes never let sleep (docs/ACCURACY.md, rule 13). */
     double team = serial ? 0 : c->ps_server.threads > 0 ? c->ps_server.threads : threads;
-    *round_ms = team * CP_PS_ROUND_MS_PER_THREAD;
+    *round_ms = team * cp_ps_round_ms_per_thread(s->grad_type);
     return fmax(mem, cpu) + *round_ms;
 }
 

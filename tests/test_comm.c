@@ -248,7 +248,7 @@ static void one_gpu_is_free(void **state)
  *               and the round's cost for the 9 threads one worker leaves of 10 cores
  *   pull = push
  *   total = 24.02 + 21.01 W (45.03, 66.04, 108.06, 192.1 ms for W = 1, 2, 4, 8), plus the round */
-#define TEAM9 (9 * CP_PS_ROUND_MS_PER_THREAD)
+#define TEAM9 (9 * CP_PS_ROUND_MS_PER_THREAD_FP32)
 static void ps_incast_linear(void **state)
 {
     (void)state;
@@ -357,7 +357,7 @@ static void ps_dissertation_box(void **state)
     assert_int_equal(cp_cluster_load("dissertation-1080-1080ti", &c, &err), 0);
     cp_ps_est e = ps(&c, 2, 102.2e6, 1, 0, 0);
     NEAR(e.push_ms, 102.2e6 / 6.3e9 * 1e3 + 0.01);
-    double agg = 15.33 + (c.cpu_cores - 2) * CP_PS_ROUND_MS_PER_THREAD;
+    double agg = 15.33 + (c.cpu_cores - 2) * CP_PS_ROUND_MS_PER_THREAD_FP32;
     assert_int_equal(c.cpu_cores, 8);
     NEAR(e.aggregate_ms, agg);
     NEAR(e.time_ms, 2 * e.push_ms + agg);
@@ -880,10 +880,10 @@ static void ps_server_measured(void **state)
     NEAR(c.ps_server.gbs[1], 50);
     cp_ps_est e = ps(&c, 2, MB100, 1, 0, 0);
     assert_int_equal(c.ps_server.threads, 30);
-    NEAR(e.aggregate_ms, 4.0 + 30 * CP_PS_ROUND_MS_PER_THREAD);
+    NEAR(e.aggregate_ms, 4.0 + 30 * CP_PS_ROUND_MS_PER_THREAD_FP32);
     cp_ps_config cfg = {.servers = 1, .pull_ratio = 2, .grad_type = 1};
     assert_int_equal(cp_ps_exchange(&c, 2, MB100, &cfg, &e, &err), 0);
-    NEAR(e.aggregate_ms, 20.0 + 30 * CP_PS_ROUND_MS_PER_THREAD);
+    NEAR(e.aggregate_ms, 20.0 + 30 * CP_PS_ROUND_MS_PER_THREAD_16BIT);
     cfg.grad_type = 7;
     assert_int_equal(cp_ps_exchange(&c, 2, MB100, &cfg, &e, &err), -1);
     assert_non_null(strstr(err.msg, "gradient type 7"));
@@ -933,7 +933,7 @@ static void ps_server_small_chunk_on_one_thread(void **state)
     NEAR(ps(&c, 2, 100e3, 1, 0, 0).aggregate_ms, 0.06);
     NEAR(ps(&c, 2, 100e3, 2, 0, 0).aggregate_ms, 0.03);
     double big = 4.0 * CP_PS_SERIAL_ELEMS;
-    NEAR(ps(&c, 2, big, 1, 0, 0).aggregate_ms, 6 * big / 150e9 * 1e3 + 30 * CP_PS_ROUND_MS_PER_THREAD);
+    NEAR(ps(&c, 2, big, 1, 0, 0).aggregate_ms, 6 * big / 150e9 * 1e3 + 30 * CP_PS_ROUND_MS_PER_THREAD_FP32);
     c.ps_server.threads = 0; /* a cluster file without ps_server_threads: the cores its 2 workers leave, 10 - 2 */
     c.ps_server.serial_gbs[0] = 0;
     NEAR(ps(&c, 2, 100e3, 1, 0, 0).aggregate_ms, 6 * 100e3 / (150e9 / 8) * 1e3);
