@@ -292,7 +292,8 @@ static double aggregate(const cp_cluster *c, const ps_setup *s, worst_term *w, d
     double cpu = consider(w, sharing * flops / (rate * 1e9) * 1e3, "server CPU",
                           "PS server CPU: %.2g GFLOP of sums and SGD at %.0f GFLOP/s", sharing * flops / 1e9, rate);
     /* Each round wakes and joins the server's thread team, which psbench's
-     * back-to-back passes never let sleep (docs/ACCURACY.md, rule 13). */
+     * back-to-back passes never let sleep (docs/ACCURACY.md, rules 13 and 15:
+     * per thread, by the gradients' precision). */
     double team = serial ? 0 : c->ps_server.threads > 0 ? c->ps_server.threads : threads;
     *round_ms = team * cp_ps_round_ms_per_thread(s->grad_type);
     return fmax(mem, cpu) + *round_ms;

@@ -770,7 +770,7 @@ static void explain_ps_bucket(FILE *f, const cp_dist_prediction *d, const cp_dis
             b->ps.one_stream ? " (one server process: push, sum and pull queue on it)" : "");
     fprintf(f, "      on its own %.4f ms, bounded by the %s: %s\n", b->ps.time_ms, b->ps.bottleneck, b->ps.why);
     if (b->ps.round_ms > 0)
-        fprintf(f, "      the sum's %.4f ms include %.4f ms of a round for the server's thread team (rule 13)\n",
+        fprintf(f, "      the sum's %.4f ms include %.4f ms of a round for the server's thread team (rules 13 and 15)\n",
                 b->ps.aggregate_ms, b->ps.round_ms);
 }
 
