@@ -807,6 +807,9 @@ static int exchange_wait_in_last_pass(const cJSON *root, cp_val_run *r)
     return 0;
 }
 
+/* a run's phases are copied whole from the eager model's (predict_run) and into a run (load_run) */
+_Static_assert(CP_VAL_HOST_PHASES == CP_EAGER_HOST_PHASES, "validate.h's host phases are model/eager.h's");
+
 /* A PyTorch run's (or one of its DDP ranks') "host_wall_ms" iteration into *wall; absent: 0 */
 static int host_wall(cp_jctx *c, const cJSON *obj, double *wall, double phase[CP_EAGER_HOST_PHASES])
 {

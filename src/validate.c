@@ -156,11 +156,13 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int cp_val_host_phase_ratios(const cp_val_run *runs, int n, int calibration, int ddp, double median[3])
+int cp_val_host_phase_ratios(const cp_val_run *runs, int n, int calibration, int ddp,
+                             double median[CP_VAL_HOST_PHASES])
 {
-    double *q = malloc((size_t)(n > 0 ? n : 1) * 3 * sizeof *q); /* phase k's ratios from q + k n */
+    double *q = malloc((size_t)(n > 0 ? n : 1) * CP_VAL_HOST_PHASES * sizeof *q); /* phase k's ratios from q + k n */
     int count = 0;
-    median[0] = median[1] = median[2] = 0;
+    for (int k = 0; k < CP_VAL_HOST_PHASES; k++)
+        median[k] = 0;
     if (!q)
         return 0;
     for (int i = 0; i < n; i++) {
@@ -168,12 +170,12 @@ int cp_val_host_phase_ratios(const cp_val_run *runs, int n, int calibration, int
         if (r->has_host_phase && r->host_bound && r->has_pred_host && !r->excluded && r->calibration == calibration &&
             (r->gpus > 1) == ddp && r->pred_host_phase_ms[0] > 0 && r->pred_host_phase_ms[1] > 0 &&
             r->pred_host_phase_ms[2] > 0) {
-            for (int k = 0; k < 3; k++)
+            for (int k = 0; k < CP_VAL_HOST_PHASES; k++)
                 q[k * n + count] = r->host_phase_ms[k] / r->pred_host_phase_ms[k];
             count++;
         }
     }
-    for (int k = 0; count && k < 3; k++) {
+    for (int k = 0; count && k < CP_VAL_HOST_PHASES; k++) {
         double *a = q + k * n;
         qsort(a, (size_t)count, sizeof *a, by_value);
         median[k] = count % 2 ? a[count / 2] : 0.5 * (a[count / 2 - 1] + a[count / 2]);

@@ -14,6 +14,7 @@
 #include "../util/cp_error.h"
 
 #define CP_VAL_PASSES 3            /* forward, backward-data, backward-weight */
+#define CP_VAL_HOST_PHASES 3       /* forward, backward, step: model/eager.h's CP_EAGER_HOST_PHASES */
 #define CP_VAL_MIN_PASS_MS 0.005   /* passes measured below 5 us are timer noise, not model error */
 #define CP_VAL_WINNER_MARGIN 0.10  /* PS and NCCL closer than 10%: no winner to get right */
 #define CP_VAL_TOLERANCE_PP 0.5    /* a metric regresses when worse by more than this (percentage points) */
@@ -58,7 +59,8 @@ typedef struct {
     /* PyTorch's host wall by phase (host_wall_ms: forward with loading and the loss, loss.backward(),
      * opt.step()) and the eager model's host clock over the same spans (cp_eager host_phase_ms) */
     int has_host_phase;
-    double host_phase_ms[3], pred_host_phase_ms[3]; /* in cp_eager_host_phase_names' order */
+    double host_phase_ms[CP_VAL_HOST_PHASES], pred_host_phase_ms[CP_VAL_HOST_PHASES]; /* in cp_eager_host_phase_names'
+                                                                                        order */
     /* GPU memory, where the run recorded it (model/memory.h): cnnperf-measure's
      * rank 0 besides its convolution workspace (memory_used_mib -
      * workspace_used_mib) against the harness footprint; PyTorch's peak
@@ -145,7 +147,8 @@ cp_val_stat cp_val_host_stat(const cp_val_run *runs, int n, int calibration, int
 /* The host-bound PyTorch runs of one set (calibration 0/1) and GPU count (ddp: several) with the host's wall by
  * phase: the median over them of measured / predicted for forward, backward and the step (median[]); returns how
  * many runs. */
-int cp_val_host_phase_ratios(const cp_val_run *runs, int n, int calibration, int ddp, double median[3]);
+int cp_val_host_phase_ratios(const cp_val_run *runs, int n, int calibration, int ddp,
+                             double median[CP_VAL_HOST_PHASES]);
 
 /* --- targets ----------------------------------------------------------------- */
 
