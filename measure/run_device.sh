@@ -1275,6 +1275,44 @@ HOLDOUT52_TORCH="
 --network vgg19 --batch 136 --precision fp16
 --network resnet34 --batch 88 --precision fp32 --channels-last"
 
+# MODE=holdout53, MODE=holdout52b and MODE=mholdout53 (drawn in session 44 for the model as it stands, session 43's:
+# rule 15 in): ten one-GPU configurations by random.Random(53), holdout33's rule; holdout52's five that no call ran
+# (its lists above stay the record of the draw); ten 4-GPU jobs by random.Random(5353), mholdout35's rule (4-GPU jobs
+# are the fewest; DenseNet-169 b200 FP32 with one server is predicted not to fit, and runs as drawn); predicted in
+# the call.
+HOLDOUT53_MEASURE="
+vgg16 144 fp16 graphapi
+vgg16 40 fp16 graphapi
+resnet101 88 fp32
+alexnet 112 fp32"
+HOLDOUT53_TORCH="
+--network resnext50_32x4d --batch 248 --precision fp16 --channels-last
+--network resnet50 --batch 208 --precision fp32
+--network googlenet --batch 120 --precision fp16
+--network lenet5 --batch 64 --precision fp16
+--network resnet50 --batch 224 --precision fp32 --channels-last
+--network densenet169 --batch 232 --precision fp32 --channels-last"
+HOLDOUT52B_MEASURE="
+wide_resnet50_2 40 fp32 graphapi
+resnext50_32x4d 128 fp32"
+HOLDOUT52B_TORCH="
+--network mnasnet1_0 --batch 40 --precision fp32
+--network vgg19 --batch 136 --precision fp16
+--network resnet34 --batch 88 --precision fp32 --channels-last"
+MHOLDOUT53_GRAPH="
+wide_resnet50_2 216 fp16 ps2
+vgg16 200 fp32 ps1
+densenet169 200 fp32 ps1
+wide_resnet50_2 112 fp32 ps2
+resnet101 176 fp16 ps1"
+MHOLDOUT53_LEGACY="
+vgg16 96 fp32 nccl
+vgg16 232 fp16 nccl"
+MHOLDOUT53_DDP="
+--network resnext50_32x4d --batch 160 --precision fp32
+--network vgg19 --batch 112 --precision fp32 --channels-last
+--network vgg13 --batch 104 --precision fp16"
+
 # MODE=holdout48 (session 41): ten more one-GPU evaluation configurations by random.Random(48), holdout33's rule,
 # drawn before the call for the session's final model (no model file changed since session 40); measure jobs first,
 # then PyTorch in drawn order; predicted in the call.
@@ -3007,7 +3045,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psteam52) psteam52 ;;
@@ -3017,7 +3055,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
