@@ -784,6 +784,38 @@ pswake42() {
     done
 }
 
+# MODE=psidle54 (session 44, 4 GPUs of one host; calibration data: microbenchmarks and calibration-set jobs only):
+# does a server's pass grow with the idle time before its round? In the calibration set's 4-worker PS jobs the
+# server's measured sum and SGD, over the model's, rises with the batch (DenseNet-121 FP16 b32 ~1.0, b96 2.97;
+# ResNet-18 FP32 b64 1.02, b128 1.30): a larger batch is a longer backward between the buckets. The PS exchange of
+# 4 workers and one server with each round after 0, 10, 30, 100 and 300 ms in which the workers keep a core busy,
+# then the servers' pass beside four workers and two calibration-set networks with one server at two batches each.
+PSIDLE54_CONFIGS="
+densenet121 32 fp16
+densenet121 96 fp16
+resnet18 64 fp32
+resnet18 192 fp32"
+psidle54() {
+    need_gpus 4 || return
+    local RES=$BUILD/results/psidle54 idle net batch prec
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    mpi_setup
+    lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA|CPU\(s\))' || true
+    for idle in 0 10 30 100 300; do
+        say "PS exchange of 4 workers spinning ${idle} ms before each round, one server"
+        timeout 90 "${MPIRUN[@]}" -np 5 "$BUILD/measure/cnnperf-psexchange" --min-mb 1 --max-mb 64 --rounds 5 \
+            --idle-ms "$idle" --idle-spin 1 -o "$RES/psexchange-idle$idle.json" </dev/null || fail "psexchange idle $idle"
+    done
+    timeout 60 "$BUILD/measure/cnnperf-psbench" --beside 4 -o "$RES/psbench.json" </dev/null || fail "psbench"
+    while read -r net batch prec; do
+        [ -n "$net" ] || continue
+        mpirun_measure "multi-$net-b$batch-$prec-ps1-4gpu" 5 "--network $net --batch $batch --precision $prec --device $DEV --gpus 4 --comm ps --ps-servers 1 --conv-api graph --ps-bench $RES/psbench.json" -- \
+            --network "$net" --batch "$batch" --precision "$prec" --comm ps --ps-servers 1 --conv-api graph
+    done <<<"$PSIDLE54_CONFIGS"
+    bundle
+}
+
 # MODE=psteam52 (session 43, 2 GPUs of one host; calibration data: microbenchmarks and calibration-set jobs only):
 # does a server round's fixed cost grow with its thread team, as rule 13 (CP_PS_ROUND_MS_PER_THREAD) has it? On
 # one host, the team varied at fixed workers: the PS exchange of 2 workers, each round after 30 ms in which the
@@ -3048,6 +3080,7 @@ run_mode() {
     holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
+    psidle54) psidle54 ;;
     psteam52) psteam52 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
