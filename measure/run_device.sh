@@ -1307,6 +1307,22 @@ HOLDOUT52_TORCH="
 --network vgg19 --batch 136 --precision fp16
 --network resnet34 --batch 88 --precision fp32 --channels-last"
 
+# MODE=holdout54 (session 44, the session's last device time): ten one-GPU configurations by random.Random(54),
+# holdout33's rule, for the model as it stands (no model file changed in session 44); measure jobs first, then
+# PyTorch in drawn order (what the deadline leaves); predicted in the call.
+HOLDOUT54_MEASURE="
+resnet101 176 fp32
+vgg19 168 fp32 graphapi
+mnasnet1_0 168 fp16 graphapi"
+HOLDOUT54_TORCH="
+--network googlenet --batch 144 --precision fp32 --channels-last
+--network resnet34 --batch 128 --precision fp16 --channels-last
+--network vgg16 --batch 80 --precision fp16 --channels-last
+--network resnet50 --batch 112 --precision fp32 --channels-last
+--network vgg13 --batch 96 --precision fp32 --channels-last
+--network resnext50_32x4d --batch 256 --precision fp16 --channels-last
+--network vgg13 --batch 32 --precision fp32"
+
 # MODE=holdout53, MODE=holdout52b and MODE=mholdout53 (drawn in session 44 for the model as it stands, session 43's:
 # rule 15 in): ten one-GPU configurations by random.Random(53), holdout33's rule; holdout52's five that no call ran
 # (its lists above stay the record of the draw); ten 4-GPU jobs by random.Random(5353), mholdout35's rule (4-GPU jobs
@@ -3077,7 +3093,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
