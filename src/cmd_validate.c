@@ -212,6 +212,23 @@ static int in_calibration_sweeps(const cp_validation *v, const char *file)
     return 0;
 }
 
+/* Whether file lies in one of the drawn folders: a listed folder (from the
+ * repository's root, "validation/h100/holdout53") begins file or follows a
+ * '/' in it, and a '/' follows it (holdout53 is not holdout5). */
+static int in_drawn_folders(const cp_validation *v, const char *file)
+{
+    for (int i = 0; i < v->n_drawn_folders; i++) {
+        const char *d = v->drawn_folders[i];
+        size_t k = strlen(d);
+        while (k > 1 && d[k - 1] == '/')
+            k--;
+        for (const char *p = file; (p = strstr(p, d)) != NULL; p++)
+            if ((p == file || p[-1] == '/') && p[k] == '/')
+                return 1;
+    }
+    return 0;
+}
+
 static int in_calibration_set(const cp_validation *v, const char *network)
 {
     for (int i = 0; i < v->n_calib_networks; i++)
@@ -982,6 +999,7 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
                  r->source == CP_VAL_PYTORCH ? "an eager operator" : "a legacy convolution call", r->host_probe_us[0],
                  r->host_probe_us[1]);
     r->calibration = in_calibration_set(v, r->network);
+    r->drawn = in_drawn_folders(v, r->file);
     run_label(r, root);
     return 0;
 }
@@ -1163,36 +1181,39 @@ static int load_file(val_state *s, const char *path, cp_error *err)
 
 /* One list of the calibration set: names of at most `len` - 1 characters. */
 static int calib_list(cp_jctx *c, const cJSON *arr, const char *key, const char *what, char *dst, size_t len,
-                      int *n)
+                      int cap, int *n)
 {
     int i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, arr)
     {
-        if (!cJSON_IsString(e) || !*e->valuestring || strlen(e->valuestring) >= len) {
+        int bad = !cJSON_IsString(e) || !*e->valuestring || strlen(e->valuestring) >= len;
+        if (bad || *n == cap) {
             size_t mark = cp_jpush_key(c, key);
             cp_jpush_index(c, i);
-            int rc = cp_jfail(c, NULL, "must be %s", what);
+            int rc = bad ? cp_jfail(c, NULL, "must be %s", what)
+                         : cp_jfail(c, NULL, "one entry too many (at most %d)", cap);
             cp_jpop(c, mark);
             return rc;
         }
-        if (*n < CP_VAL_MAX_CALIB)
-            snprintf(dst + (size_t)(*n)++ * len, len, "%s", e->valuestring);
+        snprintf(dst + (size_t)(*n)++ * len, len, "%s", e->valuestring);
         i++;
     }
     return 0;
 }
 
-/* The networks whose measurements may calibrate the model, and the NCCL
- * sweeps a link parameter was fitted on:
- * {"networks": [...], "nccl_sweeps": [...], "note": "..."}. */
+/* The networks whose measurements may calibrate the model, the NCCL sweeps
+ * a link parameter was fitted on, and the folders of configurations drawn at
+ * random before their calls (a view of the evaluation set, not a split):
+ * {"networks": [...], "nccl_sweeps": [...], "drawn_folders": [...], "note": "..."}. */
 static int load_calib_set(val_state *s, const char *path, cp_error *err)
 {
     cJSON *root = cp_json_read_file(path, err);
     if (!root)
         return -1;
     cp_jctx c = {path, "$", err};
-    const cJSON *nets = cp_jget(root, "networks"), *sweeps = cp_jget(root, "nccl_sweeps");
+    const cJSON *nets = cp_jget(root, "networks"), *sweeps = cp_jget(root, "nccl_sweeps"),
+                *drawn = cp_jget(root, "drawn_folders");
     int rc = 0;
     if (!cJSON_IsObject(root))
         rc = cp_jfail(&c, NULL, "must be an object {\"networks\": [...], \"note\": \"...\"}");
@@ -1200,11 +1221,15 @@ static int load_calib_set(val_state *s, const char *path, cp_error *err)
         rc = cp_jfail(&c, "networks", nets ? "must be an array of network names" : "missing required field");
     else if (sweeps && !cJSON_IsArray(sweeps))
         rc = cp_jfail(&c, "nccl_sweeps", "must be an array of file paths");
+    else if (drawn && !cJSON_IsArray(drawn))
+        rc = cp_jfail(&c, "drawn_folders", "must be an array of folder paths");
     if (!rc)
         rc = calib_list(&c, nets, "networks", "a network name", s->v.calib_networks[0],
-                        sizeof s->v.calib_networks[0], &s->v.n_calib_networks) ||
+                        sizeof s->v.calib_networks[0], CP_VAL_MAX_CALIB, &s->v.n_calib_networks) ||
                      calib_list(&c, sweeps, "nccl_sweeps", "a file path", s->v.calib_sweeps[0],
-                                sizeof s->v.calib_sweeps[0], &s->v.n_calib_sweeps)
+                                sizeof s->v.calib_sweeps[0], CP_VAL_MAX_CALIB, &s->v.n_calib_sweeps) ||
+                     calib_list(&c, drawn, "drawn_folders", "a folder path", s->v.drawn_folders[0],
+                                sizeof s->v.drawn_folders[0], CP_VAL_MAX_DRAWN, &s->v.n_drawn_folders)
                  ? -1
                  : 0;
     if (!rc)

@@ -396,7 +396,7 @@ int cp_val_floor_of(const cp_val_run *runs, int n, int multi, const char *harnes
 const char *const cp_val_harnesses[3] = {"legacy API", "graph API", "PyTorch"};
 
 const char *const cp_val_dim_names[CP_DIM_COUNT] = {"network", "device",  "precision", "comm",
-                                                     "gpus",    "harness", "host"};
+                                                     "gpus",    "harness", "host",      "drawn"};
 
 static void dim_value(const cp_val_run *r, cp_val_dim d, char *buf, size_t n)
 {
@@ -407,6 +407,10 @@ static void dim_value(const cp_val_run *r, cp_val_dim d, char *buf, size_t n)
     case CP_DIM_COMM: snprintf(buf, n, "%s", r->comm); break;
     case CP_DIM_HARNESS: snprintf(buf, n, "%s", r->harness); break;
     case CP_DIM_HOST: snprintf(buf, n, "%s", !r->has_host ? "unknown" : r->host_bound ? "bound" : "not bound"); break;
+    case CP_DIM_DRAWN:
+        snprintf(buf, n, "%s",
+                 !r->drawn ? "other" : r->gpus > 1 ? "several GPUs, before its call" : "one GPU, before its call");
+        break;
     default: snprintf(buf, n, "%d", r->gpus); break;
     }
 }

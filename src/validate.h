@@ -45,6 +45,8 @@ typedef struct {
     char config[320];  /* the configuration: label, harness and library versions ("": unknown, matches none) */
     int batch, gpus, overlap, ps_servers, emulated;
     int calibration;  /* network in the calibration set: kept out of the targets */
+    int drawn;        /* in a folder of configurations drawn at random before their call (the calibration
+                         set's drawn_folders): the measurements no model choice could have seen */
     int excluded;     /* kept out of the targets for another reason (note says why) */
     double meas_ms, pred_ms;
     int has_phases;   /* loading, forward, backward, update */
@@ -184,7 +186,9 @@ void cp_val_target_value(const cp_val_target *t, int is_count, char *buf, size_t
 /* Iteration-time statistics of runs grouped by one field. */
 /* Ways to group runs. harness: how the iteration ran (cnnperf-measure through cuDNN's legacy or graph API, or
  * PyTorch); host: whether the run was bound by the host's enqueueing (cnnperf-measure's host_bound), which no
- * GPU model predicts; "unknown" where the file does not say. */
+ * GPU model predicts; "unknown" where the file does not say; drawn: whether its configuration was drawn at
+ * random and committed before the call that measured it ("one GPU, before its call", "several GPUs, before its
+ * call"; "other" for the rest). */
 typedef enum {
     CP_DIM_NETWORK,
     CP_DIM_DEVICE,
@@ -193,6 +197,7 @@ typedef enum {
     CP_DIM_GPUS,
     CP_DIM_HARNESS,
     CP_DIM_HOST,
+    CP_DIM_DRAWN,
     CP_DIM_COUNT
 } cp_val_dim;
 extern const char *const cp_val_dim_names[CP_DIM_COUNT];

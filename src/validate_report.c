@@ -109,6 +109,8 @@ static cJSON *groups_json(const cp_validation *v, int calibration)
     cJSON_AddItemToObject(o, "iteration", stat_json(&all));
     cp_val_group *g = malloc((size_t)(v->n_runs ? v->n_runs : 1) * sizeof *g);
     for (int d = 0; g && d < CP_DIM_COUNT; d++) {
+        if (calibration && d == CP_DIM_DRAWN) /* draws are of the evaluation set */
+            continue;
         char key[32];
         snprintf(key, sizeof key, "by_%s", cp_val_dim_names[d]);
         cJSON *arr = cJSON_AddArrayToObject(o, key);
@@ -624,13 +626,15 @@ static void groups_section(out *o, const cp_validation *v, int calibration)
     if (count_runs(v, calibration, -1) == 0)
         return;
     heading(o, calibration ? "Iteration time, calibration set (not in the targets)"
-                           : "Iteration time by network, device, precision, exchange, GPU count, harness and host "
-                             "(evaluation set)");
-    static const int w[] = {-10, -22, 5, 8, 8};
+                           : "Iteration time by network, device, precision, exchange, GPU count, harness, host and "
+                             "draw (evaluation set)");
+    static const int w[] = {-10, -30, 5, 8, 8};
     const char *h[] = {"by", "value", "runs", "MAPE", "worst"};
     header(o, w, 5, h);
     cp_val_group *g = malloc((size_t)v->n_runs * sizeof *g);
     for (int d = 0; g && d < CP_DIM_COUNT; d++) {
+        if (calibration && d == CP_DIM_DRAWN) /* draws are of the evaluation set */
+            continue;
         int ng = cp_val_groups(v->runs, v->n_runs, (cp_val_dim)d, calibration, g, v->n_runs);
         for (int k = 0; k < ng; k++) {
             char n[16], mape[32], worst[32];

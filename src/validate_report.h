@@ -18,6 +18,7 @@ typedef struct {
 } cp_val_skip;
 
 #define CP_VAL_MAX_CALIB 64
+#define CP_VAL_MAX_DRAWN 256
 #define CP_VAL_MAX_PLOTS 64
 
 /* Everything one validation found; filled by cmd_validate.c. */
@@ -37,6 +38,8 @@ typedef struct {
     int n_calib_networks;
     char calib_sweeps[CP_VAL_MAX_CALIB][256]; /* NCCL sweeps the model's link was fitted on */
     int n_calib_sweeps;
+    char drawn_folders[CP_VAL_MAX_DRAWN][128]; /* folders of configurations drawn before their calls */
+    int n_drawn_folders;
     cp_val_target targets[CP_T_COUNT];
     cp_val_floor floor[2]; /* repeatability: [0] the one-GPU target's runs, [1] the multi-GPU target's */
     cp_val_floor floor_by_harness[3]; /* the one-GPU target's, per cp_val_harnesses[] */

@@ -231,6 +231,15 @@ static void test_groups(void **state)
     assert_string_equal(g[1].value, "bound");
     assert_float_equal(g[1].st.worst_pct, 30.0, 1e-9);
     assert_string_equal(g[2].value, "unknown");
+    /* by the draw: one GPU and several apart, the rest "other" */
+    r[0].drawn = r[2].drawn = 1;
+    r[2].gpus = 2;
+    n = cp_val_groups(r, 3, CP_DIM_DRAWN, 0, g, 3);
+    assert_int_equal(n, 3);
+    assert_string_equal(g[0].value, "one GPU, before its call");
+    assert_string_equal(g[1].value, "other");
+    assert_string_equal(g[2].value, "several GPUs, before its call");
+    assert_float_equal(g[1].st.worst_pct, 30.0, 1e-9);
 }
 
 /* Three runs of one configuration measured 10, 20 and 40 ms: a prediction of
