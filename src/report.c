@@ -632,6 +632,49 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
 
 /* --- layers ------------------------------------------------------------------ */
 
+static cJSON *pair_json(int a, int b)
+{
+    const int v[2] = {a, b};
+    return cJSON_CreateIntArray(v, 2);
+}
+
+/* What a program needs to rebuild the layer from the JSON alone (tools/torch_bench.py builds PyTorch modules from
+ * it): the layers it reads ("data": the network's input), every input's shape, and the hyper-parameters its kind
+ * uses (networks/FORMAT.md): out and bias (conv, fc), a window's kernel, stride, pad, dilation, groups and
+ * ceil_mode, LRN's size, alpha, beta and k, dropout's p. */
+static void add_layer_structure(cJSON *o, const cp_network *n, const cp_layer *l)
+{
+    char buf[64];
+    cJSON *in = cJSON_AddArrayToObject(o, "inputs"), *shapes = cJSON_AddArrayToObject(o, "input_shapes");
+    for (int k = 0; k < l->n_inputs; k++) {
+        int r = l->inputs[k];
+        cJSON_AddItemToArray(in, cJSON_CreateString(r == CP_INPUT_DATA ? "data" : n->layers[r].name));
+        shape_text(l->in[k], buf, sizeof buf);
+        cJSON_AddItemToArray(shapes, cJSON_CreateString(buf));
+    }
+    cJSON *h = cJSON_AddObjectToObject(o, "hyper");
+    if (l->out_c > 0) {
+        cJSON_AddNumberToObject(h, "out", l->out_c);
+        cJSON_AddBoolToObject(h, "bias", l->bias);
+    }
+    if (l->kh > 0) {
+        cJSON_AddItemToObject(h, "kernel", pair_json(l->kh, l->kw));
+        cJSON_AddItemToObject(h, "stride", pair_json(l->sh, l->sw));
+        cJSON_AddItemToObject(h, "pad", pair_json(l->ph, l->pw));
+        cJSON_AddItemToObject(h, "dilation", pair_json(l->dh > 0 ? l->dh : 1, l->dw > 0 ? l->dw : 1));
+        cJSON_AddNumberToObject(h, "groups", l->groups > 0 ? l->groups : 1);
+        cJSON_AddBoolToObject(h, "ceil_mode", l->ceil_mode);
+    }
+    if (l->size > 0) {
+        cJSON_AddNumberToObject(h, "size", l->size);
+        cJSON_AddNumberToObject(h, "alpha", l->alpha);
+        cJSON_AddNumberToObject(h, "beta", l->beta);
+        cJSON_AddNumberToObject(h, "k", l->k);
+    }
+    if (l->p > 0)
+        cJSON_AddNumberToObject(h, "p", l->p);
+}
+
 int cp_report_layers(FILE *f, const cp_network *n, int batch, cp_format fmt)
 {
     row r = {n, NULL, batch, 0};
@@ -646,7 +689,13 @@ int cp_report_layers(FILE *f, const cp_network *n, int batch, cp_format fmt)
         cJSON_AddNumberToObject(o, "batch", batch);
         cJSON_AddNumberToObject(o, "params", (double)n->params);
         cJSON_AddNumberToObject(o, "forward_flops", total);
-        cJSON_AddItemToObject(o, "layers", rows_json(layer_cols, ncols, layer_cell, &r, n->n_layers));
+        cJSON *rows = rows_json(layer_cols, ncols, layer_cell, &r, n->n_layers);
+        for (int i = 0; rows && i < n->n_layers && i < cJSON_GetArraySize(rows); i++)
+            add_layer_structure(cJSON_GetArrayItem(rows, i), n, &n->layers[i]);
+        cJSON_AddItemToObject(o, "layers", rows);
+        char shape[64];
+        shape_text(n->input, shape, sizeof shape);
+        cJSON_AddStringToObject(o, "input", shape);
         return write_json(f, o);
     }
     if (fmt == CP_FMT_TABLE)

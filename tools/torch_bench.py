@@ -20,6 +20,22 @@ default, --channels-last for NHWC.
 
   python3 tools/torch_bench.py --network resnet50,vgg16 --batch 32 --precision fp32,fp16 --out-dir DIR
   python3 tools/torch_bench.py --network resnet50 --batch 64 --precision tf32 -o resnet50.json
+  python3 tools/torch_bench.py --network path/to/my_net.json --batch 64 --precision fp16 --out-dir DIR
+
+A network may be a cnnperf-network/1 file (a user's network, a layer
+microbenchmark's): cnnperf expands it (`cnnperf layers --format json`, the
+program from build-gpu/ or build/, or $CNNPERF) and PyTorch runs those
+layers in order as standard modules (Conv2d, BatchNorm2d, ReLU, MaxPool2d,
+Linear, ...; concat and add on their inputs; the closing softmax is the
+cross-entropy), so the run is what `cnnperf predict --mode eager` and
+`cnnperf validate` predict for the same file; its results are named by the
+file's base name and record the path as their network.
+tools/torch_networks_check.py checks, on a CPU, that the modules built so
+match cnnperf's parameters and layer shapes, and torchvision's models for
+the built-in networks (all 20 do). Where they differ from torchvision's
+code: ReLUs are not in place (most of torchvision's are), and batch norm
+keeps PyTorch's default eps and momentum (GoogLeNet and Inception-v3 set
+0.001); the kernels that run are the same kinds.
   torchrun --nproc-per-node 2 tools/torch_bench.py --allreduce -o allreduce.json
   torchrun --nproc-per-node 2 tools/torch_bench.py --ddp --network resnet50 --batch 64 --out-dir DIR
   torchrun --nproc-per-node 2 tools/torch_bench.py --ddp-split --network densenet121 --precision fp16 --iters 8 --out-dir DIR
@@ -54,6 +70,7 @@ import json
 import os
 import platform
 import socket
+import subprocess
 import sys
 import time
 
@@ -102,8 +119,142 @@ def write_json(path, obj):
     os.replace(tmp, path)
 
 
+def is_network_file(name):
+    """A cnnperf-network/1 file (a layer microbenchmark, a user's network) rather than a built-in name."""
+    return name.endswith(".json")
+
+
+def network_tag(name):
+    """The name in output files: a network file's base name without .json."""
+    return os.path.basename(name)[:-len(".json")] if is_network_file(name) else name
+
+
+def cnnperf_program():
+    """The cnnperf program that expands a network file (the GPU machine's build-gpu/, else build/, or $CNNPERF)."""
+    for path in (os.environ.get("CNNPERF"), os.path.join(REPO, "build-gpu", "cnnperf"),
+                 os.path.join(REPO, "build", "cnnperf")):
+        if path and os.access(path, os.X_OK):
+            return path
+    raise SystemExit("torch_bench: a network file needs the cnnperf program: build it (cmake --build build) "
+                     "or set CNNPERF")
+
+
+def network_layers(path):
+    """A network file as cnnperf expands it (`cnnperf layers --format json`: every layer with the layers it
+    reads, their shapes and its hyper-parameters), so that PyTorch runs what cnnperf predicts, block templates
+    and repeats included, without a second reader of the format."""
+    run = subprocess.run([cnnperf_program(), "layers", "--network", path, "--format", "json"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"torch_bench: {path}: {run.stderr.strip() or 'cnnperf layers failed'}")
+    return json.loads(run.stdout)
+
+
+def dims(text):
+    """'64x56x56' -> (64, 56, 56)"""
+    return tuple(int(v) for v in text.split("x"))
+
+
+# Layer kinds a network file may use, as PyTorch modules (softmax: the loss, which the training step applies).
+FILE_KINDS = ("conv", "fc", "batchnorm", "relu", "relu6", "maxpool", "avgpool", "global_avgpool",
+              "adaptive_avgpool", "lrn", "dropout", "softmax", "concat", "add", "flatten")
+
+
+def layer_plan(net, origin):
+    """The layers of an expanded network (network_layers) as steps for a module: per layer its kind, the
+    indices of the steps it reads (-1: the input), whether its input is flat (after a flatten or fc), and
+    after which step each output may be dropped. Pure Python, so it can be checked without torch."""
+    index, steps, flat = {"data": -1}, [], {-1: False}
+    for i, layer in enumerate(net["layers"]):
+        kind, name = layer["kind"], layer["name"]
+        if kind not in FILE_KINDS:
+            raise SystemExit(f"torch_bench: {origin}: layer '{name}': kind '{kind}' has no PyTorch module here")
+        if kind == "softmax" and i != len(net["layers"]) - 1:
+            raise SystemExit(f"torch_bench: {origin}: layer '{name}': softmax (the loss) must be the last layer")
+        reads = [index[r] for r in layer["inputs"]]
+        is_flat = flat[reads[0]] or kind in ("flatten", "fc")
+        steps.append({"name": name, "kind": kind, "reads": reads, "flat_in": flat[reads[0]],
+                      "in": [dims(s) for s in layer["input_shapes"]], "out": dims(layer["output"]),
+                      "hyper": layer.get("hyper", {})})
+        index[name], flat[i] = i, is_flat
+    last_use = {}
+    for i, s in enumerate(steps):
+        for r in s["reads"]:
+            last_use[r] = i
+    for i, s in enumerate(steps):
+        s["drop_after"] = [r for r in s["reads"] if r >= 0 and last_use[r] == i]
+    return steps
+
+
+def module_for(nn, s):
+    """The PyTorch module of one step of layer_plan (None: the step is an operation on its inputs)."""
+    h, kind, cin = s["hyper"], s["kind"], s["in"][0][0]
+    if kind == "conv":
+        return nn.Conv2d(cin, h["out"], tuple(h["kernel"]), tuple(h["stride"]), tuple(h["pad"]),
+                         tuple(h["dilation"]), h["groups"], bias=h["bias"])
+    if kind == "fc":
+        c, hh, ww = s["in"][0]
+        return nn.Linear(c * hh * ww, h["out"], bias=h["bias"])
+    if kind == "batchnorm":
+        return nn.BatchNorm1d(cin) if s["flat_in"] else nn.BatchNorm2d(cin)
+    if kind == "maxpool":
+        return nn.MaxPool2d(tuple(h["kernel"]), tuple(h["stride"]), tuple(h["pad"]), tuple(h["dilation"]),
+                            ceil_mode=h["ceil_mode"])
+    if kind == "avgpool":
+        return nn.AvgPool2d(tuple(h["kernel"]), tuple(h["stride"]), tuple(h["pad"]), ceil_mode=h["ceil_mode"])
+    if kind in ("global_avgpool", "adaptive_avgpool"):
+        return nn.AdaptiveAvgPool2d(s["out"][1:])
+    return {"relu": lambda: nn.ReLU(), "relu6": lambda: nn.ReLU6(),
+            "lrn": lambda: nn.LocalResponseNorm(h["size"], h["alpha"], h["beta"], h["k"]),
+            "dropout": lambda: nn.Dropout(h["p"])}.get(kind, lambda: None)()
+
+
+def build_file_model(torch, path):
+    """A network file as a PyTorch module running cnnperf's layers in order; it returns the logits (the input of
+    the closing softmax, which the training step's cross-entropy stands for)."""
+    nn = torch.nn
+    steps = layer_plan(network_layers(path), path)
+
+    class FileNetwork(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([module_for(nn, s) or nn.Identity() for s in steps])
+
+        def forward(self, x):
+            out = {-1: x}
+            y = x
+            for i, (s, m) in enumerate(zip(steps, self.layers)):
+                xs = [out[r] for r in s["reads"]]
+                kind = s["kind"]
+                if kind == "concat":
+                    y = torch.cat(xs, 1)
+                elif kind == "add":
+                    y = xs[0]
+                    for t in xs[1:]:
+                        y = y + t
+                elif kind == "flatten":
+                    y = torch.flatten(xs[0], 1)
+                elif kind == "fc":
+                    y = m(torch.flatten(xs[0], 1))
+                elif kind == "softmax":
+                    y = xs[0]  # the logits: cross-entropy is the loss
+                else:
+                    y = m(xs[0])
+                for r in s["drop_after"]:
+                    del out[r]
+                out[i] = y
+            return y
+
+    return FileNetwork()
+
+
 def network_shape(name):
-    """(channels, height, width, classes) from networks/NAME.json when present."""
+    """(channels, height, width, classes) from networks/NAME.json when present, or from a network file."""
+    if is_network_file(name):
+        net = network_layers(name)
+        c, h, w = dims(net["input"])
+        last = [layer for layer in net["layers"] if layer["kind"] in ("fc", "conv")][-1]
+        return c, h, w, last["hyper"]["out"]
     c, h, w, classes = (1, 32, 32, 10) if name == "lenet5" else (3, 299, 299, 1000) if name == "inception_v3" \
         else (3, 224, 224, 1000)
     path = os.path.join(REPO, "networks", name + ".json")
@@ -169,6 +320,8 @@ def mixed_block(nn, i):
 
 
 def build_model(torch, name, classes):
+    if is_network_file(name):
+        return build_file_model(torch, name)
     if name == "lenet5":  # networks/lenet5.json
         nn = torch.nn
         return nn.Sequential(
@@ -406,7 +559,7 @@ def run_networks(args):
     configs = [(n, p, int(b)) for n in nets for p in precs for b in str(args.batch).split(",")]
     for name, prec, args.batch in configs:
         r = bench_network(torch, args, name, prec, ddp)
-        tag = f"{name}-b{args.batch}-{prec}" + ("-cl" if args.channels_last else "")
+        tag = f"{network_tag(name)}-b{args.batch}-{prec}" + ("-cl" if args.channels_last else "")
         if ddp:
             tag = f"ddp{ddp[2]}-{tag}"
             if ddp[1] != 0:
@@ -1003,7 +1156,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--network", default="resnet50",
-                    help="comma-separated list of: " + ", ".join(NETWORKS) + " (default resnet50)")
+                    help="comma-separated list of: " + ", ".join(NETWORKS) + ", or cnnperf-network/1 .json files (default resnet50)")
     ap.add_argument("--batch", default="64", help="comma-separated list of batch sizes (default 64)")
     ap.add_argument("--precision", default="fp32", help="comma-separated list of fp32, tf32, fp16, bf16")
     ap.add_argument("--channels-last", action="store_true", help="NHWC model and input (default NCHW)")
@@ -1047,8 +1200,10 @@ def main():
     if args.host_share:
         return host_share(args)
     for name in args.network.split(","):
-        if name not in NETWORKS:
-            ap.error(f"--network: unknown '{name}' (known: {', '.join(NETWORKS)})")
+        if name not in NETWORKS and not is_network_file(name):
+            ap.error(f"--network: unknown '{name}' (known: {', '.join(NETWORKS)}, or a cnnperf-network/1 .json file)")
+        if is_network_file(name) and not os.path.exists(name):
+            ap.error(f"--network: {name}: no such file")
     if args.op_counts:
         return op_counts(args)
     for p in args.precision.split(","):
