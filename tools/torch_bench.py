@@ -209,6 +209,25 @@ def module_for(nn, s):
             "dropout": lambda: nn.Dropout(h["p"])}.get(kind, lambda: None)()
 
 
+def run_step(torch, s, m, xs):
+    """One step of layer_plan on its inputs xs, m its module (module_for, or nn.Identity)."""
+    kind = s["kind"]
+    if kind == "concat":
+        return torch.cat(xs, 1)
+    if kind == "add":
+        y = xs[0]
+        for t in xs[1:]:
+            y = y + t
+        return y
+    if kind == "flatten":
+        return torch.flatten(xs[0], 1)
+    if kind == "fc":
+        return m(torch.flatten(xs[0], 1))
+    if kind == "softmax":
+        return xs[0]  # the logits: cross-entropy is the loss
+    return m(xs[0])
+
+
 def build_file_model(torch, path):
     """A network file as a PyTorch module running cnnperf's layers in order; it returns the logits (the input of
     the closing softmax, which the training step's cross-entropy stands for)."""
@@ -224,22 +243,7 @@ def build_file_model(torch, path):
             out = {-1: x}
             y = x
             for i, (s, m) in enumerate(zip(steps, self.layers)):
-                xs = [out[r] for r in s["reads"]]
-                kind = s["kind"]
-                if kind == "concat":
-                    y = torch.cat(xs, 1)
-                elif kind == "add":
-                    y = xs[0]
-                    for t in xs[1:]:
-                        y = y + t
-                elif kind == "flatten":
-                    y = torch.flatten(xs[0], 1)
-                elif kind == "fc":
-                    y = m(torch.flatten(xs[0], 1))
-                elif kind == "softmax":
-                    y = xs[0]  # the logits: cross-entropy is the loss
-                else:
-                    y = m(xs[0])
+                y = run_step(torch, s, m, [out[r] for r in s["reads"]])
                 for r in s["drop_after"]:
                     del out[r]
                 out[i] = y

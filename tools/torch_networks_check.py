@@ -50,22 +50,9 @@ def check(torch, path):
     out = {-1: torch.rand(1, c, h, w)}
     with torch.no_grad():  # the module's own steps, one by one, to see every shape
         for i, (s, m) in enumerate(zip(steps, model.layers)):
-            xs, kind = [out[r] for r in s["reads"]], s["kind"]
-            if kind == "concat":
-                y = torch.cat(xs, 1)
-            elif kind == "add":
-                y = sum(xs[1:], xs[0])
-            elif kind == "flatten":
-                y = torch.flatten(xs[0], 1)
-            elif kind == "fc":
-                y = m(torch.flatten(xs[0], 1))
-            elif kind == "softmax":
-                y = xs[0]
-            else:
-                y = m(xs[0])
-            out[i] = y
+            y = out[i] = tb.run_step(torch, s, m, [out[r] for r in s["reads"]])
             if shape_of(y) != s["out"]:
-                bad.append(f"layer '{s['name']}' ({kind}): PyTorch {shape_of(y)}, cnnperf {s['out']}")
+                bad.append(f"layer '{s['name']}' ({s['kind']}): PyTorch {shape_of(y)}, cnnperf {s['out']}")
     model.train()
     y = model(torch.rand(2, c, h, w))
     if tuple(y.shape) != (2, classes):
