@@ -657,7 +657,7 @@ static void add_layer_structure(cJSON *o, const cp_network *n, const cp_layer *l
         cJSON_AddNumberToObject(h, "out", l->out_c);
         cJSON_AddBoolToObject(h, "bias", l->bias);
     }
-    if (l->kh > 0) {
+    if (l->kh > 0 && l->sh > 0) { /* adaptive pools have their output's shape, no window of their own */
         cJSON_AddItemToObject(h, "kernel", pair_json(l->kh, l->kw));
         cJSON_AddItemToObject(h, "stride", pair_json(l->sh, l->sw));
         cJSON_AddItemToObject(h, "pad", pair_json(l->ph, l->pw));
