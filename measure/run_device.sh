@@ -1307,6 +1307,26 @@ HOLDOUT52_TORCH="
 --network vgg19 --batch 136 --precision fp16
 --network resnet34 --batch 88 --precision fp32 --channels-last"
 
+# MODE=torchgroup (session 44, written for a later call; calibration data: layer microbenchmarks of our choosing):
+# groupbench's grouped and depthwise layers (session 27, validation/layerbench-h100/groupbench/nets/, each network a
+# batch norm, the one convolution, a pooling and a small classifier) trained by PyTorch at groupbench's batches, FP16
+# and FP32, NCHW and channels-last, through torch_bench.py --network FILE.json: how PyTorch's cuDNN runs the
+# grouped layers the model times from cnnperf-measure's (PyTorch's ResNeXt-50 FP16 is over-predicted by 10-16% in
+# every large-batch run, docs/ACCURACY.md session 44); results for validation/layerbench-h100/torchgroup/.
+TORCHGROUP_NETS="
+grouped_c192_g32_k3s1_192x40 64
+grouped_c384_g32_k3s1_384x20 64
+grouped_c768_g32_k3s1_768x10 64
+grouped_c96_g32_k3s1_96x80 32
+grouped_c192_g8_k3s1_192x40 64
+grouped_c384_g16_k3s2_384x40 64
+grouped_c576_g64_k3s1_576x14 128
+grouped_c240_g240_k5s1_240x28 64
+grouped_c480_g480_k5s2_480x28 64"
+TORCHGROUP_CONFIGS=$(awk 'NF == 2 {
+    f = "--network validation/layerbench-h100/groupbench/nets/" $1 ".json --batch " $2 " --precision fp16,fp32"
+    print f; print f " --channels-last" }' <<<"$TORCHGROUP_NETS")
+
 # MODE=holdout54 (session 44, the session's last device time): ten one-GPU configurations by random.Random(54),
 # holdout33's rule, for the model as it stands (no model file changed in session 44); measure jobs first, then
 # PyTorch in drawn order (what the deadline leaves); predicted in the call.
@@ -3097,6 +3117,7 @@ run_mode() {
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
+    torchgroup) torch_one "$TORCHGROUP_CONFIGS" torchgroup ;;
     psteam52) psteam52 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
