@@ -29,10 +29,10 @@ import gzip
 import json
 import os
 import re
-import subprocess
 import sys
 
 from calibration_metrics import layer_passes  # the layer-pass target's filter, one copy
+from torch_bench import network_layers  # `cnnperf layers --format json`, one copy (torch is imported only to run)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENGINE_KEYS = {"forward": "fwd", "backward_data": "bwd_data", "backward_weight": "bwd_filter"}
@@ -53,9 +53,7 @@ class Layers:
 
     def __call__(self, net):
         if net not in self.cache:
-            out = subprocess.run([self.cnnperf, "layers", "--network", net, "--format", "json"], capture_output=True,
-                                 text=True, check=True).stdout
-            self.cache[net] = {l["name"]: l for l in json.loads(out)["layers"]}
+            self.cache[net] = {l["name"]: l for l in network_layers(net, self.cnnperf)["layers"]}
         return self.cache[net]
 
 

@@ -66,6 +66,7 @@ build, tests or predictions depends on it.
 import argparse
 import contextlib
 import datetime
+import functools
 import json
 import os
 import platform
@@ -139,11 +140,13 @@ def cnnperf_program():
                      "or set CNNPERF")
 
 
-def network_layers(path):
-    """A network file as cnnperf expands it (`cnnperf layers --format json`: every layer with the layers it
-    reads, their shapes and its hyper-parameters), so that PyTorch runs what cnnperf predicts, block templates
-    and repeats included, without a second reader of the format."""
-    run = subprocess.run([cnnperf_program(), "layers", "--network", path, "--format", "json"],
+@functools.lru_cache(maxsize=None)
+def network_layers(path, cnnperf=None):
+    """A network (a file, or a built-in name) as cnnperf expands it (`cnnperf layers --format json`: every layer
+    with the layers it reads, their shapes and its hyper-parameters), so that PyTorch runs what cnnperf predicts,
+    block templates and repeats included, without a second reader of the format. Once per network: callers
+    share the result and must not change it. cnnperf: the program (default cnnperf_program())."""
+    run = subprocess.run([cnnperf or cnnperf_program(), "layers", "--network", path, "--format", "json"],
                          capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit(f"torch_bench: {path}: {run.stderr.strip() or 'cnnperf layers failed'}")
