@@ -99,6 +99,12 @@ static cJSON *stat_json(const cp_val_stat *s)
     return o;
 }
 
+/* Whether a set's group tables have dimension d: draws are of the evaluation set only. */
+static int dim_of_set(int d, int calibration)
+{
+    return !(calibration && d == CP_DIM_DRAWN);
+}
+
 static cJSON *groups_json(const cp_validation *v, int calibration)
 {
     cJSON *o = cJSON_CreateObject();
@@ -109,7 +115,7 @@ static cJSON *groups_json(const cp_validation *v, int calibration)
     cJSON_AddItemToObject(o, "iteration", stat_json(&all));
     cp_val_group *g = malloc((size_t)(v->n_runs ? v->n_runs : 1) * sizeof *g);
     for (int d = 0; g && d < CP_DIM_COUNT; d++) {
-        if (calibration && d == CP_DIM_DRAWN) /* draws are of the evaluation set */
+        if (!dim_of_set(d, calibration))
             continue;
         char key[32];
         snprintf(key, sizeof key, "by_%s", cp_val_dim_names[d]);
@@ -633,7 +639,7 @@ static void groups_section(out *o, const cp_validation *v, int calibration)
     header(o, w, 5, h);
     cp_val_group *g = malloc((size_t)v->n_runs * sizeof *g);
     for (int d = 0; g && d < CP_DIM_COUNT; d++) {
-        if (calibration && d == CP_DIM_DRAWN) /* draws are of the evaluation set */
+        if (!dim_of_set(d, calibration))
             continue;
         int ng = cp_val_groups(v->runs, v->n_runs, (cp_val_dim)d, calibration, g, v->n_runs);
         for (int k = 0; k < ng; k++) {
