@@ -129,6 +129,13 @@ static conv_choice *choice_for(const cp_layer *l)
  * holds the stream until all are enqueued) and timed with events. */
 
 enum { RETIME_CANDIDATES = 6, RETIME_CALLS = 5 };
+
+/* A candidate whose first timed call takes this many times the best mean so
+ * far cannot win: its other calls are skipped. The slow FP32 candidates of a
+ * large batch made up most of a graph-API engine search (VGG-19 b168 FP32:
+ * 117 s of set-up, every candidate called six times); one call more for the
+ * candidates that are close keeps the choice as it was. */
+#define RETIME_CUT 2.0
 #define GATE_LIMIT_S 2.0 /* a call that blocks on the stream must not wait for ever */
 
 static volatile int gate_open;
@@ -172,15 +179,11 @@ static void conv_call(cm_net *n, cm_layer *L, int k, const conv_candidate *c)
                                                   g->workspace_size, &zero, L->w_desc, L->g));
 }
 
-/* GPU time of one call, in us, or -1 when a call held the host past the gate. */
-static double gpu_time_us(cm_net *n, cm_layer *L, int k, const conv_candidate *c)
+/* GPU time of `calls` calls of candidate c queued behind the gate, in us, or
+ * -1 when a call held the host past the gate. */
+static double gated_us(cm_net *n, cm_layer *L, int k, const conv_candidate *c, int calls)
 {
     cm_gpu *g = n->gpu;
-    /* fp32 stays FMA-only whatever cuDNN reports (conv_tune) */
-    if (!c->plan)
-        cudnnCheck(cudnnSetConvolutionMathType(L->conv[k], g->prec == CP_PREC_FP32 ? CUDNN_FMA_MATH : c->math));
-    conv_call(n, L, k, c); /* warm-up: module loading, plan building */
-    cudaCheck(cudaStreamSynchronize(g->stream));
     cudaEvent_t a, b;
     cudaCheck(cudaEventCreate(&a));
     cudaCheck(cudaEventCreate(&b));
@@ -188,7 +191,7 @@ static double gpu_time_us(cm_net *n, cm_layer *L, int k, const conv_candidate *c
     cudaCheck(cudaLaunchHostFunc(g->stream, gate_fn, NULL));
     cudaCheck(cudaEventRecord(a, g->stream));
     double t0 = cm_mpi_now();
-    for (int i = 0; i < RETIME_CALLS; i++)
+    for (int i = 0; i < calls; i++)
         conv_call(n, L, k, c);
     cudaCheck(cudaEventRecord(b, g->stream));
     bool held = cm_mpi_now() - t0 > 0.5 * GATE_LIMIT_S;
@@ -198,7 +201,28 @@ static double gpu_time_us(cm_net *n, cm_layer *L, int k, const conv_candidate *c
     cudaCheck(cudaEventElapsedTime(&ms, a, b));
     cudaCheck(cudaEventDestroy(a));
     cudaCheck(cudaEventDestroy(b));
-    return held ? -1 : ms * 1e3 / RETIME_CALLS;
+    return held ? -1 : ms * 1e3;
+}
+
+/* GPU time of one call, in us (the mean of RETIME_CALLS), or -1 when a call
+ * held the host past the gate. best_us (< 0: none yet) is the fastest
+ * candidate's so far: one that is RETIME_CUT times slower on its first call
+ * returns that call's time. */
+static double gpu_time_us(cm_net *n, cm_layer *L, int k, const conv_candidate *c, double best_us)
+{
+    cm_gpu *g = n->gpu;
+    /* fp32 stays FMA-only whatever cuDNN reports (conv_tune) */
+    if (!c->plan)
+        cudnnCheck(cudnnSetConvolutionMathType(L->conv[k], g->prec == CP_PREC_FP32 ? CUDNN_FMA_MATH : c->math));
+    conv_call(n, L, k, c); /* warm-up: module loading, plan building */
+    cudaCheck(cudaStreamSynchronize(g->stream));
+    if (best_us > 0) {
+        double first = gated_us(n, L, k, c, 1);
+        if (first < 0 || first > RETIME_CUT * best_us)
+            return first;
+    }
+    double us = gated_us(n, L, k, c, RETIME_CALLS);
+    return us < 0 ? -1 : us / RETIME_CALLS;
 }
 
 /* Of cudnnFind's candidates that succeeded within the workspace (perf results
@@ -213,7 +237,7 @@ static double gpu_time_us(cm_net *n, cm_layer *L, int k, const conv_candidate *c
                 continue;                                                                                              \
             tried_++;                                                                                                  \
             conv_candidate cand_ = {(int)(perf)[i_].algo, (perf)[i_].mathType, NULL};                                 \
-            double us_ = gpu_time_us(n, L, k, &cand_);                                                                 \
+            double us_ = gpu_time_us(n, L, k, &cand_, best_ < 0 ? -1 : best_us_);                                      \
             if (us_ < 0) { /* a call held the host: stop, keep the best so far or this one */                       \
                 if (best_ < 0)                                                                                         \
                     best_ = i_, best_us_ = (perf)[i_].time * 1e3, best_find_us_ = best_us_;                            \
@@ -268,13 +292,14 @@ typedef struct {
     cm_net *n;
     cm_layer *L;
     int k;
+    const double *best_us; /* the search's best so far (< 0: none timed) */
 } plan_timing;
 
 static double time_plan(const cm_conv_plan *p, void *ctx)
 {
     plan_timing *t = ctx;
     conv_candidate c = {0, CUDNN_DEFAULT_MATH, p};
-    return gpu_time_us(t->n, t->L, t->k, &c);
+    return gpu_time_us(t->n, t->L, t->k, &c, *t->best_us);
 }
 
 static void conv_find_graph(cm_net *n, cm_layer *L, conv_choice *c, int k)
@@ -284,8 +309,8 @@ static void conv_find_graph(cm_net *n, cm_layer *L, conv_choice *c, int k)
     cm_conv_shape s = {g->dnn_type, g->prec == CP_PREC_FP32, g->batch, l->in[0].c, l->in[0].h, l->in[0].w,
                        l->out_c,    l->kh,    l->kw,    l->groups, l->ph, l->pw, l->sh, l->sw, l->dh, l->dw,
                        l->out.h,    l->out.w};
-    plan_timing t = {n, L, k};
     double us = -1;
+    plan_timing t = {n, L, k, &us};
     int timed = 0;
     c->plan[k] = cm_conv_graph_choose(g->dnn, &s, k, g->workspace_size, time_plan, &t, &us, &timed);
     if (!c->plan[k])

@@ -1307,12 +1307,13 @@ HOLDOUT52_TORCH="
 --network vgg19 --batch 136 --precision fp16
 --network resnet34 --batch 88 --precision fp32 --channels-last"
 
-# MODE=torchgroup (session 44, written for a later call; calibration data: layer microbenchmarks of our choosing):
-# groupbench's grouped and depthwise layers (session 27, validation/layerbench-h100/groupbench/nets/, each network a
-# batch norm, the one convolution, a pooling and a small classifier) trained by PyTorch at groupbench's batches, FP16
-# and FP32, NCHW and channels-last, through torch_bench.py --network FILE.json: how PyTorch's cuDNN runs the
-# grouped layers the model times from cnnperf-measure's (PyTorch's ResNeXt-50 FP16 is over-predicted by 10-16% in
-# every large-batch run, docs/ACCURACY.md session 44); results for validation/layerbench-h100/torchgroup/.
+# MODE=torchgroup (session 44's idea, written as traces in session 45; calibration data: layer microbenchmarks of
+# our choosing): groupbench's grouped and depthwise layers (session 27, validation/layerbench-h100/groupbench/nets/,
+# each network a batch norm, the one convolution, a pooling and a small classifier) trained by PyTorch, every kernel
+# of a step traced (tools/kernel_trace.py --op network), FP16 and FP32, NCHW and channels-last, at groupbench's
+# batches and at 256: how PyTorch's cuDNN runs the grouped layers the model times from cnnperf-measure's (PyTorch's
+# ResNeXt-50 FP16 is over-predicted by 10-16% in every large-batch run, docs/ACCURACY.md session 44); results for
+# validation/layerbench-h100/torchgroup/.
 TORCHGROUP_NETS="
 grouped_c192_g32_k3s1_192x40 64
 grouped_c384_g32_k3s1_384x20 64
@@ -1323,9 +1324,73 @@ grouped_c384_g16_k3s2_384x40 64
 grouped_c576_g64_k3s1_576x14 128
 grouped_c240_g240_k5s1_240x28 64
 grouped_c480_g480_k5s2_480x28 64"
-TORCHGROUP_CONFIGS=$(awk 'NF == 2 {
-    f = "--network validation/layerbench-h100/groupbench/nets/" $1 ".json --batch " $2 " --precision fp16,fp32"
-    print f; print f " --channels-last" }' <<<"$TORCHGROUP_NETS")
+torchgroup() {
+    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    local dir="$RES/torchgroup" nets b fmt
+    mkdir -p "$dir"
+    for fmt in nchw cl; do
+        for b in 32 64 128 256; do
+            [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "torchgroup $fmt b$b skipped: past the deadline"; continue; }
+            if [ "$b" = 256 ]; then
+                nets=$(awk 'NF == 2 { print "validation/layerbench-h100/groupbench/nets/" $1 ".json" }' <<<"$TORCHGROUP_NETS")
+            else
+                nets=$(awk -v b="$b" 'NF == 2 && $2 == b { print "validation/layerbench-h100/groupbench/nets/" $1 ".json" }' <<<"$TORCHGROUP_NETS")
+            fi
+            [ -n "$nets" ] || continue
+            local cl=()
+            [ "$fmt" = cl ] && cl=(--channels-last)
+            say "kernel_trace $fmt b$b"
+            timeout 240 python3 tools/kernel_trace.py --op network --network "$(paste -sd, <<<"$nets")" --batch "$b" \
+                --precision fp16,fp32 "${cl[@]}" -o "$dir/kernels-torch-groupbench-$fmt-b$b.json" </dev/null ||
+                fail "kernel_trace $fmt b$b"
+            bundle
+        done
+    done
+}
+
+# MODE=cutcheck55 (session 45): the graph-API engine search with its early cut (measure/gpu_layers.c RETIME_CUT) on
+# a calibration-set configuration whose set-up took 55-56 s in two earlier calls (graph-api-repeat,
+# parity-graph-api): the set-up time and the engines chosen, beside those runs'.
+CUTCHECK55_MEASURE="
+vgg11 128 fp32 graphapi"
+
+# MODE=holdout55, MODE=mholdout55 (session 45, for the model as it stands: no model file changed since session 43):
+# ten one-GPU configurations by random.Random(55), holdout33's rule, and ten 4-GPU jobs by random.Random(5555),
+# mholdout35's rule, drawn and committed before their calls; predicted in the call. holdout54b and holdout52c are
+# the configurations of holdout54's and holdout52's draws that no call ran (their lists above stay the record of
+# the draws), run after holdout55's own with the call's eager costs copied from torch/holdout55 (EAGER_FROM).
+HOLDOUT55_MEASURE="
+lenet5 48 fp32
+googlenet 104 fp32 graphapi"
+HOLDOUT55_TORCH="
+--network densenet169 --batch 80 --precision fp16
+--network wide_resnet50_2 --batch 48 --precision fp16
+--network densenet169 --batch 120 --precision fp32 --channels-last
+--network resnet152 --batch 160 --precision fp32
+--network vgg16 --batch 136 --precision fp16
+--network alexnet --batch 88 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 88 --precision fp16 --channels-last
+--network lenet5 --batch 224 --precision fp16 --channels-last"
+HOLDOUT54B_TORCH="
+--network resnet50 --batch 112 --precision fp32 --channels-last
+--network vgg13 --batch 96 --precision fp32 --channels-last
+--network resnext50_32x4d --batch 256 --precision fp16 --channels-last
+--network vgg13 --batch 32 --precision fp32"
+HOLDOUT52C_TORCH="
+--network resnet34 --batch 88 --precision fp32 --channels-last"
+MHOLDOUT55_GRAPH="
+wide_resnet50_2 136 fp16 nccl
+vgg13 88 fp32 ps1
+resnext50_32x4d 144 fp32 nccl
+resnext50_32x4d 240 fp32 nccl"
+MHOLDOUT55_LEGACY="
+vgg16 88 fp16 nccl
+densenet169 120 fp16 nccl
+resnet50 104 fp16 nccl
+googlenet 64 fp32 nccl"
+MHOLDOUT55_DDP="
+--network lenet5 --batch 96 --precision fp16
+--network resnet152 --batch 128 --precision fp16 --channels-last"
 
 # MODE=holdout54 (session 44, the session's last device time): ten one-GPU configurations by random.Random(54),
 # holdout33's rule, for the model as it stands (no model file changed in session 44); measure jobs first, then
@@ -1774,9 +1839,14 @@ torch_one() {
     local launch=("$@")
     [ ${#launch[@]} -gt 0 ] || launch=(python3)
     mkdir -p "$dir"
-    say "torch_bench --eager-overhead"
-    timeout 150 python3 tools/torch_bench.py --eager-overhead -o "$dir/eager-overhead-$DEV.json" </dev/null ||
-        fail "eager overhead"
+    if [ -n "${EAGER_FROM:-}" ] && [ -f "$EAGER_FROM" ]; then
+        say "eager costs from $EAGER_FROM (measured earlier in this call)"
+        cp "$EAGER_FROM" "$dir/"
+    else
+        say "torch_bench --eager-overhead"
+        timeout 150 python3 tools/torch_bench.py --eager-overhead -o "$dir/eager-overhead-$DEV.json" </dev/null ||
+            fail "eager overhead"
+    fi
     while read -r c; do
         [ -n "$c" ] || continue
         [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "torch $c skipped: past the deadline"; continue; }
@@ -3117,7 +3187,12 @@ run_mode() {
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
-    torchgroup) torch_one "$TORCHGROUP_CONFIGS" torchgroup ;;
+    torchgroup) torchgroup ;;
+    cutcheck55) holdout_runs cutcheck55 "$CUTCHECK55_MEASURE" "" legacy ;;
+    holdout55)
+        drawn_holdout holdout55
+        EAGER_FROM=$RES/torchholdout55/eager-overhead-$DEV.json torch_one "$HOLDOUT54B_TORCH" torchholdout54b
+        EAGER_FROM=$RES/torchholdout55/eager-overhead-$DEV.json torch_one "$HOLDOUT52C_TORCH" torchholdout52c ;;
     psteam52) psteam52 ;;
     pswake35) pswake35 ;;
     buildcheck) # session 35: the build a later call gets (zlib found or not) and a compressed measurement read
@@ -3125,7 +3200,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
