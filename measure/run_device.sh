@@ -3189,6 +3189,12 @@ run_mode() {
     psidle54) psidle54 ;;
     torchgroup) torchgroup ;;
     cutcheck55) holdout_runs cutcheck55 "$CUTCHECK55_MEASURE" "" legacy ;;
+    session45c) # session 45's third call: the early cut checked, PyTorch's grouped kernels traced, and the
+        # leftover drawn PyTorch runs (holdout54's last two as holdout54c, holdout52c), eager costs measured once
+        holdout_runs cutcheck55 "$CUTCHECK55_MEASURE" "" legacy
+        torchgroup
+        torch_one "$(tail -2 <<<"$HOLDOUT54B_TORCH")" torchholdout54c
+        EAGER_FROM=$RES/torchholdout54c/eager-overhead-$DEV.json torch_one "$HOLDOUT52C_TORCH" torchholdout52c ;;
     holdout55)
         drawn_holdout holdout55
         EAGER_FROM=$RES/torchholdout55/eager-overhead-$DEV.json torch_one "$HOLDOUT54B_TORCH" torchholdout54b
