@@ -1354,6 +1354,35 @@ torchgroup() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout56, MODE=mholdout56 (session 45, after rule 17 was judged and reverted: the model as it stands, no model
+# file changed since session 43): ten one-GPU configurations by random.Random(56), holdout33's rule, and ten 2-GPU
+# jobs by random.Random(5656), mholdout35's rule, drawn and committed before their calls; predicted in the call.
+HOLDOUT56_MEASURE="
+resnext50_32x4d 80 fp16
+lenet5 72 fp16
+resnet50 80 fp32
+vgg16 128 fp16 graphapi"
+HOLDOUT56_TORCH="
+--network wide_resnet50_2 --batch 168 --precision fp16 --channels-last
+--network vgg13 --batch 160 --precision fp32 --channels-last
+--network vgg16 --batch 88 --precision fp16
+--network resnext50_32x4d --batch 48 --precision fp32
+--network alexnet --batch 176 --precision fp16 --channels-last
+--network vgg13 --batch 32 --precision fp16 --channels-last"
+MHOLDOUT56_GRAPH="
+alexnet 128 fp16 nccl
+densenet169 152 fp16 ps2
+mnasnet1_0 40 fp32 ps1
+mnasnet1_0 224 fp32 nccl"
+MHOLDOUT56_LEGACY="
+resnet152 184 fp32 nccl
+resnet101 56 fp16 nccl
+resnext50_32x4d 104 fp16 nccl
+resnet152 232 fp16 nccl"
+MHOLDOUT56_DDP="
+--network resnet101 --batch 120 --precision fp16
+--network resnet34 --batch 32 --precision fp32 --channels-last"
+
 # MODE=holdout55, MODE=mholdout55 (session 45, for the model as it stands: no model file changed since session 43):
 # ten one-GPU configurations by random.Random(55), holdout33's rule, and ten 4-GPU jobs by random.Random(5555),
 # mholdout35's rule, drawn and committed before their calls; predicted in the call. holdout54b and holdout52c are
@@ -3183,7 +3212,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3205,7 +3234,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
