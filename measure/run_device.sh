@@ -3224,6 +3224,7 @@ run_mode() {
         torchgroup
         torch_one "$(tail -2 <<<"$HOLDOUT54B_TORCH")" torchholdout54c
         EAGER_FROM=$RES/torchholdout54c/eager-overhead-$DEV.json torch_one "$HOLDOUT52C_TORCH" torchholdout52c ;;
+    holdout56b) torch_one "$(tail -4 <<<"$HOLDOUT56_TORCH")" torchholdout56b ;; # the four past holdout56's deadline
     holdout55)
         drawn_holdout holdout55
         EAGER_FROM=$RES/torchholdout55/eager-overhead-$DEV.json torch_one "$HOLDOUT54B_TORCH" torchholdout54b
