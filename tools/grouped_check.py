@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""grouped_check: the model's grouped convolutions against their layer
+microbenchmarks (calibration data, never the evaluation set), the numbers a
+rule about grouped layers is judged on (docs/ACCURACY.md, session 45's rule 17).
+
+Two measurements of groupbench's seven grouped, not depthwise, layers
+(validation/layerbench-h100/groupbench/nets/, 3 to 24 channels a group):
+  harness  cnnperf-measure through the graph API, each pass timed alone
+           (groupbench/data.tar.xz: --layers isolated, cuDNN 9.14), against
+           `cnnperf predict` (harness mode, graph API) per pass;
+  pytorch  PyTorch's kernel traces (layerbench-h100/torchgroup/, cuDNN 9.19):
+           the convolution's forward kernels and its backward's (data and
+           weight gradients together), NCHW, against `cnnperf predict
+           --mode eager`.
+One line per pass, then the mean absolute percentage error of each.
+
+  python3 tools/grouped_check.py                          # 16 bits (default)
+  python3 tools/grouped_check.py --precision fp32 --cnnperf build-asan/cnnperf
+
+Needs the cnnperf program (--cnnperf, default build/cnnperf); reads the
+committed data only, writes nothing.
+"""
+import argparse
+import io
+import json
+import lzma
+import os
+import subprocess
+import tarfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(REPO, "validation", "layerbench-h100")
+NETS = os.path.join(BENCH, "groupbench", "nets")
+GROUPED = ["grouped_c192_g32_k3s1_192x40", "grouped_c384_g32_k3s1_384x20", "grouped_c768_g32_k3s1_768x10",
+           "grouped_c96_g32_k3s1_96x80", "grouped_c192_g8_k3s1_192x40", "grouped_c384_g16_k3s2_384x40",
+           "grouped_c576_g64_k3s1_576x14"]
+PASSES = ("forward_ms", "backward_data_ms", "backward_weight_ms")
+
+
+def predicted_conv(cnnperf, net, batch, precision, extra):
+    """The network's one convolution as `cnnperf predict` times it (ms per pass)."""
+    run = subprocess.run([cnnperf, "predict", "--network", os.path.join(NETS, net + ".json"), "--batch", str(batch),
+                          "--precision", precision, "--format", "json"] + extra,
+                         capture_output=True, text=True, check=True)
+    return next(layer for layer in json.loads(run.stdout)["layers"] if layer["kind"] == "conv")
+
+
+def harness_runs(precision):
+    """groupbench's measurements of the grouped layers in `precision`: (net, batch, conv layer)."""
+    with tarfile.open(os.path.join(BENCH, "groupbench", "data.tar.xz")) as tar:
+        for member in sorted(tar.getmembers(), key=lambda m: m.name):
+            name = os.path.basename(member.name)
+            net = next((n for n in GROUPED if name.startswith("layerbench-" + n + "-b")), None)
+            if net is None or not name.endswith("-" + precision + ".json"):
+                continue
+            run = json.load(io.TextIOWrapper(tar.extractfile(member)))
+            yield net, run["batch"], next(layer for layer in run["layers"] if layer["name"] == "conv")
+
+
+def pytorch_traces(precision):
+    """torchgroup's NCHW traces of the grouped layers: (net, batch, forward ms, backward ms)."""
+    folder = os.path.join(BENCH, "torchgroup")
+    for name in sorted(os.listdir(folder)):
+        if not name.startswith("kernels-torch-groupbench-nchw-"):
+            continue
+        with lzma.open(os.path.join(folder, name)) as f:
+            records = json.load(f)["records"]
+        for r in records:
+            net = os.path.basename(r["network"])[:-len(".json")]
+            if net not in GROUPED or r["precision"] != precision:
+                continue
+
+            def ms(op):
+                return sum(k["median_us"] for k in r["kernels"] if k["op"] == op) / 1e3
+            yield net, r["batch"], ms("aten::cudnn_convolution"), ms("aten::convolution_backward")
+
+
+def report(what, rows):
+    errors = []
+    for label, measured, predicted in rows:
+        error = (predicted / measured - 1) * 100
+        errors.append(abs(error))
+        print(f"{what:8} {label:44} {measured:8.3f} {predicted:8.3f} {error:+7.1f}%")
+    if errors:
+        print(f"{what}: {sum(errors) / len(errors):.1f}% mean |error| over {len(errors)} passes\n")
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--precision", default="fp16", help="fp16 (default) or fp32")
+    ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
+    a = ap.parse_args()
+    print(f"{'':8} {'layer, batch, pass':44} {'measured':>8} {'model':>8} {'error':>8}   (ms)")
+    rows = []
+    for net, batch, conv in harness_runs(a.precision):
+        model = predicted_conv(a.cnnperf, net, batch, a.precision, ["--conv-api", "graph"])
+        rows += [(f"{net[8:]} b{batch} {p[:-3]}", conv[p], model[p]) for p in PASSES]
+    report("harness", rows)
+    rows = []
+    for net, batch, forward, backward in pytorch_traces(a.precision):
+        model = predicted_conv(a.cnnperf, net, batch, a.precision, ["--mode", "eager"])
+        if forward > 0:
+            rows.append((f"{net[8:]} b{batch} forward", forward, model["forward_ms"]))
+        if backward > 0:
+            rows.append((f"{net[8:]} b{batch} backward", backward,
+                         model["backward_data_ms"] + model["backward_weight_ms"]))
+    report("pytorch", rows)
+
+
+if __name__ == "__main__":
+    main()
