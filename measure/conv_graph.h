@@ -38,12 +38,16 @@ typedef struct {
 typedef struct cm_conv_plan cm_conv_plan;
 
 /* The GPU time of one call of plan p, in microseconds, or a negative
- * number when it could not be timed; ctx is the caller's. */
+ * number when it could not be timed; ctx is the caller's. A plan that cannot
+ * beat the best so far may be timed roughly (measure/gpu_layers.c cuts it
+ * after one call): only the fastest's time must be exact. */
 typedef double (*cm_conv_timer)(const cm_conv_plan *p, void *ctx);
 
 /* The fastest plan by `timer` for pass 0 (forward), 1 (data gradient) or 2
  * (filter gradient) among the candidates above whose workspace fits in
  * ws_limit bytes; its time in *best_us and how many were timed in *timed.
+ * *best_us holds the best time so far while the search runs (negative before
+ * any), so a timer may read it through its ctx.
  * NULL when none builds (the caller names the layer). */
 cm_conv_plan *cm_conv_graph_choose(cudnnHandle_t h, const cm_conv_shape *s, int pass, size_t ws_limit,
                                    cm_conv_timer timer, void *ctx, double *best_us, int *timed);
