@@ -1348,6 +1348,44 @@ torchgroup() {
     done
 }
 
+# MODE=groupblock46 (written in session 45 for a later call; calibration data: layer microbenchmarks of our choosing):
+# torchgroup's channels-last and FP32 traces contradict the PyTorch ResNeXt-50 runs (docs/ACCURACY.md session 45),
+# and its networks feed the grouped convolution from a batch norm of an FP32 input. These four
+# (validation/layerbench-h100/groupblock/nets/: groupbench's 3x3 widths, groups and planes) feed it as a bottleneck
+# block does: 1x1 convolution, batch norm, ReLU, the grouped 3x3, batch norm, ReLU, 1x1 convolution. Each pass
+# timed alone by cnnperf-measure through the graph API (--layers isolated) and every kernel of a PyTorch step
+# traced, FP16 and FP32, NCHW and channels-last, at b64 and b256; results for validation/layerbench-h100/groupblock/.
+groupblock46() {
+    local dir=$RES/groupblock f b p fmt name
+    mkdir -p "$dir"
+    for f in validation/layerbench-h100/groupblock/nets/*.json; do
+        name=$(basename "$f" .json)
+        for b in 64 256; do
+            for p in fp16 fp32; do
+                [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "measure $name b$b $p skipped: past the deadline"; continue; }
+                say "measure $name b$b $p (graph API, layers isolated)"
+                timeout 240 "$MEASURE" --conv-api graph --network "$f" --batch "$b" --precision "$p" --warmup 2 --iters 5 \
+                    --layers isolated -o "$dir/layerbench-$name-b$b-$p.json" </dev/null || fail "measure $name b$b $p"
+                bundle
+            done
+        done
+    done
+    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    local nets
+    nets=$(ls validation/layerbench-h100/groupblock/nets/*.json | paste -sd,)
+    for fmt in nchw cl; do
+        for b in 64 256; do
+            [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "kernel_trace $fmt b$b skipped: past the deadline"; continue; }
+            local cl=()
+            [ "$fmt" = cl ] && cl=(--channels-last)
+            say "kernel_trace groupblock $fmt b$b"
+            timeout 240 python3 tools/kernel_trace.py --op network --network "$nets" --batch "$b" --precision fp16,fp32 \
+                "${cl[@]}" -o "$dir/kernels-torch-groupblock-$fmt-b$b.json" </dev/null || fail "kernel_trace $fmt b$b"
+            bundle
+        done
+    done
+}
+
 # MODE=cutcheck55 (session 45): the graph-API engine search with its early cut (measure/gpu_layers.c RETIME_CUT) on
 # a calibration-set configuration whose set-up took 55-56 s in two earlier calls (graph-api-repeat,
 # parity-graph-api): the set-up time and the engines chosen, beside those runs'.
@@ -3217,6 +3255,7 @@ run_mode() {
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
     torchgroup) torchgroup ;;
+    groupblock46) groupblock46 ;;
     cutcheck55) holdout_runs cutcheck55 "$CUTCHECK55_MEASURE" "" legacy ;;
     session45c) # session 45's third call: the early cut checked, PyTorch's grouped kernels traced, and the
         # leftover drawn PyTorch runs (holdout54's last two as holdout54c, holdout52c), eager costs measured once
