@@ -156,6 +156,15 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether the eager model predicted a host time for every phase of r (each ratio's denominator). */
+static int host_phases_predicted(const cp_val_run *r)
+{
+    for (int k = 0; k < CP_VAL_HOST_PHASES; k++)
+        if (!(r->pred_host_phase_ms[k] > 0))
+            return 0;
+    return 1;
+}
+
 int cp_val_host_phase_ratios(const cp_val_run *runs, int n, int calibration, int ddp,
                              double median[CP_VAL_HOST_PHASES])
 {
@@ -168,8 +177,7 @@ int cp_val_host_phase_ratios(const cp_val_run *runs, int n, int calibration, int
     for (int i = 0; i < n; i++) {
         const cp_val_run *r = &runs[i];
         if (r->has_host_phase && r->host_bound && r->has_pred_host && !r->excluded && r->calibration == calibration &&
-            (r->gpus > 1) == ddp && r->pred_host_phase_ms[0] > 0 && r->pred_host_phase_ms[1] > 0 &&
-            r->pred_host_phase_ms[2] > 0) {
+            (r->gpus > 1) == ddp && host_phases_predicted(r)) {
             for (int k = 0; k < CP_VAL_HOST_PHASES; k++)
                 q[k * n + count] = r->host_phase_ms[k] / r->pred_host_phase_ms[k];
             count++;

@@ -827,9 +827,11 @@ static void host_section(out *o, const cp_validation *v)
             fprintf(o->f, "%s%s set, %s, host-bound runs: %.1f%% mean error over %d run%s, worst %.1f%%",
                     o->md ? "- " : "  ", set ? "calibration" : "evaluation", ddp ? "DDP" : "one GPU",
                     cp_val_mape(&st), st.n, st.n == 1 ? "" : "s", st.worst_pct);
-            if (np)
-                fprintf(o->f, "; measured / predicted by phase (median of %d): forward %.2f, backward %.2f, step %.2f",
-                        np, med[0], med[1], med[2]);
+            if (np) {
+                fprintf(o->f, "; measured / predicted by phase (median of %d):", np);
+                for (int k = 0; k < CP_EAGER_HOST_PHASES; k++)
+                    fprintf(o->f, "%s %s %.2f", k ? "," : "", cp_eager_host_phase_names[k], med[k]);
+            }
             fputc('\n', o->f);
         }
     if (o->md)
