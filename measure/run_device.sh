@@ -1324,26 +1324,27 @@ grouped_c384_g16_k3s2_384x40 64
 grouped_c576_g64_k3s1_576x14 128
 grouped_c240_g240_k5s1_240x28 64
 grouped_c480_g480_k5s2_480x28 64"
+# One PyTorch step of each network file traced kernel by kernel (tools/kernel_trace.py --op network, FP16 and
+# FP32): kernel_trace_nets TAG NETS (comma-separated) BATCH nchw|cl OUT
+kernel_trace_nets() {
+    local tag=$1 nets=$2 b=$3 fmt=$4 out=$5 cl=()
+    [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "kernel_trace $tag $fmt b$b skipped: past the deadline"; return; }
+    [ "$fmt" = cl ] && cl=(--channels-last)
+    say "kernel_trace $tag $fmt b$b"
+    timeout 240 python3 tools/kernel_trace.py --op network --network "$nets" --batch "$b" --precision fp16,fp32 \
+        "${cl[@]}" -o "$out" </dev/null || fail "kernel_trace $tag $fmt b$b"
+    bundle
+}
 torchgroup() {
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
     local dir="$RES/torchgroup" nets b fmt
     mkdir -p "$dir"
     for fmt in nchw cl; do
         for b in 32 64 128 256; do
-            [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "torchgroup $fmt b$b skipped: past the deadline"; continue; }
-            if [ "$b" = 256 ]; then
-                nets=$(awk 'NF == 2 { print "validation/layerbench-h100/groupbench/nets/" $1 ".json" }' <<<"$TORCHGROUP_NETS")
-            else
-                nets=$(awk -v b="$b" 'NF == 2 && $2 == b { print "validation/layerbench-h100/groupbench/nets/" $1 ".json" }' <<<"$TORCHGROUP_NETS")
-            fi
-            [ -n "$nets" ] || continue
-            local cl=()
-            [ "$fmt" = cl ] && cl=(--channels-last)
-            say "kernel_trace $fmt b$b"
-            timeout 240 python3 tools/kernel_trace.py --op network --network "$(paste -sd, <<<"$nets")" --batch "$b" \
-                --precision fp16,fp32 "${cl[@]}" -o "$dir/kernels-torch-groupbench-$fmt-b$b.json" </dev/null ||
-                fail "kernel_trace $fmt b$b"
-            bundle
+            # groupbench's batches, and 256 for all
+            nets=$(awk -v b="$b" 'NF == 2 && (b == 256 || $2 == b) {
+                print "validation/layerbench-h100/groupbench/nets/" $1 ".json" }' <<<"$TORCHGROUP_NETS" | paste -sd,)
+            [ -z "$nets" ] || kernel_trace_nets groupbench "$nets" "$b" "$fmt" "$dir/kernels-torch-groupbench-$fmt-b$b.json"
         done
     done
 }
@@ -1375,13 +1376,7 @@ groupblock46() {
     nets=$(ls validation/layerbench-h100/groupblock/nets/*.json | paste -sd,)
     for fmt in nchw cl; do
         for b in 64 256; do
-            [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "kernel_trace $fmt b$b skipped: past the deadline"; continue; }
-            local cl=()
-            [ "$fmt" = cl ] && cl=(--channels-last)
-            say "kernel_trace groupblock $fmt b$b"
-            timeout 240 python3 tools/kernel_trace.py --op network --network "$nets" --batch "$b" --precision fp16,fp32 \
-                "${cl[@]}" -o "$dir/kernels-torch-groupblock-$fmt-b$b.json" </dev/null || fail "kernel_trace $fmt b$b"
-            bundle
+            kernel_trace_nets groupblock "$nets" "$b" "$fmt" "$dir/kernels-torch-groupblock-$fmt-b$b.json"
         done
     done
 }
