@@ -1387,6 +1387,36 @@ groupblock46() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout57, holdout57b, mholdout57 (session 46, drawn before any change this session: the model as it stands,
+# no model file changed since session 43): ten one-GPU configurations by random.Random(57), holdout33's rule (the
+# cnnperf-measure jobs in MODE=session46a, the PyTorch ones in holdout57b), and ten 4-GPU jobs by
+# random.Random(5757), mholdout35's rule, in MODE=coexec57 after its calibration part; predicted in the call.
+HOLDOUT57_MEASURE="
+alexnet 120 fp16
+resnet152 192 fp32 graphapi
+resnet50 96 fp16
+resnet101 176 fp16
+wide_resnet50_2 96 fp32"
+HOLDOUT57_TORCH="
+--network resnet50 --batch 112 --precision fp32
+--network wide_resnet50_2 --batch 216 --precision fp16
+--network resnet152 --batch 128 --precision fp16 --channels-last
+--network googlenet --batch 128 --precision fp16 --channels-last
+--network resnet50 --batch 224 --precision fp16 --channels-last"
+MHOLDOUT57_GRAPH="
+wide_resnet50_2 88 fp16 ps2
+lenet5 120 fp16 ps2
+vgg16 192 fp32 ps2
+vgg13 192 fp16 nccl"
+MHOLDOUT57_LEGACY="
+vgg16 128 fp32 nccl"
+MHOLDOUT57_DDP="
+--network wide_resnet50_2 --batch 128 --precision fp32
+--network resnet101 --batch 96 --precision fp32
+--network resnet50 --batch 184 --precision fp32 --channels-last
+--network vgg16 --batch 176 --precision fp16 --channels-last
+--network resnet101 --batch 144 --precision fp16"
+
 # MODE=holdout56, MODE=mholdout56 (session 45, after rule 17 was judged and reverted: the model as it stands, no model
 # file changed since session 43): ten one-GPU configurations by random.Random(56), holdout33's rule, and ten 2-GPU
 # jobs by random.Random(5656), mholdout35's rule, drawn and committed before their calls; predicted in the call.
@@ -3258,6 +3288,10 @@ run_mode() {
         torchgroup
         torch_one "$(tail -2 <<<"$HOLDOUT54B_TORCH")" torchholdout54c
         EAGER_FROM=$RES/torchholdout54c/eager-overhead-$DEV.json torch_one "$HOLDOUT52C_TORCH" torchholdout52c ;;
+    session46a) # session 46's first call: holdout57's cnnperf-measure jobs, then groupblock46 (what the deadline leaves)
+        holdout_runs holdout57 "$HOLDOUT57_MEASURE" "" legacy
+        groupblock46 ;;
+    holdout57b) torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
     holdout56b) torch_one "$(tail -4 <<<"$HOLDOUT56_TORCH")" torchholdout56b ;; # the four past holdout56's deadline
     holdout55)
         drawn_holdout holdout55
