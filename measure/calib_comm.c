@@ -258,9 +258,9 @@ void cal_run_nccl(cal_gpu *g, double min_bytes, double max_bytes, double step, i
 
 typedef struct {
     cal_gpu *g;
-    int kind;              /* CAL_OVERLAP_GEMM or _COPY */
-    float *a, *b, *c;      /* the work's buffers */
-    int gemm;              /* GEMM size */
+    int kind;              /* CAL_OVERLAP_GEMM, _COPY or _GEMM16 */
+    float *a, *b, *c;      /* the work's buffers (FP16 values for _GEMM16) */
+    int gemm, gemm16;      /* GEMM sizes, FP32 and FP16 */
     long long copy;        /* copy length, floats */
     cudaStream_t work;     /* the work's stream; the all-reduces run on g->stream */
     ncclComm_t comm;
@@ -274,6 +274,8 @@ static void work_round(co_bench *b)
 {
     if (b->kind == CAL_OVERLAP_GEMM)
         cal_enqueue_gemm_fp32(b->g, b->work, b->a, b->b, b->c, b->gemm);
+    else if (b->kind == CAL_OVERLAP_GEMM16)
+        cal_enqueue_gemm_fp16(b->g, b->work, b->a, b->b, b->c, b->gemm16);
     else
         cal_enqueue_copy(b->g, b->work, b->a, b->b, b->copy);
 }
@@ -342,11 +344,14 @@ void cal_run_overlap(cal_gpu *g, double bytes, double timeout_s, cal_overlap *r)
 {
     memset(r, 0, sizeof *r);
     char version[32];
-    co_bench b = {.g = g, .gemm = 4096, .copy = 1LL << 27, .timeout_s = timeout_s};
+    /* an FP16 GEMM of 8192^3 on tensor cores takes about what the FP32 one of 4096^3 does on FMA lanes */
+    co_bench b = {.g = g, .gemm = 4096, .gemm16 = 8192, .copy = 1LL << 27, .timeout_s = timeout_s};
     b.comm = open_comm(version, sizeof version);
     cal_where = "co-execution set-up";
     b.count = (size_t)(bytes / 4);
-    size_t gemm_floats = (size_t)b.gemm * (size_t)b.gemm;
+    size_t gemm_floats = (size_t)b.gemm * (size_t)b.gemm, gemm16_halves = (size_t)b.gemm16 * (size_t)b.gemm16;
+    if (gemm_floats < gemm16_halves / 2)
+        gemm_floats = gemm16_halves / 2;
     size_t work_floats = gemm_floats > (size_t)b.copy ? gemm_floats : (size_t)b.copy;
     cudaCheck(cudaMalloc((void **)&b.buf, b.count * sizeof(float)));
     cudaCheck(cudaMalloc((void **)&b.a, work_floats * sizeof(float)));
@@ -359,12 +364,20 @@ void cal_run_overlap(cal_gpu *g, double bytes, double timeout_s, cal_overlap *r)
     cudaCheck(cudaStreamCreateWithFlags(&b.work, cudaStreamNonBlocking));
     for (int i = 0; i < 4; i++)
         cudaCheck(cudaEventCreate(&b.ev[i]));
-    static const char *const kinds[CAL_OVERLAP_WORKS] = {"gemm_fp32", "copy"};
+    static const char *const kinds[CAL_OVERLAP_WORKS] = {
+        [CAL_OVERLAP_GEMM] = "gemm_fp32", [CAL_OVERLAP_COPY] = "copy", [CAL_OVERLAP_GEMM16] = "gemm_fp16"};
     for (int k = 0; k < CAL_OVERLAP_WORKS; k++) {
         cal_overlap_work *w = &r->w[k];
         b.kind = k;
         w->kind = kinds[k];
-        cal_where = k == CAL_OVERLAP_GEMM ? "co-execution: GEMM" : "co-execution: copy";
+        static char where[48]; /* cal_where may be read after we return */
+        snprintf(where, sizeof where, "co-execution: %s", kinds[k]);
+        cal_where = where;
+        if (k == CAL_OVERLAP_GEMM16) { /* FP16 values, not FP32 bits read as FP16 (NaNs, infinities) */
+            cal_fill_random_half(g, b.a, (long long)gemm16_halves, 303u);
+            cal_fill_random_half(g, b.b, (long long)gemm16_halves, 304u);
+            cudaCheck(cudaStreamSynchronize(g->stream));
+        }
         time_work(&b, 2, 0); /* warm-up of both */
         time_allreduces(&b, 5, 0);
         double wa[3], aa[3], wb[3], ab[3];

@@ -25,7 +25,8 @@
  *  - Co-execution (`overlap`): how an all-reduce and compute slow each other
  *    when they run at once, as a training step's bucketed exchange runs
  *    beside backward. Per kind of work (an FP32 GEMM, compute-bound; a
- *    streaming copy, memory-bound), on every rank: the work alone, then
+ *    streaming copy, memory-bound; an FP16 GEMM on tensor cores, the
+ *    16-bit compute-bound kind), on every rank: the work alone, then
  *    beside a stream of all-reduces that outlasts it (the work's slowdown);
  *    all-reduces alone, then beside work that outlasts them (theirs). Each
  *    the median of 3 rounds, averaged over the ranks. */
@@ -52,9 +53,9 @@ typedef struct {
     cal_fit fit;
 } cal_mpi;
 
-enum { CAL_OVERLAP_GEMM, CAL_OVERLAP_COPY, CAL_OVERLAP_WORKS };
+enum { CAL_OVERLAP_GEMM, CAL_OVERLAP_COPY, CAL_OVERLAP_GEMM16, CAL_OVERLAP_WORKS };
 typedef struct {
-    const char *kind;                /* "gemm_fp32", "copy" */
+    const char *kind;                /* "gemm_fp32", "copy", "gemm_fp16" */
     double work_alone_ms, work_beside_ms; /* one round of work; beside all-reduces */
     double ar_alone_us, ar_beside_us;     /* one all-reduce; beside the work */
 } cal_overlap_work;

@@ -167,6 +167,15 @@ void cal_enqueue_gemm_fp32(cal_gpu *g, cudaStream_t st, const float *a, const fl
     cublasCheck(cublasSetStream(g->blas, g->stream));
 }
 
+void cal_enqueue_gemm_fp16(cal_gpu *g, cudaStream_t st, const void *a, const void *b, void *c, int size)
+{
+    static const float alpha = 1.0f, beta = 0.0f;
+    cublasCheck(cublasSetStream(g->blas, st));
+    cublasCheck(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, size, size, size, &alpha, a, CUDA_R_16F, size, b,
+                             CUDA_R_16F, size, &beta, c, CUDA_R_16F, size, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    cublasCheck(cublasSetStream(g->blas, g->stream));
+}
+
 void cal_enqueue_copy(cal_gpu *g, cudaStream_t st, const float *a, float *b, long long n)
 {
     long long n4 = n / 4;
@@ -177,6 +186,11 @@ void cal_enqueue_copy(cal_gpu *g, cudaStream_t st, const float *a, float *b, lon
 void cal_fill_random(cal_gpu *g, float *p, long long n, unsigned seed)
 {
     fill(g, p, n, CAL_FP32, seed);
+}
+
+void cal_fill_random_half(cal_gpu *g, void *p, long long n, unsigned seed)
+{
+    fill(g, p, n, CAL_FP16, seed);
 }
 
 static void spin(cal_gpu *g, double us)

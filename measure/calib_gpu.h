@@ -103,11 +103,16 @@ void cal_run_p2p(cal_gpu *g, double min_bytes, double max_bytes, double step, ca
 
 /* Work for the co-execution benchmark (calib_comm.h), enqueued on stream
  * st: an FP32 GEMM C = A B of size x size matrices (cuBLAS, FMA lanes), or
- * a streaming copy of n floats (n a multiple of 4) from a to b. */
+ * a streaming copy of n floats (n a multiple of 4) from a to b; the FP16
+ * GEMM takes half-precision matrices and accumulates in FP32 on tensor
+ * cores, as cuDNN's 16-bit convolutions do. */
 void cal_enqueue_gemm_fp32(cal_gpu *g, cudaStream_t st, const float *a, const float *b, float *c, int size);
+void cal_enqueue_gemm_fp16(cal_gpu *g, cudaStream_t st, const void *a, const void *b, void *c, int size);
 void cal_enqueue_copy(cal_gpu *g, cudaStream_t st, const float *a, float *b, long long n);
 
-/* n floats uniform in [-1, 1) on the GPU's stream (NCCL's send buffers). */
+/* n floats uniform in [-1, 1) on the GPU's stream (NCCL's send buffers);
+ * the _half form fills n FP16 values the same way. */
 void cal_fill_random(cal_gpu *g, float *p, long long n, unsigned seed);
+void cal_fill_random_half(cal_gpu *g, void *p, long long n, unsigned seed);
 
 #endif

@@ -531,7 +531,7 @@ static cJSON *raw_json(const options *o, const provenance *pv, const cal_gpu *g,
                                 "a stream of in-place all-reduces (float sum) that outlasts them 3x, which starts "
                                 "first; 50 all-reduces alone and beside work that outlasts them 3x; medians of 3, mean "
                                 "over the ranks; gemm_fp32: cublasSgemm 4096^3 (FMA lanes), copy: 512 MiB read and "
-                                "written");
+                                "written, gemm_fp16: cublasGemmEx FP16 8192^3, FP32 accumulation (tensor cores)");
         cJSON *ws = cJSON_AddArrayToObject(c, "work");
         for (int k = 0; k < CAL_OVERLAP_WORKS; k++) {
             const cal_overlap_work *w = &ov->w[k];
