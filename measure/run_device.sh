@@ -1651,6 +1651,38 @@ coexec47() {
     NPROC=4 ddp "$COEXEC47_DDP"
 }
 
+# MODE=coexec57 (session 46, 4 GPUs; calibration data): cnnperf-calibrate --only overlap, which now also times an
+# FP16 tensor-core GEMM beside the all-reduces, under 2 ranks twice and 4 ranks once (docs/ACCURACY.md session 46,
+# rule 19), then 16-bit NCCL jobs of the calibration set's networks through the graph API on 2 GPUs, on which the
+# rule is judged with coexec47's; predicted in the call. MODE=session46b: coexec57, then mholdout57 (4 GPUs).
+COEXEC57_GRAPH2="
+resnet18 128 fp16 nccl
+vgg11 128 fp16 nccl
+densenet121 64 fp16 nccl
+inception_v3 64 fp16 nccl
+squeezenet1_1 128 fp16 nccl"
+coexec57() {
+    need_gpus 4 || return
+    mpi_setup
+    RES=$BUILD/results/coexec57
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    local n r
+    for r in 1 2; do
+        for n in 2 4; do
+            [ "$r$n" != 24 ] || continue # 4 ranks once: coexec47's 4-rank rates were within 0.05 of the 2-rank ones
+            say "calibrate --only overlap, $n ranks, run $r"
+            timeout 120 "${MPIRUN[@]}" -np "$n" -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only overlap \
+                --raw "$RES/calibrated-overlap-${n}gpu-r$r-raw.json" </dev/null 2>&1 | grep -v 'NCCL INFO' |
+                grep -E 'co-execution' || fail "calibrate overlap, $n ranks, run $r"
+        done
+    done
+    bundle
+    nccl_sweep 2
+    GPUS=2 CONV_API=graph multi_runs "$COEXEC57_GRAPH2"
+    predict_in_call "$RES"/measure-*.json "$RES/calibrated-nccl-2gpu-raw.json"
+}
+
 # MODE=ddp4cal41 (session 41, 4 GPUs): PyTorch DDP on four GPUs for the calibration set's networks, which had
 # none (coexec47's deadline came first): COEXEC47_DDP's five jobs on 4 ranks, then the same five on 2 of the
 # GPUs for pairs from one host and one call; predicted in the call. Nothing from the evaluation set.
@@ -3291,6 +3323,9 @@ run_mode() {
     session46a) # session 46's first call: holdout57's cnnperf-measure jobs, then groupblock46 (what the deadline leaves)
         holdout_runs holdout57 "$HOLDOUT57_MEASURE" "" legacy
         groupblock46 ;;
+    session46b) # session 46's multi-GPU call (4 x H100): rule 19's co-execution data, then mholdout57
+        coexec57
+        drawn_multi mholdout57 4 ;;
     holdout57b) torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
     holdout56b) torch_one "$(tail -4 <<<"$HOLDOUT56_TORCH")" torchholdout56b ;; # the four past holdout56's deadline
     holdout55)
