@@ -1356,10 +1356,13 @@ torchgroup() {
 # block does: 1x1 convolution, batch norm, ReLU, the grouped 3x3, batch norm, ReLU, 1x1 convolution. Each pass
 # timed alone by cnnperf-measure through the graph API (--layers isolated) and every kernel of a PyTorch step
 # traced, FP16 and FP32, NCHW and channels-last, at b64 and b256; results for validation/layerbench-h100/groupblock/.
-groupblock46() {
-    local dir=$RES/groupblock f b p fmt name
+groupblock46() { groupblock_set groupblock; }
+# groupblock_set NAME: validation/layerbench-h100/NAME/nets/*.json measured and traced as groupblock46 says, into
+# results/NAME
+groupblock_set() {
+    local dir=$RES/$1 f b p fmt name nets
     mkdir -p "$dir"
-    for f in validation/layerbench-h100/groupblock/nets/*.json; do
+    for f in validation/layerbench-h100/$1/nets/*.json; do
         name=$(basename "$f" .json)
         for b in 64 256; do
             for p in fp16 fp32; do
@@ -1372,14 +1375,20 @@ groupblock46() {
         done
     done
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
-    local nets
-    nets=$(ls validation/layerbench-h100/groupblock/nets/*.json | paste -sd,)
+    nets=$(ls validation/layerbench-h100/"$1"/nets/*.json | paste -sd,)
     for fmt in nchw cl; do
         for b in 64 256; do
-            kernel_trace_nets groupblock "$nets" "$b" "$fmt" "$dir/kernels-torch-groupblock-$fmt-b$b.json"
+            kernel_trace_nets "$1" "$nets" "$b" "$fmt" "$dir/kernels-torch-$1-$fmt-b$b.json"
         done
     done
 }
+
+# MODE=groupblock57 (session 46; calibration data: layer microbenchmarks of our choosing): groupblock46's traces showed
+# cuDNN 9.19 wrapping PyTorch's channels-last 16-bit grouped convolutions in tensorTransformGeneric inside a block too
+# (2.4x the convolution's own time at 6 channels a group), yet its ResNeXt-50 runs are over-predicted. Its widths
+# had 3-24 channels a group; these four (validation/layerbench-h100/groupblock2/nets/) have 4, 8, 16 and 32, at
+# spatial sizes no shipped network uses (48, 24, 12, 6): do the transforms follow the group's width?
+groupblock57() { groupblock_set groupblock2; }
 
 # MODE=cutcheck55 (session 45): the graph-API engine search with its early cut (measure/gpu_layers.c RETIME_CUT) on
 # a calibration-set configuration whose set-up took 55-56 s in two earlier calls (graph-api-repeat,
@@ -3327,6 +3336,10 @@ run_mode() {
         coexec57
         drawn_multi mholdout57 4 ;;
     holdout57b) torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
+    session46c) # session 46's last one-GPU call: groupblock57, then holdout57's PyTorch runs
+        groupblock57
+        torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
+    groupblock57) groupblock57 ;;
     holdout56b) torch_one "$(tail -4 <<<"$HOLDOUT56_TORCH")" torchholdout56b ;; # the four past holdout56's deadline
     holdout55)
         drawn_holdout holdout55
