@@ -50,8 +50,7 @@ cJSON *cal_profile_build(const char *base_text, const char *base_file, const cal
 
 /* Sets the profile's nccl_overlap section (devices/FORMAT.md) to what
  * `--only overlap` measured (ov->done), replacing the base's: GEMM as
- * compute-bound, copy as memory-bound work, the FP16 GEMM as 16-bit
- * compute-bound work. One change per rate. */
+ * compute-bound, copy as memory-bound work. One change per rate. */
 void cal_profile_set_overlap(cJSON *profile, const cal_overlap *ov, const cal_stamp *st, cJSON *changes);
 
 /* One field per line, as the shipped profiles are written. Caller frees. */

@@ -90,30 +90,17 @@ static int get_text(cp_jctx *c, const cJSON *root, const char *key, int required
     return 0;
 }
 
-cp_co_kind cp_co_kind_of(int compute_bound, cp_precision p)
-{
-    return !compute_bound ? CP_CO_MEMORY : cp_precision_bytes(p) == 2 ? CP_CO_COMPUTE_16BIT : CP_CO_COMPUTE;
-}
-
 /* "nccl_overlap": {"compute_bound": {"work_rate", "allreduce_rate"},
- * "memory_bound": {...}, "compute_bound_16bit": {...} (optional), "source"}:
- * rates in (0, 1]. */
+ * "memory_bound": {...}, "source"}: rates in (0, 1]. */
 static int parse_nccl_overlap(cp_jctx *c, const cJSON *o, cp_device *d)
 {
-    static const char *const kinds[CP_CO_KINDS] = {[CP_CO_COMPUTE] = "compute_bound", [CP_CO_MEMORY] = "memory_bound",
-                                                   [CP_CO_COMPUTE_16BIT] = "compute_bound_16bit"};
-    static const char *const known[] = {"compute_bound", "memory_bound", "compute_bound_16bit", "source", NULL};
+    static const char *const kinds[2] = {"compute_bound", "memory_bound"};
+    static const char *const known[] = {"compute_bound", "memory_bound", "source", NULL};
     size_t mark = cp_jpush_key(c, "nccl_overlap");
     int rc = !cJSON_IsObject(o) ? cp_jfail(c, NULL, "must be an object {compute_bound, memory_bound, source}")
                                 : cp_jonly(c, o, known);
-    d->nccl_overlap.has_16bit = !rc && cp_jget(o, kinds[CP_CO_COMPUTE_16BIT]) != NULL;
-    for (int k = 0; k < CP_CO_KINDS && !rc; k++) {
+    for (int k = 0; k < 2 && !rc; k++) {
         const cJSON *w = cp_jget(o, kinds[k]);
-        if (k == CP_CO_COMPUTE_16BIT && !d->nccl_overlap.has_16bit) { /* older profiles: the FP32 GEMM's */
-            d->nccl_overlap.work_rate[k] = d->nccl_overlap.work_rate[CP_CO_COMPUTE];
-            d->nccl_overlap.allreduce_rate[k] = d->nccl_overlap.allreduce_rate[CP_CO_COMPUTE];
-            continue;
-        }
         size_t m = cp_jpush_key(c, kinds[k]);
         if (!cJSON_IsObject(w))
             rc = cp_jfail(c, NULL, "missing or not an object {work_rate, allreduce_rate}");

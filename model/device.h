@@ -18,14 +18,6 @@ const char *cp_precision_name(cp_precision p);
 int cp_precision_parse(const char *s, cp_precision *p); /* 0 ok, -1 unknown */
 int cp_precision_bytes(cp_precision p);                  /* storage bytes of one activation */
 
-/* The kinds of work the co-execution benchmark measures beside all-reduces
- * (nccl_overlap): an FP32 GEMM, a streaming copy, an FP16 tensor-core GEMM. */
-typedef enum { CP_CO_COMPUTE, CP_CO_MEMORY, CP_CO_COMPUTE_16BIT, CP_CO_KINDS } cp_co_kind;
-/* Which kind a pass of this precision is: memory-bound passes the copy's,
- * compute-bound 16-bit ones (tensor cores) the FP16 GEMM's, others the
- * FP32 GEMM's. */
-cp_co_kind cp_co_kind_of(int compute_bound, cp_precision p);
-
 typedef struct {
     char id[32];
     char name[96];
@@ -81,15 +73,14 @@ typedef struct {
 
     /* the optional "nccl_overlap" section: how an all-reduce and backward's
      * kernels slow each other while both run (cnnperf-calibrate --only
-     * overlap), per cp_co_kind: the work's rate beside all-reduces and the
-     * all-reduce's beside the work, as fractions of their rates alone.
-     * loaded 0: 16 SMs' share is assumed lost to NCCL and the all-reduce is
-     * taken to run at full speed. has_16bit 0 (older profiles): 16-bit
-     * compute-bound work takes the FP32 GEMM's rates. */
+     * overlap), for compute-bound [0] and memory-bound [1] work: the work's
+     * rate beside all-reduces and the all-reduce's beside the work, as
+     * fractions of their rates alone. loaded 0: 16 SMs' share is assumed
+     * lost to NCCL and the all-reduce is taken to run at full speed. */
     struct {
-        int loaded, has_16bit;
-        double work_rate[CP_CO_KINDS], allreduce_rate[CP_CO_KINDS];
-        char source[384];
+        int loaded;
+        double work_rate[2], allreduce_rate[2];
+        char source[256];
     } nccl_overlap;
 
     /* the optional "legacy_host" section: what this GPU's host spends

@@ -222,9 +222,9 @@ static int build(cp_dist_prediction *p, cp_error *err)
         if (p->comm == CP_COMM_NCCL && slow_dev->nccl_overlap.loaded && p->cluster->nodes == 1) {
             /* beside an all-reduce, as the device's co-execution benchmark measured this kind of work
              * (inside one node: NCCL's kernels move the data; across nodes its proxy and the network do) */
-            cp_co_kind k = cp_co_kind_of(p->group[p->slowest]->layers[i].bound == CP_BOUND_COMPUTE, p->cfg.prec);
-            tr->t[node].co_rate = slow_dev->nccl_overlap.work_rate[k];
-            tr->t[node].co_other_rate = slow_dev->nccl_overlap.allreduce_rate[k];
+            int mem = p->group[p->slowest]->layers[i].bound != CP_BOUND_COMPUTE;
+            tr->t[node].co_rate = slow_dev->nccl_overlap.work_rate[mem];
+            tr->t[node].co_other_rate = slow_dev->nccl_overlap.allreduce_rate[mem];
         }
         last_compute = node;
         if (net->layers[i].params > 0) { /* the bucket's layers: those with gradients */

@@ -834,20 +834,14 @@ int cp_report_dist_explain(FILE *f, const cp_dist_prediction *d)
     fprintf(f, "  loading: %.4f ms  [every GPU group; the slowest, Eq. 5-15]\n", d->loading_ms);
     fprintf(f, "  forward: %.4f ms  [every GPU group; the slowest, Eq. 5-15]\n", d->forward_ms);
     const cp_device *slow = d->group_dev[d->slowest];
-    if (d->comm == CP_COMM_NCCL && slow->nccl_overlap.loaded && d->cluster->nodes == 1) {
-        cp_co_kind compute = cp_co_kind_of(1, d->cfg.prec);
-        int sixteen = compute == CP_CO_COMPUTE_16BIT;
+    if (d->comm == CP_COMM_NCCL && slow->nccl_overlap.loaded && d->cluster->nodes == 1)
         fprintf(f, "  %s: %.4f ms  [DAG: each layer's backward on the compute stream, %d bucket%s exchanged beside it; "
-                   "while both run, compute-bound layers at %.0f%% and the all-reduce at %.0f%%%s, memory-bound %.0f%% "
+                   "while both run, compute-bound layers at %.0f%% and the all-reduce at %.0f%%, memory-bound %.0f%% "
                    "and %.0f%% (%s nccl_overlap)]\n",
                 dag->name, d->backward_ms, d->buckets, d->buckets == 1 ? "" : "s",
-                100 * slow->nccl_overlap.work_rate[compute], 100 * slow->nccl_overlap.allreduce_rate[compute],
-                !sixteen                           ? ""
-                : slow->nccl_overlap.has_16bit ? " (beside an FP16 GEMM)"
-                                               : " (beside an FP32 GEMM: no 16-bit rate measured)",
-                100 * slow->nccl_overlap.work_rate[CP_CO_MEMORY], 100 * slow->nccl_overlap.allreduce_rate[CP_CO_MEMORY],
-                slow->id);
-    } else
+                100 * slow->nccl_overlap.work_rate[0], 100 * slow->nccl_overlap.allreduce_rate[0],
+                100 * slow->nccl_overlap.work_rate[1], 100 * slow->nccl_overlap.allreduce_rate[1], slow->id);
+    else
         fprintf(f, "  %s: %.4f ms  [DAG: each layer's backward on the compute stream, %d bucket%s exchanged beside it; "
                    "compute at %.0f%% while the exchange holds SMs]\n",
                 dag->name, d->backward_ms, d->buckets, d->buckets == 1 ? "" : "s", 100 * (1 - dag->interference));

@@ -202,43 +202,6 @@ static void test_co_execution_measured(void **state)
     cp_single_cache_free(&c2);
 }
 
-/* 16-bit compute-bound passes take the FP16 GEMM's co-execution rates where
- * a profile measured them (compute_bound_16bit), the FP32 GEMM's where it
- * did not; FP32 training keeps the FP32 GEMM's either way. */
-static void test_co_execution_16bit(void **state)
-{
-    (void)state;
-    cp_device h100;
-    cp_cluster fp32_rates, slower16;
-    cp_error err;
-    if (cp_device_load("h100", &h100, &err) || cp_cluster_homogeneous(&fp32_rates, &h100, 2, &err))
-        fail_msg("%s", err.msg);
-    const cp_device *d = &fp32_rates.groups[0].dev;
-    assert_true(d->nccl_overlap.loaded);
-    if (!d->nccl_overlap.has_16bit) /* older profiles: the FP32 GEMM's rates stand in */
-        assert_true(d->nccl_overlap.work_rate[CP_CO_COMPUTE_16BIT] == d->nccl_overlap.work_rate[CP_CO_COMPUTE] &&
-                    d->nccl_overlap.allreduce_rate[CP_CO_COMPUTE_16BIT] ==
-                        d->nccl_overlap.allreduce_rate[CP_CO_COMPUTE]);
-    fp32_rates.groups[0].dev.nccl_overlap.work_rate[CP_CO_COMPUTE_16BIT] = d->nccl_overlap.work_rate[CP_CO_COMPUTE];
-    fp32_rates.groups[0].dev.nccl_overlap.allreduce_rate[CP_CO_COMPUTE_16BIT] =
-        d->nccl_overlap.allreduce_rate[CP_CO_COMPUTE];
-    slower16 = fp32_rates;
-    slower16.groups[0].dev.nccl_overlap.has_16bit = 1;
-    slower16.groups[0].dev.nccl_overlap.work_rate[CP_CO_COMPUTE_16BIT] = 0.5;
-    slower16.groups[0].dev.nccl_overlap.allreduce_rate[CP_CO_COMPUTE_16BIT] = 0.1;
-    cp_dist_config cfg = config(2, CP_COMM_NCCL, 1);
-    cfg.prec = CP_PREC_FP16;
-    double same = iteration(&vgg, &fp32_rates, cfg), slow = iteration(&vgg, &slower16, cfg);
-    if (!(slow > same))
-        fail_msg("fp16 beside all-reduces at 0.5 and 0.1: %g ms, not longer than at the FP32 GEMM's rates (%g)", slow,
-                 same);
-    cfg.prec = CP_PREC_FP32;
-    assert_true(iteration(&vgg, &fp32_rates, cfg) == iteration(&vgg, &slower16, cfg));
-    assert_int_equal(cp_co_kind_of(0, CP_PREC_FP16), CP_CO_MEMORY);
-    assert_int_equal(cp_co_kind_of(1, CP_PREC_BF16), CP_CO_COMPUTE_16BIT);
-    assert_int_equal(cp_co_kind_of(1, CP_PREC_TF32), CP_CO_COMPUTE);
-}
-
 /* A CPU server process moves every message itself: each bucket's push, sum
  * and pull queue on it, so the exchange cannot finish sooner than their sum
  * after the forward pass; where the server is reached over a network (no
@@ -475,7 +438,6 @@ int main(void)
         cmocka_unit_test(test_gradient_bytes),
         cmocka_unit_test(test_one_gpu),    cmocka_unit_test(test_overlap_never_longer),
         cmocka_unit_test(test_co_execution_measured),
-        cmocka_unit_test(test_co_execution_16bit),
         cmocka_unit_test(test_server_process_queues),
         cmocka_unit_test(test_heterogeneous), cmocka_unit_test(test_auto),
         cmocka_unit_test(test_bandwidth_monotonic), cmocka_unit_test(test_large),
