@@ -1692,6 +1692,40 @@ coexec57() {
     predict_in_call "$RES"/measure-*.json "$RES/calibrated-nccl-2gpu-raw.json"
 }
 
+# MODE=rankcost57 (session 46, 2+ GPUs; calibration data, a diagnostic): every layer pass of a harness job on several
+# GPUs takes 0.5-1.1 us more than alone (docs/ACCURACY.md session 46, rule 18, not kept). Which part of being one
+# of several ranks costs it? ResNet-18 b128 FP16 through the graph API, twice over: alone, as the one rank of
+# mpirun (MPI in the process), as one of two ranks each training alone (--comm none: another process at work on
+# another GPU), and as one of two exchanging by NCCL; then the launch benchmark alone and as rank 0 of 2 (rank 1
+# waiting in MPI). The files go into a tar (results/rankcost57), not beside the runs validate reads.
+rankcost57() {
+    need_gpus 2 || return
+    mpi_setup
+    RES=$BUILD/results/rankcost57
+    rm -rf "$RES"
+    mkdir -p "$RES"
+    local r how a=(--conv-api graph --network resnet18 --batch 128 --precision fp16 --warmup 5 --iters 20)
+    for r in 1 2; do
+        for how in alone np1 np2-none np2-nccl; do
+            say "rankcost57 $how, run $r"
+            case $how in
+            alone) timeout 120 "$MEASURE" "${a[@]}" -o "$RES/rank-$how-r$r.json" ;;
+            np1) timeout 120 "${MPIRUN[@]}" -np 1 -x LD_LIBRARY_PATH "$MEASURE" "${a[@]}" -o "$RES/rank-$how-r$r.json" ;;
+            np2-none) timeout 120 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$MEASURE" "${a[@]}" --comm none \
+                -o "$RES/rank-$how-r$r.json" ;;
+            np2-nccl) timeout 120 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$MEASURE" "${a[@]}" --comm nccl \
+                -o "$RES/rank-$how-r$r.json" ;;
+            esac </dev/null 2>&1 | grep -v 'NCCL INFO' | grep -E 'timed iterations|error|rror' || fail "rankcost57 $how $r"
+        done
+    done
+    say "launch benchmark alone, then as rank 0 of 2"
+    timeout 60 "$BUILD/measure/cnnperf-calibrate" --only launch --raw "$RES/launch-alone-raw.json" </dev/null 2>&1 |
+        grep -E 'kernel launch' || fail "launch alone"
+    timeout 60 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only launch \
+        --raw "$RES/launch-np2-raw.json" </dev/null 2>&1 | grep -E 'kernel launch' || fail "launch as rank 0 of 2"
+    bundle
+}
+
 # MODE=ddp4cal41 (session 41, 4 GPUs): PyTorch DDP on four GPUs for the calibration set's networks, which had
 # none (coexec47's deadline came first): COEXEC47_DDP's five jobs on 4 ranks, then the same five on 2 of the
 # GPUs for pairs from one host and one call; predicted in the call. Nothing from the evaluation set.
@@ -3340,6 +3374,17 @@ run_mode() {
         groupblock57
         torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
     groupblock57) groupblock57 ;;
+    rankcost57) rankcost57 ;;
+    session46d) # session 46's last call (4 GPUs): rankcost57, then the DDP jobs drawn in mholdout57 (4 GPUs) and
+        # mholdout56 (2 GPUs) that their calls' deadlines left, each set predicted in the call
+        rankcost57
+        RES=$BUILD/results/mholdout57b
+        rm -rf "$RES"
+        NPROC=4 ddp "$(tail -1 <<<"$MHOLDOUT57_DDP")"
+        local eager=$RES/ddp/eager-overhead-$DEV.json
+        RES=$BUILD/results/mholdout56b
+        rm -rf "$RES"
+        EAGER_FROM=$eager NPROC=2 ddp "$MHOLDOUT56_DDP" ;;
     holdout56b) torch_one "$(tail -4 <<<"$HOLDOUT56_TORCH")" torchholdout56b ;; # the four past holdout56's deadline
     holdout55)
         drawn_holdout holdout55
