@@ -14,6 +14,11 @@ Two measurements of groupbench's seven grouped, not depthwise, layers
            --mode eager`.
 One line per pass, then the mean absolute percentage error of each.
 
+--set groupblock or groupblock2 reads the bottleneck blocks instead (layerbench-h100/<set>/: groupblock46's 3 to
+24 channels a group, groupblock57's 4, 8, 16 and 32): the harness's grouped layer timed alone in its block, and
+in PyTorch's 16-bit traces (NCHW and channels-last) the kernels that are the grouped layer's by name (cuDNN's
+grouped GEMMs, _g2_ to _g32_, and the layout transposes around them; the block's 1x1 layers have none).
+
   python3 tools/grouped_check.py                          # 16 bits (default)
   python3 tools/grouped_check.py --precision fp32 --cnnperf build-asan/cnnperf
 
@@ -38,11 +43,11 @@ PASSES = ("forward_ms", "backward_data_ms", "backward_weight_ms")
 
 
 def predicted_conv(cnnperf, net, batch, precision, extra):
-    """The network's one convolution as `cnnperf predict` times it (ms per pass)."""
+    """The network's grouped convolution (the layer named conv) as `cnnperf predict` times it (ms per pass)."""
     run = subprocess.run([cnnperf, "predict", "--network", os.path.join(NETS, net + ".json"), "--batch", str(batch),
                           "--precision", precision, "--format", "json"] + extra,
                          capture_output=True, text=True, check=True)
-    return next(layer for layer in json.loads(run.stdout)["layers"] if layer["kind"] == "conv")
+    return next(layer for layer in json.loads(run.stdout)["layers"] if layer["name"] == "conv")
 
 
 def harness_runs(precision):
@@ -55,6 +60,39 @@ def harness_runs(precision):
                 continue
             run = json.load(io.TextIOWrapper(tar.extractfile(member)))
             yield net, run["batch"], next(layer for layer in run["layers"] if layer["name"] == "conv")
+
+
+def block_harness_runs(folder, precision):
+    """A block set's harness measurements of its grouped layer (named conv): (net, batch, layer)."""
+    with tarfile.open(os.path.join(folder, "data.tar.xz")) as tar:
+        for member in sorted(tar.getmembers(), key=lambda m: m.name):
+            if not member.name.endswith("-" + precision + ".json"):
+                continue
+            run = json.load(io.TextIOWrapper(tar.extractfile(member)))
+            net = member.name[len("layerbench-"):].rsplit("-b", 1)[0]
+            yield net, run["batch"], next(layer for layer in run["layers"] if layer["name"] == "conv")
+
+
+GROUPED_KERNEL_MARKS = ("_g2_", "_g4_", "_g8_", "_g16_", "_g32_", "tensorTransform", "nchwToNhwc", "nhwcToNchw")
+
+
+def block_pytorch_traces(folder, tag, layout):
+    """A block set's 16-bit PyTorch traces in one layout: (net, batch, forward ms, backward ms) of its grouped
+    layer, its kernels picked by name."""
+    for name in sorted(os.listdir(folder)):
+        if not name.startswith(f"kernels-torch-{tag}-{layout}-"):
+            continue
+        with lzma.open(os.path.join(folder, name)) as f:
+            records = json.load(f)["records"]
+        for r in records:
+            if r["precision"] != "fp16":
+                continue
+
+            def ms(op):
+                return sum(k["median_us"] for k in r["kernels"]
+                           if k["op"] == op and any(m in k["name"] for m in GROUPED_KERNEL_MARKS)) / 1e3
+            yield (os.path.basename(r["network"])[:-len(".json")], r["batch"], ms("aten::cudnn_convolution"),
+                   ms("aten::convolution_backward"))
 
 
 def pytorch_traces(precision):
@@ -90,8 +128,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--precision", default="fp16", help="fp16 (default) or fp32")
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
+    ap.add_argument("--set", default="groupbench", choices=["groupbench", "groupblock", "groupblock2"])
     a = ap.parse_args()
     print(f"{'':8} {'layer, batch, pass':44} {'measured':>8} {'model':>8} {'error':>8}   (ms)")
+    if a.set != "groupbench":
+        blocks(a)
+        return
     rows = []
     for net, batch, conv in harness_runs(a.precision):
         model = predicted_conv(a.cnnperf, net, batch, a.precision, ["--conv-api", "graph"])
@@ -106,6 +148,29 @@ def main():
             rows.append((f"{net[8:]} b{batch} backward", backward,
                          model["backward_data_ms"] + model["backward_weight_ms"]))
     report("pytorch", rows)
+
+
+def blocks(a):
+    global NETS
+    folder = os.path.join(BENCH, a.set)
+    NETS = os.path.join(folder, "nets")
+    rows = []
+    for net, batch, conv in block_harness_runs(folder, a.precision):
+        model = predicted_conv(a.cnnperf, net, batch, a.precision, ["--conv-api", "graph"])
+        rows += [(f"{net[11:]} b{batch} {p[:-3]}", conv[p], model[p]) for p in PASSES]
+    report("harness", rows)
+    if a.precision != "fp16":
+        return  # FP32's grouped layers run group by group among the block's own kernels: not told apart by name
+    for layout, extra in (("nchw", []), ("cl", ["--memory-format", "channels_last"])):
+        rows = []
+        for net, batch, forward, backward in block_pytorch_traces(folder, a.set, layout):
+            model = predicted_conv(a.cnnperf, net, batch, "fp16", ["--mode", "eager"] + extra)
+            if forward > 0:
+                rows.append((f"{net[11:]} b{batch} forward", forward, model["forward_ms"]))
+            if backward > 0:
+                rows.append((f"{net[11:]} b{batch} backward", backward,
+                             model["backward_data_ms"] + model["backward_weight_ms"]))
+        report(f"pt-{layout}", rows)
 
 
 if __name__ == "__main__":
