@@ -1396,6 +1396,22 @@ groupblock57() { groupblock_set groupblock2; }
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout58 (session 46's last device time, after rules 18 and 19 were judged and reverted: the model as it
+# stands, no model file changed since session 43): ten one-GPU configurations by random.Random(58), holdout33's rule;
+# cnnperf-measure jobs first, then PyTorch's in drawn order (what the deadline leaves); predicted in the call.
+HOLDOUT58_MEASURE="
+resnext50_32x4d 80 fp16
+wide_resnet50_2 176 fp16 graphapi
+resnet34 80 fp32 graphapi
+googlenet 184 fp16 graphapi"
+HOLDOUT58_TORCH="
+--network alexnet --batch 80 --precision fp32 --channels-last
+--network resnet101 --batch 104 --precision fp32 --channels-last
+--network vgg19 --batch 184 --precision fp32
+--network resnet34 --batch 168 --precision fp32
+--network alexnet --batch 56 --precision fp16
+--network alexnet --batch 72 --precision fp32"
+
 # MODE=holdout57, holdout57b, mholdout57 (session 46, drawn before any change this session: the model as it stands,
 # no model file changed since session 43): ten one-GPU configurations by random.Random(57), holdout33's rule (the
 # cnnperf-measure jobs in MODE=session46a, the PyTorch ones in holdout57b), and ten 4-GPU jobs by
@@ -3350,7 +3366,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
