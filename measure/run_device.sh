@@ -1390,6 +1390,31 @@ groupblock_set() {
 # spatial sizes no shipped network uses (48, 24, 12, 6): do the transforms follow the group's width?
 groupblock57() { groupblock_set groupblock2; }
 
+# MODE=groupblock57b (session 46; calibration data): the same blocks' passes through cuDNN's legacy API
+# (cnnperf-measure --conv-api legacy --layers isolated, FP16 and FP32, b64 and b256), for groupblock and
+# groupblock2, into results/<set>-legacy: the legacy harness's grouped layers had no microbenchmark (its 16-bit
+# ResNeXt-50 runs came in 8-12% under the model).
+groupblock57b() {
+    local set f b p name dir
+    for set in groupblock2 groupblock; do
+        dir=$RES/$set-legacy
+        mkdir -p "$dir"
+        for f in validation/layerbench-h100/$set/nets/*.json; do
+            name=$(basename "$f" .json)
+            for b in 64 256; do
+                for p in fp16 fp32; do
+                    [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "legacy $name b$b $p: past the deadline"; continue; }
+                    say "measure $name b$b $p (legacy API, layers isolated)"
+                    timeout 240 "$MEASURE" --conv-api legacy --network "$f" --batch "$b" --precision "$p" --warmup 2 \
+                        --iters 5 --layers isolated -o "$dir/layerbench-$name-b$b-$p.json" </dev/null ||
+                        fail "legacy $name b$b $p"
+                done
+            done
+            bundle
+        done
+    done
+}
+
 # MODE=cutcheck55 (session 45): the graph-API engine search with its early cut (measure/gpu_layers.c RETIME_CUT) on
 # a calibration-set configuration whose set-up took 55-56 s in two earlier calls (graph-api-repeat,
 # parity-graph-api): the set-up time and the engines chosen, beside those runs'.
@@ -3390,6 +3415,7 @@ run_mode() {
         groupblock57
         torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
     groupblock57) groupblock57 ;;
+    groupblock57b) groupblock57b ;;
     rankcost57) rankcost57 ;;
     session46d) # session 46's last call (4 GPUs): rankcost57, then the DDP jobs drawn in mholdout57 (4 GPUs) and
         # mholdout56 (2 GPUs) that their calls' deadlines left, each set predicted in the call
