@@ -1390,6 +1390,35 @@ groupblock_set() {
 # spatial sizes no shipped network uses (48, 24, 12, 6): do the transforms follow the group's width?
 groupblock57() { groupblock_set groupblock2; }
 
+# MODE=groupbench57 (session 46; calibration data): single grouped 3x3 layers at 4, 8, 16 and 32 channels a group
+# (and 8 with a stride), groupbench's form at groupblock2's widths, so that every convolution kernel of a trace is
+# the grouped layer's: cnnperf-measure through both APIs (layers isolated, FP16, b64 and b256) and PyTorch's kernels
+# traced (NCHW and channels-last, b64 and b256), into results/groupbench2.
+groupbench57() {
+    local dir=$RES/groupbench2 f b api name nets
+    mkdir -p "$dir"
+    for f in validation/layerbench-h100/groupbench2/nets/*.json; do
+        name=$(basename "$f" .json)
+        for b in 64 256; do
+            for api in graph legacy; do
+                [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "$api $name b$b: past the deadline"; continue; }
+                say "measure $name b$b fp16 ($api API, layers isolated)"
+                timeout 240 "$MEASURE" --conv-api "$api" --network "$f" --batch "$b" --precision fp16 --warmup 2 \
+                    --iters 5 --layers isolated -o "$dir/layerbench-$name-b$b-fp16-$api.json" </dev/null ||
+                    fail "$api $name b$b"
+            done
+        done
+        bundle
+    done
+    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    nets=$(ls validation/layerbench-h100/groupbench2/nets/*.json | paste -sd,)
+    for fmt in nchw cl; do
+        for b in 64 256; do
+            kernel_trace_nets groupbench2 "$nets" "$b" "$fmt" "$dir/kernels-torch-groupbench2-$fmt-b$b.json"
+        done
+    done
+}
+
 # MODE=groupblock57b (session 46; calibration data): the same blocks' passes through cuDNN's legacy API
 # (cnnperf-measure --conv-api legacy --layers isolated, FP16 and FP32, b64 and b256), for groupblock and
 # groupblock2, into results/<set>-legacy: the legacy harness's grouped layers had no microbenchmark (its 16-bit
@@ -3416,6 +3445,7 @@ run_mode() {
         torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
     groupblock57) groupblock57 ;;
     groupblock57b) groupblock57b ;;
+    groupbench57) groupbench57 ;;
     rankcost57) rankcost57 ;;
     session46d) # session 46's last call (4 GPUs): rankcost57, then the DDP jobs drawn in mholdout57 (4 GPUs) and
         # mholdout56 (2 GPUs) that their calls' deadlines left, each set predicted in the call
