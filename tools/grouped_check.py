@@ -15,7 +15,8 @@ Two measurements of groupbench's seven grouped, not depthwise, layers
 One line per pass, then the mean absolute percentage error of each.
 
 --set groupblock or groupblock2 reads the bottleneck blocks instead (layerbench-h100/<set>/: groupblock46's 3 to
-24 channels a group, groupblock57's 4, 8, 16 and 32): the harness's grouped layer timed alone in its block, and
+24 channels a group, groupblock57's 4, 8, 16 and 32): the harness's grouped layer timed alone in its block through
+the graph API and through the legacy one (legacy-data.tar.xz, groupblock57b), and
 in PyTorch's 16-bit traces (NCHW and channels-last) the kernels that are the grouped layer's by name (cuDNN's
 grouped GEMMs, _g2_ to _g32_, and the layout transposes around them; the block's 1x1 layers have none).
 
@@ -62,9 +63,10 @@ def harness_runs(precision):
             yield net, run["batch"], next(layer for layer in run["layers"] if layer["name"] == "conv")
 
 
-def block_harness_runs(folder, precision):
-    """A block set's harness measurements of its grouped layer (named conv): (net, batch, layer)."""
-    with tarfile.open(os.path.join(folder, "data.tar.xz")) as tar:
+def block_harness_runs(folder, precision, api="graph"):
+    """A block set's harness measurements of its grouped layer (named conv) through one convolution API:
+    (net, batch, layer)."""
+    with tarfile.open(os.path.join(folder, "data.tar.xz" if api == "graph" else "legacy-data.tar.xz")) as tar:
         for member in sorted(tar.getmembers(), key=lambda m: m.name):
             if not member.name.endswith("-" + precision + ".json"):
                 continue
@@ -154,11 +156,12 @@ def blocks(a):
     global NETS
     folder = os.path.join(BENCH, a.set)
     NETS = os.path.join(folder, "nets")
-    rows = []
-    for net, batch, conv in block_harness_runs(folder, a.precision):
-        model = predicted_conv(a.cnnperf, net, batch, a.precision, ["--conv-api", "graph"])
-        rows += [(f"{net[11:]} b{batch} {p[:-3]}", conv[p], model[p]) for p in PASSES]
-    report("harness", rows)
+    for api in ("graph", "legacy"):
+        rows = []
+        for net, batch, conv in block_harness_runs(folder, a.precision, api):
+            model = predicted_conv(a.cnnperf, net, batch, a.precision, ["--conv-api", api])
+            rows += [(f"{net[11:]} b{batch} {p[:-3]}", conv[p], model[p]) for p in PASSES]
+        report("harness" if api == "graph" else "legacy", rows)
     if a.precision != "fp16":
         return  # FP32's grouped layers run group by group among the block's own kernels: not told apart by name
     for layout, extra in (("nchw", []), ("cl", ["--memory-format", "channels_last"])):
