@@ -707,6 +707,63 @@ static double direct_slots_per_mac(const cp_layer *l, const cp_exec *x)
     return engine0 ? DEPTHWISE_ENGINE0_SLOTS_PER_MAC : 2.0;
 }
 
+/* 16-bit grouped layers (not depthwise) run one packed implicit GEMM behind
+ * either API and in PyTorch, 64 / P groups a tile (P: a group's channels
+ * rounded up to a power of two; ..._g16_ kernels at 4 channels a group,
+ * _g2_ at 32, 3 channels padded to 4), and its time follows its operands,
+ * not its multiply-adds: per output element and filter tap (x P / w for a
+ * padded group of w channels) it is nearly constant from 4 to 32 channels a
+ * group (PyTorch's channels-last kernels, validation/layerbench-h100/
+ * groupblock2/ and groupbench2/). So the pass is modelled as that operand
+ * traffic through L2, its bytes per output element and tap fitted on
+ * groupbench2's channels-last traces (docs/ACCURACY.md, session 46, rule 20);
+ * an NCHW pass adds the layout transposes of any 16-bit pass. The same
+ * kernels run through the legacy API (groupblock*'s legacy-data.tar.xz). */
+static const double GROUPED16_L2_BYTES[CP_PASS_UPDATE] = {
+    [CP_PASS_FWD] = 3.22, [CP_PASS_BWD_DATA] = 3.25, [CP_PASS_BWD_WEIGHT] = 3.91};
+
+static double pow2_ceil(double v)
+{
+    double p = 1;
+    while (p < v)
+        p *= 2;
+    return p;
+}
+
+static int packed_grouped_kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max)
+{
+    cp_shape in = l->in[0], o = l->out;
+    double n = x->batch, g = l->groups, rs = (double)l->kh * l->kw;
+    bool dgrad = pass == CP_PASS_BWD_DATA;
+    /* the GEMM's group-local side: input channels a group, output channels for the data gradient */
+    double w = (dgrad ? l->out_c : in.c) / g;
+    double outs = n * cp_shape_elems(dgrad ? in : o); /* output elements (the input's for the data gradient) */
+    double taps = dgrad ? rs / ((double)l->sh * l->sw) : rs;
+    double count = outs * (taps < 1 ? 1 : taps) * pow2_ceil(w) / w;
+    double wbytes = (double)l->params * cp_precision_bytes(x->prec);
+    double xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
+    double rd = pass == CP_PASS_FWD ? xb + wbytes : dgrad ? yb + wbytes : xb + yb;
+    double wr = pass == CP_PASS_FWD ? yb : dgrad ? xb : wbytes;
+    static const char *const names[CP_PASS_UPDATE] = {"grouped_fprop", "grouped_dgrad", "grouped_wgrad"};
+    if (max < 1)
+        return 0;
+    cp_kernel k = cp_stream_kernel(x->dev, x->prec, names[pass], outs, rd, wr,
+                                   2.0 * n * cp_shape_elems(o) * (in.c / g) * rs);
+    k.I = count * GROUPED16_L2_BYTES[pass] / (double)k.blocks / k.ld_bytes;
+    /* the multiply-adds, padded groups' included: a few percent of the tensor cores' rate at these widths, hidden
+     * behind the operands (on a GPU without tensor cores for this precision, its FMA lanes) */
+    double padded_flops = k.flops * pow2_ceil(w) / w;
+    if (x->dev->tensor_tflops[x->prec] > 0) {
+        k.pipe = CP_PIPE_TENSOR;
+        k.flops_per_L = 4096.0; /* m16n8k16 */
+    } else {
+        k.flops_per_L = 2.0 * x->dev->warp_size;
+    }
+    k.L = padded_flops / (double)k.blocks / k.flops_per_L;
+    out[0] = k;
+    return 1;
+}
+
 /* FP32 grouped (not depthwise) through the graph API: one group's dense
  * convolution, launched once per group. */
 static int group_by_group(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int max, cp_error *err)
@@ -742,7 +799,13 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
     double xb = cp_act_bytes(x, in), yb = cp_act_bytes(x, o);
     int nk = 0;
     bool by_graph = graph_grouped(l, x);
-    if (by_graph && x->prec == CP_PREC_FP32) {
+    if (cp_layer_packed_grouped(l, x)) {
+        nk = packed_grouped_kernels(l, pass, x, out, max);
+        cp_layer whole = *l;
+        whole.groups = 1; /* layout_transposes leaves grouped layers alone */
+        if (nk > 0)
+            nk = layout_transposes(&whole, pass, x, out, nk, max);
+    } else if (by_graph && x->prec == CP_PREC_FP32) {
         nk = group_by_group(l, pass, x, out, max, err);
     } else if (l->groups > 1 && !by_graph && cin < DIRECT_MAX_GROUP_CHANNELS) {
         double outs = n * cp_shape_elems(o), slots = direct_slots_per_mac(l, x);

@@ -82,6 +82,17 @@ typedef struct {
     bool channels_last;
 } cp_exec;
 
+/* A grouped convolution that is not depthwise, in 16 bits, with a power of two of channels a group on both
+ * sides (ResNeXt's 4 to 32), on PyTorch's path (the graph API harness and eager mode): cuDNN's packed grouped
+ * GEMM (conv.c), timed by its own microbenchmark constants and so outside its filter's calibration class
+ * (model/predict.c). The legacy API runs the same kernels with costs of its own (docs/ACCURACY.md session 46). */
+static inline bool cp_layer_packed_grouped(const cp_layer *l, const cp_exec *x)
+{
+    int in = l->in[0].c / (l->groups > 0 ? l->groups : 1), out = l->out_c / (l->groups > 0 ? l->groups : 1);
+    return l->groups > 1 && !cp_layer_depthwise(l) && x->algos == CP_ALGOS_PYTORCH &&
+           cp_precision_bytes(x->prec) == 2 && (in & (in - 1)) == 0 && (out & (out - 1)) == 0;
+}
+
 struct cp_layer_kind {
     const char *name;
     const char *const *fields; /* JSON fields besides name/kind/inputs, NULL-terminated */

@@ -1394,12 +1394,19 @@ groupblock57() { groupblock_set groupblock2; }
 # (and 8 with a stride), groupbench's form at groupblock2's widths, so that every convolution kernel of a trace is
 # the grouped layer's: cnnperf-measure through both APIs (layers isolated, FP16, b64 and b256) and PyTorch's kernels
 # traced (NCHW and channels-last, b64 and b256), into results/groupbench2.
-groupbench57() {
-    local dir=$RES/groupbench2 f b api name nets
+groupbench57() { single_grouped_set groupbench2 "64 256"; }
+# MODE=groupbench58 (session 46; calibration data, measured after rule 20b was stated and its constants fixed):
+# rule 20b's held-out set, single grouped layers at power-of-two widths (4 to 32 channels a group) with 16 and 64
+# groups, spatial sizes and batches that neither groupbench2 nor a shipped network uses, the same way
+groupbench58() { single_grouped_set groupbench3 "96 160"; }
+# single_grouped_set SET "BATCHES": validation/layerbench-h100/SET/nets/*.json (one grouped layer each) through both
+# APIs in FP16 (layers isolated) and PyTorch's kernels traced, NCHW and channels-last, into results/SET
+single_grouped_set() {
+    local dir=$RES/$1 f b api name nets
     mkdir -p "$dir"
-    for f in validation/layerbench-h100/groupbench2/nets/*.json; do
+    for f in validation/layerbench-h100/$1/nets/*.json; do
         name=$(basename "$f" .json)
-        for b in 64 256; do
+        for b in $2; do
             for api in graph legacy; do
                 [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "$api $name b$b: past the deadline"; continue; }
                 say "measure $name b$b fp16 ($api API, layers isolated)"
@@ -1411,10 +1418,10 @@ groupbench57() {
         bundle
     done
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
-    nets=$(ls validation/layerbench-h100/groupbench2/nets/*.json | paste -sd,)
+    nets=$(ls validation/layerbench-h100/"$1"/nets/*.json | paste -sd,)
     for fmt in nchw cl; do
-        for b in 64 256; do
-            kernel_trace_nets groupbench2 "$nets" "$b" "$fmt" "$dir/kernels-torch-groupbench2-$fmt-b$b.json"
+        for b in $2; do
+            kernel_trace_nets "$1" "$nets" "$b" "$fmt" "$dir/kernels-torch-$1-$fmt-b$b.json"
         done
     done
 }
@@ -3446,6 +3453,7 @@ run_mode() {
     groupblock57) groupblock57 ;;
     groupblock57b) groupblock57b ;;
     groupbench57) groupbench57 ;;
+    groupbench58) groupbench58 ;;
     rankcost57) rankcost57 ;;
     session46d) # session 46's last call (4 GPUs): rankcost57, then the DDP jobs drawn in mholdout57 (4 GPUs) and
         # mholdout56 (2 GPUs) that their calls' deadlines left, each set predicted in the call

@@ -14,6 +14,10 @@ Two measurements of groupbench's seven grouped, not depthwise, layers
            --mode eager`.
 One line per pass, then the mean absolute percentage error of each.
 
+--set groupbench2 or groupbench3 reads single grouped layers at power-of-two widths (groupbench57's and
+groupbench58's, 16 bits): the harness through both APIs, and every convolution kernel of PyTorch's NCHW and
+channels-last traces (the layer is the network's only convolution).
+
 --set groupblock or groupblock2 reads the bottleneck blocks instead (layerbench-h100/<set>/: groupblock46's 3 to
 24 channels a group, groupblock57's 4, 8, 16 and 32): the harness's grouped layer timed alone in its block through
 the graph API and through the legacy one (legacy-data.tar.xz, groupblock57b), and
@@ -130,9 +134,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--precision", default="fp16", help="fp16 (default) or fp32")
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
-    ap.add_argument("--set", default="groupbench", choices=["groupbench", "groupblock", "groupblock2"])
+    ap.add_argument("--set", default="groupbench",
+                    choices=["groupbench", "groupblock", "groupblock2", "groupbench2", "groupbench3"])
     a = ap.parse_args()
     print(f"{'':8} {'layer, batch, pass':44} {'measured':>8} {'model':>8} {'error':>8}   (ms)")
+    if a.set in ("groupbench2", "groupbench3"):
+        singles(a)
+        return
     if a.set != "groupbench":
         blocks(a)
         return
@@ -150,6 +158,45 @@ def main():
             rows.append((f"{net[8:]} b{batch} backward", backward,
                          model["backward_data_ms"] + model["backward_weight_ms"]))
     report("pytorch", rows)
+
+
+def singles(a):
+    """groupbench57's and groupbench58's single grouped layers (16 bits): the harness through both APIs, and
+    every convolution kernel of PyTorch's traces (the layer is the network's only convolution)."""
+    global NETS
+    folder = os.path.join(BENCH, a.set)
+    NETS = os.path.join(folder, "nets")
+    for api in ("graph", "legacy"):
+        rows = []
+        with tarfile.open(os.path.join(folder, "data.tar.xz")) as tar:
+            for member in sorted(tar.getmembers(), key=lambda m: m.name):
+                if not member.name.endswith(f"-fp16-{api}.json"):
+                    continue
+                run = json.load(io.TextIOWrapper(tar.extractfile(member)))
+                net = member.name[len("layerbench-"):].rsplit("-b", 1)[0]
+                conv = next(layer for layer in run["layers"] if layer["name"] == "conv")
+                model = predicted_conv(a.cnnperf, net, run["batch"], "fp16", ["--conv-api", api])
+                rows += [(f"{net[8:]} b{run['batch']} {p[:-3]}", conv[p], model[p]) for p in PASSES]
+        report("harness" if api == "graph" else "legacy", rows)
+    for layout, extra in (("nchw", []), ("cl", ["--memory-format", "channels_last"])):
+        rows = []
+        for name in sorted(os.listdir(folder)):
+            if not name.startswith(f"kernels-torch-{a.set}-{layout}-"):
+                continue
+            with lzma.open(os.path.join(folder, name)) as f:
+                records = json.load(f)["records"]
+            for r in records:
+                if r["precision"] != "fp16":
+                    continue
+                net = os.path.basename(r["network"])[:-len(".json")]
+
+                def ms(op):
+                    return sum(k["median_us"] for k in r["kernels"] if k["op"] == op) / 1e3
+                model = predicted_conv(a.cnnperf, net, r["batch"], "fp16", ["--mode", "eager"] + extra)
+                rows.append((f"{net[8:]} b{r['batch']} forward", ms("aten::cudnn_convolution"), model["forward_ms"]))
+                rows.append((f"{net[8:]} b{r['batch']} backward", ms("aten::convolution_backward"),
+                             model["backward_data_ms"] + model["backward_weight_ms"]))
+        report(f"pt-{layout}", rows)
 
 
 def blocks(a):
