@@ -710,15 +710,18 @@ static double direct_slots_per_mac(const cp_layer *l, const cp_exec *x)
 /* 16-bit grouped layers (not depthwise) run one packed implicit GEMM behind
  * either API and in PyTorch, 64 / P groups a tile (P: a group's channels
  * rounded up to a power of two; ..._g16_ kernels at 4 channels a group,
- * _g2_ at 32, 3 channels padded to 4), and its time follows its operands,
- * not its multiply-adds: per output element and filter tap (x P / w for a
- * padded group of w channels) it is nearly constant from 4 to 32 channels a
- * group (PyTorch's channels-last kernels, validation/layerbench-h100/
- * groupblock2/ and groupbench2/). So the pass is modelled as that operand
- * traffic through L2, its bytes per output element and tap fitted on
- * groupbench2's channels-last traces (docs/ACCURACY.md, session 46, rule 20);
- * an NCHW pass adds the layout transposes of any 16-bit pass. The same
- * kernels run through the legacy API (groupblock*'s legacy-data.tar.xz). */
+ * _g2_ at 32, 3 channels padded to 4), and at a power of two of channels a
+ * group its time follows its operands, not its multiply-adds: per output
+ * element and filter tap it is nearly constant from 4 to 32 channels a group
+ * (PyTorch's channels-last kernels, validation/layerbench-h100/groupblock2/
+ * and groupbench2/). So the pass is modelled as that operand traffic through
+ * L2, its bytes per output element and tap fitted on groupbench2's
+ * channels-last traces and checked on groupbench3's, measured after
+ * (docs/ACCURACY.md, session 46, rule 20b); an NCHW pass adds the layout
+ * transposes of any 16-bit pass. Only on PyTorch's path (cp_layer_packed_
+ * grouped): the legacy API runs the same kernels with 0.06-0.1 ms and
+ * 20-35% more a pass, and groups not a power of two wide take 1.5-1.7x what
+ * padding accounts for (groupbench's 3-24 channels), both not modelled so. */
 static const double GROUPED16_L2_BYTES[CP_PASS_UPDATE] = {
     [CP_PASS_FWD] = 3.22, [CP_PASS_BWD_DATA] = 3.25, [CP_PASS_BWD_WEIGHT] = 3.91};
 

@@ -19,6 +19,10 @@
  *    dense convolution per group in FP32 (its kernels launched once per
  *    group) and one grouped GEMM between NHWC transposes in 16 bits; a
  *    depthwise one a direct kernel in either;
+ *  - that 16-bit grouped GEMM, at a power of two of channels a group, is
+ *    cuDNN's packed one, whose time follows output elements x taps, not
+ *    multiply-adds (4 and 8 channels a group at the same multiply-adds:
+ *    about twice the time where twice the outputs; groupbench2/3);
  *  - channels-last activations need no transposes on tensor cores, and FP32
  *    ones need them both ways; batch norm runs cuDNN's NHWC kernels. */
 #include <stdarg.h>
@@ -356,6 +360,47 @@ static bool has_kernel(const cp_kernel *k, int nk, const char *name)
         if (strcmp(k[i].name, name) == 0)
             return true;
     return false;
+}
+
+/* Rule 20b (docs/ACCURACY.md session 46): 16-bit, power-of-two groups, PyTorch's path */
+static void test_packed_grouped(void **state)
+{
+    (void)state;
+    cp_network g4, g8, g6;
+    /* 4 channels a group on 48x48 and 8 on 24x24: the same multiply-adds, twice the output elements */
+    one_layer(&g4, 128, 48,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 128, \"kernel\": 3, \"pad\": 1, \"groups\": 32, "
+              "\"bias\": false}");
+    one_layer(&g8, 256, 24,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"groups\": 32, "
+              "\"bias\": false}");
+    one_layer(&g6, 192, 40,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 192, \"kernel\": 3, \"pad\": 1, \"groups\": 32, "
+              "\"bias\": false}");
+    static const char *const names[] = {"grouped_fprop", "grouped_dgrad", "grouped_wgrad"};
+    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
+        cp_pass pass = (cp_pass)p;
+        cp_kernel k[MAXK];
+        int nk = layer_kernels(&g4.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_PYTORCH, k);
+        assert_true(has_kernel(k, nk, names[p]) && has_kernel(k, nk, "nchw_to_nhwc"));
+        /* the legacy API and 6-channel groups keep the grouped GEMM of its class */
+        nk = layer_kernels(&g4.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_FIND, k);
+        assert_false(has_kernel(k, nk, names[p]));
+        nk = layer_kernels(&g6.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_PYTORCH, k);
+        assert_false(has_kernel(k, nk, names[p]));
+        /* channels-last: the packed kernel alone; its time follows the outputs */
+        channels_last = true;
+        nk = layer_kernels(&g4.layers[0], pass, CP_PREC_FP16, 256, CP_ALGOS_PYTORCH, k);
+        assert_int_equal(nk, 1);
+        double t4 = pass_ms_with(&g4.layers[0], pass, CP_PREC_FP16, 256, CP_ALGOS_PYTORCH, NULL, 0);
+        double t8 = pass_ms_with(&g8.layers[0], pass, CP_PREC_FP16, 256, CP_ALGOS_PYTORCH, NULL, 0);
+        channels_last = false;
+        if (!(t4 > 1.7 * t8 && t4 < 2.3 * t8))
+            fail_msg("pass %d: 4 channels a group %g ms, 8 channels %g ms: not about twice", p, t4, t8);
+    }
+    cp_network_free(&g4);
+    cp_network_free(&g8);
+    cp_network_free(&g6);
 }
 
 static void test_grouped_conv(void **state)
@@ -813,6 +858,7 @@ int main(void)
         cmocka_unit_test(test_conv_algorithm_sets),
         cmocka_unit_test(test_3x3_weight_gradient),
         cmocka_unit_test(test_grouped_conv),
+        cmocka_unit_test(test_packed_grouped),
         cmocka_unit_test(test_depthwise_taps),
         cmocka_unit_test(test_channels_last),
         cmocka_unit_test(test_channels_last_avgpool),
