@@ -1457,7 +1457,22 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
-# MODE=holdout58 (session 46's last device time, after rules 18 and 19 were judged and reverted: the model as it
+# MODE=holdout59 (session 46, after rule 20b was kept: the session's final model): ten one-GPU configurations by
+# random.Random(59), holdout33's rule; cnnperf-measure jobs first, then PyTorch's in drawn order; predicted in the call.
+HOLDOUT59_MEASURE="
+lenet5 48 fp32 graphapi
+googlenet 248 fp32 graphapi
+resnet152 152 fp32
+vgg16 176 fp32
+densenet169 40 fp16 graphapi"
+HOLDOUT59_TORCH="
+--network vgg13 --batch 184 --precision fp16 --channels-last
+--network resnet50 --batch 56 --precision fp16
+--network vgg13 --batch 40 --precision fp32
+--network resnext50_32x4d --batch 184 --precision fp16
+--network mnasnet1_0 --batch 48 --precision fp16"
+
+# MODE=holdout58 (session 46, after rules 18 and 19 were judged and reverted: the model as it
 # stands, no model file changed since session 43): ten one-GPU configurations by random.Random(58), holdout33's rule;
 # cnnperf-measure jobs first, then PyTorch's in drawn order (what the deadline leaves); predicted in the call.
 HOLDOUT58_MEASURE="
@@ -3427,7 +3442,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
