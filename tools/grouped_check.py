@@ -55,68 +55,58 @@ def predicted_conv(cnnperf, net, batch, precision, extra):
     return next(layer for layer in json.loads(run.stdout)["layers"] if layer["name"] == "conv")
 
 
-def harness_runs(precision):
-    """groupbench's measurements of the grouped layers in `precision`: (net, batch, conv layer)."""
-    with tarfile.open(os.path.join(BENCH, "groupbench", "data.tar.xz")) as tar:
+def harness_runs(archive, suffix, nets=None):
+    """The harness's measurements of a set's grouped layer (the layer named conv) in one tar of cnnperf-measure
+    files, those whose names end with suffix (and whose network is in nets, if given): (net, batch, layer)."""
+    with tarfile.open(archive) as tar:
         for member in sorted(tar.getmembers(), key=lambda m: m.name):
-            name = os.path.basename(member.name)
-            net = next((n for n in GROUPED if name.startswith("layerbench-" + n + "-b")), None)
-            if net is None or not name.endswith("-" + precision + ".json"):
+            net = os.path.basename(member.name)[len("layerbench-"):].rsplit("-b", 1)[0]
+            if not member.name.endswith(suffix) or (nets is not None and net not in nets):
                 continue
             run = json.load(io.TextIOWrapper(tar.extractfile(member)))
-            yield net, run["batch"], next(layer for layer in run["layers"] if layer["name"] == "conv")
-
-
-def block_harness_runs(folder, precision, api="graph"):
-    """A block set's harness measurements of its grouped layer (named conv) through one convolution API:
-    (net, batch, layer)."""
-    with tarfile.open(os.path.join(folder, "data.tar.xz" if api == "graph" else "legacy-data.tar.xz")) as tar:
-        for member in sorted(tar.getmembers(), key=lambda m: m.name):
-            if not member.name.endswith("-" + precision + ".json"):
-                continue
-            run = json.load(io.TextIOWrapper(tar.extractfile(member)))
-            net = member.name[len("layerbench-"):].rsplit("-b", 1)[0]
             yield net, run["batch"], next(layer for layer in run["layers"] if layer["name"] == "conv")
 
 
 GROUPED_KERNEL_MARKS = ("_g2_", "_g4_", "_g8_", "_g16_", "_g32_", "tensorTransform", "nchwToNhwc", "nhwcToNchw")
 
 
-def block_pytorch_traces(folder, tag, layout):
-    """A block set's 16-bit PyTorch traces in one layout: (net, batch, forward ms, backward ms) of its grouped
-    layer, its kernels picked by name."""
+def traced_sums(folder, prefix, precision, nets=None, by_name=False):
+    """PyTorch's traces in folder whose file names start with prefix, in one precision: (net, batch, forward ms,
+    backward ms) of the grouped layer, every convolution kernel of the step or (by_name) those that are the grouped
+    layer's by name (a block's 1x1 layers have none of GROUPED_KERNEL_MARKS)."""
     for name in sorted(os.listdir(folder)):
-        if not name.startswith(f"kernels-torch-{tag}-{layout}-"):
-            continue
-        with lzma.open(os.path.join(folder, name)) as f:
-            records = json.load(f)["records"]
-        for r in records:
-            if r["precision"] != "fp16":
-                continue
-
-            def ms(op):
-                return sum(k["median_us"] for k in r["kernels"]
-                           if k["op"] == op and any(m in k["name"] for m in GROUPED_KERNEL_MARKS)) / 1e3
-            yield (os.path.basename(r["network"])[:-len(".json")], r["batch"], ms("aten::cudnn_convolution"),
-                   ms("aten::convolution_backward"))
-
-
-def pytorch_traces(precision):
-    """torchgroup's NCHW traces of the grouped layers: (net, batch, forward ms, backward ms)."""
-    folder = os.path.join(BENCH, "torchgroup")
-    for name in sorted(os.listdir(folder)):
-        if not name.startswith("kernels-torch-groupbench-nchw-"):
+        if not name.startswith(prefix):
             continue
         with lzma.open(os.path.join(folder, name)) as f:
             records = json.load(f)["records"]
         for r in records:
             net = os.path.basename(r["network"])[:-len(".json")]
-            if net not in GROUPED or r["precision"] != precision:
+            if r["precision"] != precision or (nets is not None and net not in nets):
                 continue
 
+            def mine(k):
+                return not by_name or any(m in k["name"] for m in GROUPED_KERNEL_MARKS)
+
             def ms(op):
-                return sum(k["median_us"] for k in r["kernels"] if k["op"] == op) / 1e3
+                return sum(k["median_us"] for k in r["kernels"] if k["op"] == op and mine(k)) / 1e3
             yield net, r["batch"], ms("aten::cudnn_convolution"), ms("aten::convolution_backward")
+
+
+def harness_rows(a, runs, precision, api):
+    return [(f"{net.split('_', 1)[1]} b{batch} {p[:-3]}", conv[p], model[p]) for net, batch, conv in runs
+            for model in [predicted_conv(a.cnnperf, net, batch, precision, ["--conv-api", api])] for p in PASSES]
+
+
+def pytorch_rows(a, traces, precision, extra):
+    rows = []
+    for net, batch, forward, backward in traces:
+        model = predicted_conv(a.cnnperf, net, batch, precision, ["--mode", "eager"] + extra)
+        label = f"{net.split('_', 1)[1]} b{batch}"
+        if forward > 0:
+            rows.append((f"{label} forward", forward, model["forward_ms"]))
+        if backward > 0:
+            rows.append((f"{label} backward", backward, model["backward_data_ms"] + model["backward_weight_ms"]))
+    return rows
 
 
 def report(what, rows):
@@ -130,7 +120,11 @@ def report(what, rows):
     return errors
 
 
+LAYOUTS = (("nchw", []), ("cl", ["--memory-format", "channels_last"]))
+
+
 def main():
+    global NETS
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--precision", default="fp16", help="fp16 (default) or fp32")
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
@@ -138,89 +132,32 @@ def main():
                     choices=["groupbench", "groupblock", "groupblock2", "groupbench2", "groupbench3"])
     a = ap.parse_args()
     print(f"{'':8} {'layer, batch, pass':44} {'measured':>8} {'model':>8} {'error':>8}   (ms)")
-    if a.set in ("groupbench2", "groupbench3"):
-        singles(a)
-        return
-    if a.set != "groupbench":
-        blocks(a)
-        return
-    rows = []
-    for net, batch, conv in harness_runs(a.precision):
-        model = predicted_conv(a.cnnperf, net, batch, a.precision, ["--conv-api", "graph"])
-        rows += [(f"{net[8:]} b{batch} {p[:-3]}", conv[p], model[p]) for p in PASSES]
-    report("harness", rows)
-    rows = []
-    for net, batch, forward, backward in pytorch_traces(a.precision):
-        model = predicted_conv(a.cnnperf, net, batch, a.precision, ["--mode", "eager"])
-        if forward > 0:
-            rows.append((f"{net[8:]} b{batch} forward", forward, model["forward_ms"]))
-        if backward > 0:
-            rows.append((f"{net[8:]} b{batch} backward", backward,
-                         model["backward_data_ms"] + model["backward_weight_ms"]))
-    report("pytorch", rows)
-
-
-def singles(a):
-    """groupbench57's and groupbench58's single grouped layers (16 bits): the harness through both APIs, and
-    every convolution kernel of PyTorch's traces (the layer is the network's only convolution)."""
-    global NETS
     folder = os.path.join(BENCH, a.set)
     NETS = os.path.join(folder, "nets")
-    for api in ("graph", "legacy"):
-        rows = []
-        with tarfile.open(os.path.join(folder, "data.tar.xz")) as tar:
-            for member in sorted(tar.getmembers(), key=lambda m: m.name):
-                if not member.name.endswith(f"-fp16-{api}.json"):
-                    continue
-                run = json.load(io.TextIOWrapper(tar.extractfile(member)))
-                net = member.name[len("layerbench-"):].rsplit("-b", 1)[0]
-                conv = next(layer for layer in run["layers"] if layer["name"] == "conv")
-                model = predicted_conv(a.cnnperf, net, run["batch"], "fp16", ["--conv-api", api])
-                rows += [(f"{net[8:]} b{run['batch']} {p[:-3]}", conv[p], model[p]) for p in PASSES]
-        report("harness" if api == "graph" else "legacy", rows)
-    for layout, extra in (("nchw", []), ("cl", ["--memory-format", "channels_last"])):
-        rows = []
-        for name in sorted(os.listdir(folder)):
-            if not name.startswith(f"kernels-torch-{a.set}-{layout}-"):
-                continue
-            with lzma.open(os.path.join(folder, name)) as f:
-                records = json.load(f)["records"]
-            for r in records:
-                if r["precision"] != "fp16":
-                    continue
-                net = os.path.basename(r["network"])[:-len(".json")]
-
-                def ms(op):
-                    return sum(k["median_us"] for k in r["kernels"] if k["op"] == op) / 1e3
-                model = predicted_conv(a.cnnperf, net, r["batch"], "fp16", ["--mode", "eager"] + extra)
-                rows.append((f"{net[8:]} b{r['batch']} forward", ms("aten::cudnn_convolution"), model["forward_ms"]))
-                rows.append((f"{net[8:]} b{r['batch']} backward", ms("aten::convolution_backward"),
-                             model["backward_data_ms"] + model["backward_weight_ms"]))
-        report(f"pt-{layout}", rows)
-
-
-def blocks(a):
-    global NETS
-    folder = os.path.join(BENCH, a.set)
-    NETS = os.path.join(folder, "nets")
-    for api in ("graph", "legacy"):
-        rows = []
-        for net, batch, conv in block_harness_runs(folder, a.precision, api):
-            model = predicted_conv(a.cnnperf, net, batch, a.precision, ["--conv-api", api])
-            rows += [(f"{net[11:]} b{batch} {p[:-3]}", conv[p], model[p]) for p in PASSES]
-        report("harness" if api == "graph" else "legacy", rows)
-    if a.precision != "fp16":
-        return  # FP32's grouped layers run group by group among the block's own kernels: not told apart by name
-    for layout, extra in (("nchw", []), ("cl", ["--memory-format", "channels_last"])):
-        rows = []
-        for net, batch, forward, backward in block_pytorch_traces(folder, a.set, layout):
-            model = predicted_conv(a.cnnperf, net, batch, "fp16", ["--mode", "eager"] + extra)
-            if forward > 0:
-                rows.append((f"{net[11:]} b{batch} forward", forward, model["forward_ms"]))
-            if backward > 0:
-                rows.append((f"{net[11:]} b{batch} backward", backward,
-                             model["backward_data_ms"] + model["backward_weight_ms"]))
-        report(f"pt-{layout}", rows)
+    if a.set == "groupbench":
+        report("harness", harness_rows(a, harness_runs(os.path.join(folder, "data.tar.xz"), f"-{a.precision}.json",
+                                                       GROUPED), a.precision, "graph"))
+        traces = traced_sums(os.path.join(BENCH, "torchgroup"), "kernels-torch-groupbench-nchw-", a.precision, GROUPED)
+        report("pytorch", pytorch_rows(a, traces, a.precision, []))
+    elif a.set in ("groupbench2", "groupbench3"):
+        # groupbench57's and groupbench58's single grouped layers, 16 bits: the layer is the network's only
+        # convolution, so every convolution kernel of a trace is its
+        for api in ("graph", "legacy"):
+            report("harness" if api == "graph" else "legacy",
+                   harness_rows(a, harness_runs(os.path.join(folder, "data.tar.xz"), f"-fp16-{api}.json"), "fp16", api))
+        for layout, extra in LAYOUTS:
+            report(f"pt-{layout}", pytorch_rows(a, traced_sums(folder, f"kernels-torch-{a.set}-{layout}-", "fp16"),
+                                                "fp16", extra))
+    else:
+        for api, archive in (("graph", "data.tar.xz"), ("legacy", "legacy-data.tar.xz")):
+            report("harness" if api == "graph" else "legacy",
+                   harness_rows(a, harness_runs(os.path.join(folder, archive), f"-{a.precision}.json"), a.precision,
+                                api))
+        if a.precision != "fp16":
+            return  # FP32's grouped layers run group by group among the block's own kernels: not told apart by name
+        for layout, extra in LAYOUTS:
+            report(f"pt-{layout}", pytorch_rows(a, traced_sums(folder, f"kernels-torch-{a.set}-{layout}-", "fp16",
+                                                               by_name=True), "fp16", extra))
 
 
 if __name__ == "__main__":
