@@ -88,9 +88,10 @@ typedef struct {
  * (model/predict.c). The legacy API runs the same kernels with costs of its own (docs/ACCURACY.md session 46). */
 static inline bool cp_layer_packed_grouped(const cp_layer *l, const cp_exec *x)
 {
-    int in = l->in[0].c / (l->groups > 0 ? l->groups : 1), out = l->out_c / (l->groups > 0 ? l->groups : 1);
-    return l->groups > 1 && !cp_layer_depthwise(l) && x->algos == CP_ALGOS_PYTORCH &&
-           cp_precision_bytes(x->prec) == 2 && (in & (in - 1)) == 0 && (out & (out - 1)) == 0;
+    if (l->groups <= 1 || cp_layer_depthwise(l) || x->algos != CP_ALGOS_PYTORCH || cp_precision_bytes(x->prec) != 2)
+        return false;
+    int in = l->in[0].c / l->groups, out = l->out_c / l->groups;
+    return (in & (in - 1)) == 0 && (out & (out - 1)) == 0; /* powers of two */
 }
 
 struct cp_layer_kind {
