@@ -1360,25 +1360,42 @@ groupblock46() { groupblock_set groupblock; }
 # groupblock_set NAME: validation/layerbench-h100/NAME/nets/*.json measured and traced as groupblock46 says, into
 # results/NAME
 groupblock_set() {
-    local dir=$RES/$1 f b p fmt name nets
+    local dir=$RES/$1 f b p
     mkdir -p "$dir"
     for f in validation/layerbench-h100/$1/nets/*.json; do
-        name=$(basename "$f" .json)
         for b in 64 256; do
             for p in fp16 fp32; do
-                [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "measure $name b$b $p skipped: past the deadline"; continue; }
-                say "measure $name b$b $p (graph API, layers isolated)"
-                timeout 240 "$MEASURE" --conv-api graph --network "$f" --batch "$b" --precision "$p" --warmup 2 --iters 5 \
-                    --layers isolated -o "$dir/layerbench-$name-b$b-$p.json" </dev/null || fail "measure $name b$b $p"
-                bundle
+                isolated_passes graph "$f" "$b" "$p" "$dir/layerbench-$(basename "$f" .json)-b$b-$p.json"
             done
         done
+        bundle
     done
+    trace_set "$1" "$dir" "64 256"
+}
+
+# isolated_passes API NET BATCH PRECISION OUT: each layer pass of network file NET timed alone by cnnperf-measure
+# through convolution API API (--layers isolated) into OUT, unless the deadline has passed
+isolated_passes() {
+    local name
+    name=$(basename "$2" .json)
+    if [ $(($(date +%s) - START)) -ge "$DEADLINE" ]; then
+        fail "measure $name b$3 $4 ($1 API) skipped: past the deadline"
+        return
+    fi
+    say "measure $name b$3 $4 ($1 API, layers isolated)"
+    timeout 240 "$MEASURE" --conv-api "$1" --network "$2" --batch "$3" --precision "$4" --warmup 2 --iters 5 \
+        --layers isolated -o "$5" </dev/null || fail "measure $name b$3 $4 ($1 API)"
+}
+
+# trace_set SET DIR "BATCHES": one PyTorch step of every network of validation/layerbench-h100/SET/nets traced kernel
+# by kernel (kernel_trace_nets), NCHW and channels-last, at each batch, into DIR/kernels-torch-SET-<layout>-b<batch>.json
+trace_set() {
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
+    local nets fmt b
     nets=$(ls validation/layerbench-h100/"$1"/nets/*.json | paste -sd,)
     for fmt in nchw cl; do
-        for b in 64 256; do
-            kernel_trace_nets "$1" "$nets" "$b" "$fmt" "$dir/kernels-torch-$1-$fmt-b$b.json"
+        for b in $3; do
+            kernel_trace_nets "$1" "$nets" "$b" "$fmt" "$2/kernels-torch-$1-$fmt-b$b.json"
         done
     done
 }
@@ -1402,28 +1419,17 @@ groupbench58() { single_grouped_set groupbench3 "96 160"; }
 # single_grouped_set SET "BATCHES": validation/layerbench-h100/SET/nets/*.json (one grouped layer each) through both
 # APIs in FP16 (layers isolated) and PyTorch's kernels traced, NCHW and channels-last, into results/SET
 single_grouped_set() {
-    local dir=$RES/$1 f b api name nets
+    local dir=$RES/$1 f b api
     mkdir -p "$dir"
     for f in validation/layerbench-h100/$1/nets/*.json; do
-        name=$(basename "$f" .json)
         for b in $2; do
             for api in graph legacy; do
-                [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "$api $name b$b: past the deadline"; continue; }
-                say "measure $name b$b fp16 ($api API, layers isolated)"
-                timeout 240 "$MEASURE" --conv-api "$api" --network "$f" --batch "$b" --precision fp16 --warmup 2 \
-                    --iters 5 --layers isolated -o "$dir/layerbench-$name-b$b-fp16-$api.json" </dev/null ||
-                    fail "$api $name b$b"
+                isolated_passes "$api" "$f" "$b" fp16 "$dir/layerbench-$(basename "$f" .json)-b$b-fp16-$api.json"
             done
         done
         bundle
     done
-    python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
-    nets=$(ls validation/layerbench-h100/"$1"/nets/*.json | paste -sd,)
-    for fmt in nchw cl; do
-        for b in $2; do
-            kernel_trace_nets "$1" "$nets" "$b" "$fmt" "$dir/kernels-torch-$1-$fmt-b$b.json"
-        done
-    done
+    trace_set "$1" "$dir" "$2"
 }
 
 # MODE=groupblock57b (session 46; calibration data): the same blocks' passes through cuDNN's legacy API
@@ -1431,19 +1437,14 @@ single_grouped_set() {
 # groupblock2, into results/<set>-legacy: the legacy harness's grouped layers had no microbenchmark (its 16-bit
 # ResNeXt-50 runs came in 8-12% under the model).
 groupblock57b() {
-    local set f b p name dir
+    local set f b p dir
     for set in groupblock2 groupblock; do
         dir=$RES/$set-legacy
         mkdir -p "$dir"
         for f in validation/layerbench-h100/$set/nets/*.json; do
-            name=$(basename "$f" .json)
             for b in 64 256; do
                 for p in fp16 fp32; do
-                    [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "legacy $name b$b $p: past the deadline"; continue; }
-                    say "measure $name b$b $p (legacy API, layers isolated)"
-                    timeout 240 "$MEASURE" --conv-api legacy --network "$f" --batch "$b" --precision "$p" --warmup 2 \
-                        --iters 5 --layers isolated -o "$dir/layerbench-$name-b$b-$p.json" </dev/null ||
-                        fail "legacy $name b$b $p"
+                    isolated_passes legacy "$f" "$b" "$p" "$dir/layerbench-$(basename "$f" .json)-b$b-$p.json"
                 done
             done
             bundle
