@@ -63,6 +63,17 @@ static void one_layer(cp_network *n, int c, int hw, const char *layer)
         fail_msg("%s", err.msg);
 }
 
+/* One 3x3 convolution (padding 1, no bias) of c channels on hw x hw to out, in `groups` groups */
+static void one_conv3x3(cp_network *n, int c, int hw, int out, int groups)
+{
+    char layer[160];
+    snprintf(layer, sizeof layer,
+             "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": 3, \"pad\": 1, \"groups\": %d, "
+             "\"bias\": false}",
+             out, groups);
+    one_layer(n, c, hw, layer);
+}
+
 enum { MAXK = 16 };
 
 /* The convolution workspace limit layer_kernels passes, bytes (0: none). */
@@ -368,15 +379,9 @@ static void test_packed_grouped(void **state)
     (void)state;
     cp_network g4, g8, g6;
     /* 4 channels a group on 48x48 and 8 on 24x24: the same multiply-adds, twice the output elements */
-    one_layer(&g4, 128, 48,
-              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 128, \"kernel\": 3, \"pad\": 1, \"groups\": 32, "
-              "\"bias\": false}");
-    one_layer(&g8, 256, 24,
-              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"pad\": 1, \"groups\": 32, "
-              "\"bias\": false}");
-    one_layer(&g6, 192, 40,
-              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 192, \"kernel\": 3, \"pad\": 1, \"groups\": 32, "
-              "\"bias\": false}");
+    one_conv3x3(&g4, 128, 48, 128, 32);
+    one_conv3x3(&g8, 256, 24, 256, 32);
+    one_conv3x3(&g6, 192, 40, 192, 32);
     static const char *const names[] = {"grouped_fprop", "grouped_dgrad", "grouped_wgrad"};
     for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
         cp_pass pass = (cp_pass)p;
@@ -408,13 +413,9 @@ static void test_grouped_conv(void **state)
     (void)state;
     cp_network grouped, dense, dw;
     /* 192 channels in 32 groups, and one group of it alone (6 -> 6) */
-    one_layer(&grouped, 192, 40,
-              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 192, \"kernel\": 3, \"pad\": 1, \"groups\": 32, "
-              "\"bias\": false}");
-    one_layer(&dense, 6, 40, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 6, \"kernel\": 3, \"pad\": 1, \"bias\": false}");
-    one_layer(&dw, 192, 40,
-              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 192, \"kernel\": 3, \"pad\": 1, \"groups\": 192, "
-              "\"bias\": false}");
+    one_conv3x3(&grouped, 192, 40, 192, 32);
+    one_conv3x3(&dense, 6, 40, 6, 1);
+    one_conv3x3(&dw, 192, 40, 192, 192);
     for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
         cp_pass pass = (cp_pass)p;
         cp_kernel k[MAXK];
