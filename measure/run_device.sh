@@ -1432,6 +1432,27 @@ single_grouped_set() {
     trace_set "$1" "$dir" "$2"
 }
 
+# MODE=wgrad60 (session 47; calibration data): the graph API's 16-bit 1x1 passes at large batch x plane (the weight
+# gradient's K): ResNet-family 28x28 1x1 weight gradients came out 25-40% under the model at b80-b240 while the
+# calibration set, mostly b64 and below, has none like them. Single 1x1 layers (validation/layerbench-h100/wgrad16/nets/,
+# planes 12, 24 and 40 that no shipped network uses) timed pass by pass through the graph API (layers isolated, FP16,
+# b64, b128 and b256), into results/wgrad16. MODE=wgrad60b: the held-out set (wgrad16b/nets/, other channels and
+# planes, b96 and b192), measured only after a rule fitted on wgrad16 is stated and committed.
+wgrad60() { single_1x1_set wgrad16 "64 128 256"; }
+wgrad60b() { single_1x1_set wgrad16b "96 192"; }
+# single_1x1_set SET "BATCHES": validation/layerbench-h100/SET/nets/*.json through the graph API in FP16 (layers
+# isolated) into results/SET
+single_1x1_set() {
+    local dir=$RES/$1 f b
+    mkdir -p "$dir"
+    for f in validation/layerbench-h100/$1/nets/*.json; do
+        for b in $2; do
+            isolated_passes graph "$f" "$b" fp16 "$dir/layerbench-$(basename "$f" .json)-b$b-fp16-graph.json"
+        done
+    done
+    bundle
+}
+
 # MODE=groupblock57b (session 46; calibration data): the same blocks' passes through cuDNN's legacy API
 # (cnnperf-measure --conv-api legacy --layers isolated, FP16 and FP32, b64 and b256), for groupblock and
 # groupblock2, into results/<set>-legacy: the legacy harness's grouped layers had no microbenchmark (its 16-bit
@@ -1457,6 +1478,35 @@ groupblock57b() {
 # parity-graph-api): the set-up time and the engines chosen, beside those runs'.
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
+
+# MODE=holdout60, mholdout60 (session 47, drawn before any change this session: the model as it stands, no model file
+# changed since session 46's rule 20b): ten one-GPU configurations by random.Random(60), holdout33's rule, and ten 4-GPU
+# jobs by random.Random(6060), mholdout35's rule; predicted in the call.
+HOLDOUT60_MEASURE="
+resnet101 256 fp16 graphapi
+vgg13 248 fp16
+resnet152 40 fp16 graphapi
+resnet152 232 fp16
+mnasnet1_0 184 fp16 graphapi
+vgg19 88 fp32 graphapi"
+HOLDOUT60_TORCH="
+--network mnasnet1_0 --batch 104 --precision fp16
+--network lenet5 --batch 232 --precision fp32 --channels-last
+--network resnext50_32x4d --batch 176 --precision fp16
+--network googlenet --batch 32 --precision fp16"
+MHOLDOUT60_GRAPH="
+resnet152 152 fp16 nccl
+vgg16 72 fp32 ps1
+resnet101 32 fp16 ps1
+lenet5 48 fp16 ps2
+alexnet 168 fp32 ps2
+resnet34 184 fp32 ps2"
+MHOLDOUT60_LEGACY="
+vgg19 56 fp16 nccl
+densenet169 192 fp32 nccl"
+MHOLDOUT60_DDP="
+--network densenet169 --batch 200 --precision fp16
+--network resnet50 --batch 112 --precision fp32 --channels-last"
 
 # MODE=holdout59 (session 46, after rule 20b was kept: the session's final model): ten one-GPU configurations by
 # random.Random(59), holdout33's rule; cnnperf-measure jobs first, then PyTorch's in drawn order; predicted in the call.
@@ -3443,7 +3493,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3470,6 +3520,11 @@ run_mode() {
     groupblock57b) groupblock57b ;;
     groupbench57) groupbench57 ;;
     groupbench58) groupbench58 ;;
+    wgrad60) wgrad60 ;;
+    session47a) # session 47's first call: holdout60 (drawn), then wgrad60's calibration data
+        drawn_holdout holdout60
+        wgrad60 ;;
+    wgrad60b) wgrad60b ;;
     rankcost57) rankcost57 ;;
     session46d) # session 46's last call (4 GPUs): rankcost57, then the DDP jobs drawn in mholdout57 (4 GPUs) and
         # mholdout56 (2 GPUs) that their calls' deadlines left, each set predicted in the call
@@ -3493,7 +3548,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
