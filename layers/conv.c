@@ -591,6 +591,21 @@ static bool plane_misaligned(cp_shape s, double elem_bytes)
     return fmod((double)s.h * s.w * elem_bytes, TC_VECTOR_BYTES) != 0;
 }
 
+/* PyTorch's path has two 16-bit 1x1 weight-gradient engines for NCHW: one
+ * reads the planes as they are (engine 62), the other copies x and dy to
+ * NHWC first (engine 65), and cuDNN's search takes the second once the
+ * gradient has more than 512 x 256 elements: single 1x1 layers at 12x12 to
+ * 40x40 (validation/layerbench-h100/wgrad16/) and the calibration set's
+ * Inception-v3 8x8 layers ran it, 54-63% past the time without the copies
+ * and within 9% of it with them (docs/ACCURACY.md, session 47, rule 21). */
+#define WGRAD16_1X1_DIRECT_MAX_CHANNELS 131072.0
+
+static bool wgrad_1x1_via_nhwc(const cp_layer *l, cp_pass pass, const cp_exec *x)
+{
+    return pass == CP_PASS_BWD_WEIGHT && x->algos == CP_ALGOS_PYTORCH && cp_precision_bytes(x->prec) == 2 &&
+           (double)l->in[0].c * l->out_c > WGRAD16_1X1_DIRECT_MAX_CHANNELS;
+}
+
 /* Appends the layout transposes of a pass whose kernels want the other
  * layout, returns the new kernel count: a tensor-core pass on NCHW
  * activations, unless it is a 1x1 convolution that reads NCHW as it is, and
@@ -606,7 +621,7 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     if (nchw_kernels != x->channels_last || (l->groups != 1 && !graph_grouped(l, x)))
         return nk;
     if (!x->channels_last && l->kh == 1 && l->kw == 1 && l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) &&
-        !plane_misaligned(o, eb))
+        !plane_misaligned(o, eb) && !wgrad_1x1_via_nhwc(l, pass, x))
         return nk;
     const char *to_kernels = x->channels_last ? "nhwc_to_nchw" : "nchw_to_nhwc";
     const char *back = x->channels_last ? "nchw_to_nhwc" : "nhwc_to_nchw";
