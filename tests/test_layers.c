@@ -408,6 +408,47 @@ static void test_packed_grouped(void **state)
     cp_network_free(&g6);
 }
 
+/* One 1x1 convolution (stride 1, no bias) of c channels on hw x hw to out */
+static void one_conv1x1(cp_network *n, int c, int hw, int out)
+{
+    char layer[128];
+    snprintf(layer, sizeof layer, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": 1, \"bias\": false}",
+             out);
+    one_layer(n, c, hw, layer);
+}
+
+/* Rule 21 (docs/ACCURACY.md session 47): PyTorch's path copies x and dy to NHWC for a 16-bit 1x1 weight gradient
+ * of more than 512 x 256 channels, even on a plane it could read as NCHW; not at 512 x 256, not the other passes,
+ * not the legacy API's */
+static void test_wgrad_1x1_nhwc(void **state)
+{
+    (void)state;
+    cp_network big, edge;
+    one_conv1x1(&big, 1024, 12, 512);
+    one_conv1x1(&edge, 512, 24, 256);
+    cp_kernel k[MAXK];
+    int nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
+    assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
+    assert_int_equal(nk, 3); /* x and dy copied, the GEMM; nothing written back */
+    nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_BF16, 128, CP_ALGOS_PYTORCH, k);
+    assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
+    nk = layer_kernels(&edge.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
+    assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
+    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_DATA; p++) {
+        nk = layer_kernels(&big.layers[0], (cp_pass)p, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
+        assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
+    }
+    nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_FIND, k);
+    assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
+    /* channels-last tensors need no copies */
+    channels_last = true;
+    nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
+    channels_last = false;
+    assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
+    cp_network_free(&big);
+    cp_network_free(&edge);
+}
+
 static void test_grouped_conv(void **state)
 {
     (void)state;
@@ -860,6 +901,7 @@ int main(void)
         cmocka_unit_test(test_3x3_weight_gradient),
         cmocka_unit_test(test_grouped_conv),
         cmocka_unit_test(test_packed_grouped),
+        cmocka_unit_test(test_wgrad_1x1_nhwc),
         cmocka_unit_test(test_depthwise_taps),
         cmocka_unit_test(test_channels_last),
         cmocka_unit_test(test_channels_last_avgpool),
