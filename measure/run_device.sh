@@ -1479,6 +1479,35 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout61, mholdout61 (session 47, after rule 21 was kept: the session's model): ten one-GPU configurations by
+# random.Random(61), holdout33's rule, and ten 4-GPU jobs by random.Random(6161), mholdout35's rule; predicted in
+# the call.
+HOLDOUT61_MEASURE="
+vgg13 32 fp16
+resnet101 32 fp32
+resnet101 184 fp32"
+HOLDOUT61_TORCH="
+--network resnet34 --batch 72 --precision fp16
+--network mnasnet1_0 --batch 112 --precision fp16 --channels-last
+--network resnet101 --batch 120 --precision fp16 --channels-last
+--network resnet34 --batch 112 --precision fp16
+--network googlenet --batch 216 --precision fp32
+--network mnasnet1_0 --batch 216 --precision fp32 --channels-last
+--network vgg19 --batch 208 --precision fp32 --channels-last"
+MHOLDOUT61_GRAPH="
+resnet101 64 fp32 ps1
+densenet169 32 fp32 ps2
+googlenet 96 fp32 ps1"
+MHOLDOUT61_LEGACY="
+resnet101 136 fp16 nccl
+wide_resnet50_2 144 fp16 nccl
+wide_resnet50_2 168 fp16 nccl"
+MHOLDOUT61_DDP="
+--network alexnet --batch 112 --precision fp32 --channels-last
+--network resnet50 --batch 240 --precision fp16
+--network resnet152 --batch 40 --precision fp16 --channels-last
+--network vgg16 --batch 240 --precision fp32"
+
 # MODE=holdout60, mholdout60 (session 47, drawn before any change this session: the model as it stands, no model file
 # changed since session 46's rule 20b): ten one-GPU configurations by random.Random(60), holdout33's rule, and ten 4-GPU
 # jobs by random.Random(6060), mholdout35's rule; predicted in the call.
@@ -3493,7 +3522,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3548,7 +3577,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
