@@ -148,7 +148,7 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
             bool xmma = prec == CP_PREC_FP32 && l->groups == 1;
             /* a 16-bit 1x1 weight gradient between NHWC copies (layers/conv.c, rule 21): wgrad16's 256 -> 512
              * at 24x24, b64, measured 0.132 ms backward against a 0.030 ms forward, 4.4x */
-            bool nhwc_wgrad = algos == CP_ALGOS_PYTORCH && prec != CP_PREC_FP32 && prec != CP_PREC_TF32 &&
+            bool nhwc_wgrad = algos == CP_ALGOS_PYTORCH && cp_precision_bytes(prec) == 2 &&
                               l->kh == 1 && l->kw == 1 && (double)l->in[0].c * l->out_c > 131072;
             double upper = engine ? 10.0 : wino || nhwc_wgrad ? 5.0 : 3.6;
             if (xmma && (b < lowest * f || b > upper * f)) {
