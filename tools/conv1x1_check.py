@@ -16,25 +16,12 @@ Needs the cnnperf program (--cnnperf, default build/cnnperf); reads the
 committed data only, writes nothing.
 """
 import argparse
-import io
-import json
 import os
 import re
-import tarfile
 
 import grouped_check as gc
 
 PASS_CALLS = {"forward_ms": "fwd", "backward_data_ms": "bwd_data", "backward_weight_ms": "bwd_filter"}
-
-
-def runs(archive):
-    """(net, batch, the layer named conv, cuDNN's choices for it) of every cnnperf-measure file in the tar."""
-    with tarfile.open(archive) as tar:
-        for member in sorted(tar.getmembers(), key=lambda m: m.name):
-            run = json.load(io.TextIOWrapper(tar.extractfile(member)))
-            net = os.path.basename(member.name)[len("layerbench-"):].rsplit("-b", 1)[0]
-            conv = next(layer for layer in run["layers"] if layer["name"] == "conv")
-            yield net, run["batch"], conv, run["provenance"]["conv_algorithms"]["conv"]
 
 
 def engine(note, call):
@@ -52,7 +39,7 @@ def main():
     gc.NETS = os.path.join(folder, "nets")
     errors = {p: [] for p in gc.PASSES}
     print(f"{'layer, batch, pass':42} {'engine':>6} {'measured':>8} {'model':>8} {'error':>8}   (ms)")
-    for net, batch, conv, note in runs(os.path.join(folder, "data.tar.xz")):
+    for net, batch, conv, note in gc.harness_runs(os.path.join(folder, "data.tar.xz"), "-fp16-graph.json"):
         model = gc.predicted_conv(a.cnnperf, net, batch, "fp16", ["--conv-api", "graph"])
         for p in gc.PASSES:
             error = (model[p] / conv[p] - 1) * 100

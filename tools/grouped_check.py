@@ -56,15 +56,17 @@ def predicted_conv(cnnperf, net, batch, precision, extra):
 
 
 def harness_runs(archive, suffix, nets=None):
-    """The harness's measurements of a set's grouped layer (the layer named conv) in one tar of cnnperf-measure
-    files, those whose names end with suffix (and whose network is in nets, if given): (net, batch, layer)."""
+    """The harness's measurements of a set's layer under test (the layer named conv) in one tar of cnnperf-measure
+    files, those whose names end with suffix (and whose network is in nets, if given): (net, batch, layer, the
+    algorithms cuDNN chose for it)."""
     with tarfile.open(archive) as tar:
         for member in sorted(tar.getmembers(), key=lambda m: m.name):
             net = os.path.basename(member.name)[len("layerbench-"):].rsplit("-b", 1)[0]
             if not member.name.endswith(suffix) or (nets is not None and net not in nets):
                 continue
             run = json.load(io.TextIOWrapper(tar.extractfile(member)))
-            yield net, run["batch"], next(layer for layer in run["layers"] if layer["name"] == "conv")
+            yield (net, run["batch"], next(layer for layer in run["layers"] if layer["name"] == "conv"),
+                   run["provenance"]["conv_algorithms"].get("conv", ""))
 
 
 GROUPED_KERNEL_MARKS = ("_g2_", "_g4_", "_g8_", "_g16_", "_g32_", "tensorTransform", "nchwToNhwc", "nhwcToNchw")
@@ -93,7 +95,7 @@ def traced_sums(folder, prefix, precision, nets=None, by_name=False):
 
 
 def harness_rows(a, runs, precision, api):
-    return [(f"{net.split('_', 1)[1]} b{batch} {p[:-3]}", conv[p], model[p]) for net, batch, conv in runs
+    return [(f"{net.split('_', 1)[1]} b{batch} {p[:-3]}", conv[p], model[p]) for net, batch, conv, _ in runs
             for model in [predicted_conv(a.cnnperf, net, batch, precision, ["--conv-api", api])] for p in PASSES]
 
 
