@@ -63,16 +63,18 @@ static void one_layer(cp_network *n, int c, int hw, const char *layer)
         fail_msg("%s", err.msg);
 }
 
-/* One 3x3 convolution (padding 1, no bias) of c channels on hw x hw to out, in `groups` groups */
-static void one_conv3x3(cp_network *n, int c, int hw, int out, int groups)
+/* One k x k convolution (stride 1, padding k/2, no bias) of c channels on hw x hw to out, in `groups` groups */
+static void one_conv(cp_network *n, int c, int hw, int out, int k, int groups)
 {
     char layer[160];
     snprintf(layer, sizeof layer,
-             "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": 3, \"pad\": 1, \"groups\": %d, "
+             "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": %d, \"pad\": %d, \"groups\": %d, "
              "\"bias\": false}",
-             out, groups);
+             out, k, k / 2, groups);
     one_layer(n, c, hw, layer);
 }
+
+static void one_conv3x3(cp_network *n, int c, int hw, int out, int groups) { one_conv(n, c, hw, out, 3, groups); }
 
 enum { MAXK = 16 };
 
@@ -408,15 +410,6 @@ static void test_packed_grouped(void **state)
     cp_network_free(&g6);
 }
 
-/* One 1x1 convolution (stride 1, no bias) of c channels on hw x hw to out */
-static void one_conv1x1(cp_network *n, int c, int hw, int out)
-{
-    char layer[128];
-    snprintf(layer, sizeof layer, "{\"name\": \"c\", \"kind\": \"conv\", \"out\": %d, \"kernel\": 1, \"bias\": false}",
-             out);
-    one_layer(n, c, hw, layer);
-}
-
 /* Rule 21 (docs/ACCURACY.md session 47): PyTorch's path copies x and dy to NHWC for a 16-bit 1x1 weight gradient
  * of more than 512 x 256 channels, even on a plane it could read as NCHW; not at 512 x 256, not the other passes,
  * not the legacy API's */
@@ -424,8 +417,8 @@ static void test_wgrad_1x1_nhwc(void **state)
 {
     (void)state;
     cp_network big, edge;
-    one_conv1x1(&big, 1024, 12, 512);
-    one_conv1x1(&edge, 512, 24, 256);
+    one_conv(&big, 1024, 12, 512, 1, 1);
+    one_conv(&edge, 512, 24, 256, 1, 1);
     cp_kernel k[MAXK];
     int nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
     assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
