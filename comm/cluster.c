@@ -357,6 +357,59 @@ static const nvlink_gen nvlinks[] = {
     {"v100", "NVLink 2", 150, 1, 0, -1, 0},
 };
 
+/* calibration/ps-exchange.json (tools/ps_exchange_pool.py): the pools of
+ * device `id` into c->ipc_pool; other devices' are checked and skipped. */
+static int ipc_pool_parse(const char *text, size_t len, const char *file, const char *id, cp_cluster *cl,
+                          cp_error *err)
+{
+    static const char *const top[] = {"format", "source", "pools", NULL};
+    static const char *const known[] = {"device", "workers", "servers", "bandwidth_gbs", "sweeps",
+                                        "min_gbs", "max_gbs", "files", NULL};
+    cJSON *root = cp_json_parse(text, len, file, err);
+    if (!root)
+        return -1;
+    cp_jctx c = {file, "$", err};
+    const char *format = NULL;
+    const cJSON *pools = cp_jget(root, "pools"), *p;
+    int rc = cp_jonly(&c, root, top) || cp_jstr(&c, root, "format", true, &format);
+    if (!rc && strcmp(format, "cnnperf-ps-exchange/1") != 0)
+        rc = cp_jfail(&c, "format", "expected cnnperf-ps-exchange/1, got '%s'", format);
+    if (!rc && !cJSON_IsArray(pools))
+        rc = cp_jfail(&c, "pools", "missing or not an array");
+    const cJSON *list = rc ? NULL : pools;
+    size_t mark = cp_jpush_key(&c, "pools");
+    int i = 0;
+    cJSON_ArrayForEach(p, list)
+    {
+        size_t m = cp_jpush_index(&c, i++);
+        const char *dev = NULL;
+        long long w = 0, k = 0, n = 0;
+        double bw = 0;
+        rc = !cJSON_IsObject(p) ? cp_jfail(&c, NULL, "must be an object") : 0;
+        rc = rc || cp_jonly(&c, p, known) || cp_jstr(&c, p, "device", true, &dev) ||
+             cp_jint(&c, p, "workers", true, 0, 1, 4096, &w) || cp_jint(&c, p, "servers", true, 0, 1, 4096, &k) ||
+             cp_jint(&c, p, "sweeps", true, 0, 1, 1 << 20, &n) || positive(&c, p, "bandwidth_gbs", 1e6, &bw);
+        if (!rc && strcmp(dev, id) == 0) {
+            if (cl->n_ipc_pool == CP_IPC_POOL_MAX)
+                rc = cp_jfail(&c, NULL, "more than %d pools of device %s", CP_IPC_POOL_MAX, id);
+            else {
+                cp_ipc_pooled *q = &cl->ipc_pool[cl->n_ipc_pool++];
+                q->workers = (int)w, q->servers = (int)k;
+                q->link.bandwidth_gbs = bw;
+                q->link.latency_us = 0; /* the rounds hold it, as a psexchange file's */
+                snprintf(q->link.name, sizeof q->link.name, "PS exchange pooled: median of %lld sweeps (%s)", n,
+                         file);
+            }
+        }
+        cp_jpop(&c, m);
+        if (rc)
+            break;
+    }
+    cp_jpop(&c, mark);
+    cJSON_Delete(root);
+    return rc ? -1 : 0;
+}
+
 #define NODE_GPUS 8
 #define IB_NDR_GBS 50.0 /* 400 Gb/s per NIC per direction */
 #define IB_NDR_US 3.0
@@ -412,7 +465,8 @@ int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error
      * 8.5 GB/s and 0.5 us, measured by cnnperf-calibrate's MPI ping-pong on
      * a 2 x H200 node (validation/h200x2/calibrated-nccl-2gpu-raw.json,
      * 1 GiB: 8.54 GB/s; fitted latency 0.52 us). Hosts differ (a 2 x H100
-     * node: 5.8-7.0 GB/s): --host-mpi FILE gives the user's own. */
+     * node: 5.8-7.0 GB/s): --host-mpi FILE gives the user's own, and the
+     * device machines' pooled streams (below) replace it where measured. */
     snprintf(c->ipc.name, sizeof c->ipc.name, "MPI shared memory (assumed)");
     c->ipc.bandwidth_gbs = 8.5;
     c->ipc.latency_us = 0.5;
@@ -426,7 +480,22 @@ int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error
     c->ps_server.gbs[2] = 70.6;
     c->ps_server.threads = 30; /* what those runs' servers had (32-core hosts, 2 workers) */
     snprintf(c->file, sizeof c->file, "(assumed from --device %s --gpus %d)", d->id, gpus);
-    return 0;
+    /* The device machines' own hosts, where measured: their streams pooled over calls */
+    const cp_resource *pool = cp_resource_find("calibration", "ps-exchange");
+    return pool ? ipc_pool_parse(pool->text, pool->len, "calibration/ps-exchange.json", d->id, c, err) : 0;
+}
+
+const cp_link *cp_cluster_ps_stream(const cp_cluster *c, const int workers, const int servers)
+{
+    const cp_link *one = NULL;
+    for (int i = 0; i < c->n_ipc_pool; i++) {
+        const cp_ipc_pooled *p = &c->ipc_pool[i];
+        if (p->workers == workers && p->servers == servers)
+            return &p->link;
+        if (p->workers == workers && p->servers == 1)
+            one = &p->link;
+    }
+    return one ? one : &c->ipc;
 }
 
 int cp_cluster_gpus(const cp_cluster *c)

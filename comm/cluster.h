@@ -21,6 +21,15 @@ typedef struct {
     int count; /* GPUs of this model in one node */
 } cp_gpu_group;
 
+/* One server's message stream from `workers` workers to `servers` CPU
+ * parameter servers of one node, measured on a host (cnnperf-psexchange). */
+typedef struct {
+    int workers, servers;
+    cp_link link;
+} cp_ipc_pooled;
+
+#define CP_IPC_POOL_MAX 8
+
 typedef struct {
     char name[64];
     char file[256];
@@ -52,6 +61,13 @@ typedef struct {
      * memory, gRPC): how a CPU parameter server's workers reach it.
      * bandwidth 0: not modelled (the server reads the copies in place). */
     cp_link ipc;
+    /* The same stream as the device machines' hosts moved it, pooled over
+     * the device calls that measured it (calibration/ps-exchange.json), by
+     * workers and servers: an assumed cluster's (cp_cluster_homogeneous of
+     * a device with a pool); a described cluster or a measured ipc has none
+     * (n_ipc_pool 0). cp_cluster_ps_stream picks the link. */
+    cp_ipc_pooled ipc_pool[CP_IPC_POOL_MAX];
+    int n_ipc_pool;
     /* A CPU parameter server's own pass over its shard (sum of the workers'
      * gradients, SGD with momentum) as measured (cnnperf-psbench, or the
      * host's ps_server_gbs), for FP32, FP16 and BF16 gradients (the
@@ -74,6 +90,12 @@ int cp_cluster_gpus(const cp_cluster *c); /* nodes x gpus_per_node */
 /* The device of GPU number g (0-based, node-major: node g / gpus_per_node). */
 const cp_device *cp_cluster_device(const cp_cluster *c, int g);
 
+/* The stream a PS exchange of `workers` workers of a node and `servers`
+ * servers moves at: the pool's entry for both counts, else for the workers
+ * and one server (K streams at once share the host; no entry slower than
+ * that is known), else the cluster's ipc. */
+const cp_link *cp_cluster_ps_stream(const cp_cluster *c, int workers, int servers);
+
 /* The host's process-to-process link (ipc) as measured: the MPI ping-pong
  * sweep of a cnnperf-calibrate raw file (`--only mpi --raw FILE`,
  * $.mpi_pingpong.sweep.points), t = L + S / B fitted over the sizes from
@@ -87,8 +109,9 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g);
  * same sizes; the model's one-stream exchange then gives the measured round
  * (not a file of rounds after an idle wait, idle_ms > 0: those time waking
  * the server).
- * The caller puts *ipc into cp_cluster.ipc. Errors name the file and the
- * JSON path. */
+ * The caller puts *ipc into cp_cluster.ipc (and clears its n_ipc_pool: a
+ * measured link is the host's own). Errors name the file and the JSON
+ * path. */
 #define CP_IPC_FIT_MIN_BYTES (16.0 * (1 << 20))
 int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err);
 /* 1: a cnnperf-psexchange file whose rounds came after an idle wait

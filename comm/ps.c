@@ -234,13 +234,14 @@ static double to_gpu_server(const cp_cluster *c, const ps_setup *s, worst_term *
  * (a receiving process copies one message at a time). */
 static double to_server_process(const cp_cluster *c, const ps_setup *s, worst_term *w)
 {
-    if (c->ipc.bandwidth_gbs <= 0 || s->where == OWN_NODES)
+    const cp_link *ipc = cp_cluster_ps_stream(c, s->g, s->k);
+    if (ipc->bandwidth_gbs <= 0 || s->where == OWN_NODES)
         return 0;
     char b[32], k[32];
     double shard = s->bytes / s->k;
-    return consider(w, s->g * (ms_of(shard, c->ipc.bandwidth_gbs) + c->ipc.latency_us * 1e-3), "server process",
+    return consider(w, s->g * (ms_of(shard, ipc->bandwidth_gbs) + ipc->latency_us * 1e-3), "server process",
                     "PS server process: %d worker%s x %s%s, one message stream at a time at %.3g GB/s", s->g,
-                    plural(s->g), mb(s->bytes, b, sizeof b), shards(s->k, k, sizeof k), c->ipc.bandwidth_gbs);
+                    plural(s->g), mb(s->bytes, b, sizeof b), shards(s->k, k, sizeof k), ipc->bandwidth_gbs);
 }
 
 static double one_way(const cp_cluster *c, const ps_setup *s, worst_term *w)
@@ -318,7 +319,7 @@ int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_conf
     back.bytes = s.bytes * s.pull_ratio;
     out->pull_ms = back.bytes == s.bytes ? out->push_ms : one_way(c, &back, &w);
     out->time_ms = out->push_ms + out->aggregate_ms + out->pull_ms;
-    out->one_stream = !s.on_gpu && s.where != OWN_NODES && c->ipc.bandwidth_gbs > 0;
+    out->one_stream = !s.on_gpu && s.where != OWN_NODES && cp_cluster_ps_stream(c, s.g, s.k)->bandwidth_gbs > 0;
     out->bottleneck = w.name;
     snprintf(out->why, sizeof out->why, "%s", w.why);
     return 0;

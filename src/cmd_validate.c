@@ -31,7 +31,7 @@ typedef struct {
     int n_measured;
     const char *format, *output, *plot, *baseline, *write_baseline, *device, *cluster, *calib_set, *eager_profile;
     const char *calibration; /* --calibration auto|none|FILE, as cnnperf predict */
-    const char *host_mpi;    /* --host-mpi FILE|auto (default auto) */
+    const char *host_mpi;    /* --host-mpi FILE|auto|call (default auto) */
     const char *net_link;    /* --net-link FILE|auto (default auto) */
     int check;
 } val_opts;
@@ -73,6 +73,7 @@ typedef struct {
     int have_costs; /* --eager-profile */
     cp_eager_costs costs;
     int have_ipc; /* --host-mpi FILE, loaded once */
+    int ipc_of_call; /* --host-mpi call: each run's folder's own, not the pooled stream */
     cp_link ipc;
     int have_net; /* --net-link FILE, loaded once */
     cp_link net;
@@ -593,13 +594,16 @@ static int run_folder(val_state *s, const char *file, const folder_host **out, c
     return 0;
 }
 
-/* The host MPI link a multi-GPU run with `servers` parameter servers is
- * predicted with: --host-mpi FILE, else (auto) the run's own folder's
- * measured one (its exchange with as many servers where measured); NULL:
- * the cluster's. In auto, *ps: the folder's measured parameter-server
- * pass, or NULL. */
-static int run_ipc(val_state *s, const char *file, int servers, const cp_link **ipc, const cp_ps_server **ps,
-                   cp_error *err)
+/* The host MPI link a multi-GPU run with `workers` workers a node and
+ * `servers` parameter servers is predicted with, for cluster cl: --host-mpi
+ * FILE; else (auto) the device machines' pooled stream where cl has one for
+ * those counts (calibration/ps-exchange.json: one call's sweep moves more
+ * than its runs do, ACCURACY.md session 48), else the run's own folder's
+ * measured one (its exchange with as many servers where measured), as
+ * --host-mpi call always takes; NULL: the cluster's. Outside --host-mpi
+ * FILE, *ps: the folder's measured parameter-server pass, or NULL. */
+static int run_ipc(val_state *s, const char *file, const cp_cluster *cl, int workers, int servers,
+                   const cp_link **ipc, const cp_ps_server **ps, cp_error *err)
 {
     *ipc = NULL;
     *ps = NULL;
@@ -612,10 +616,12 @@ static int run_ipc(val_state *s, const char *file, int servers, const cp_link **
     const folder_host *h;
     if (run_folder(s, file, &h, err))
         return -1;
+    *ps = h->ps_found ? &h->ps_server : NULL;
+    if (!s->ipc_of_call && cp_cluster_ps_stream(cl, workers, servers) != &cl->ipc)
+        return 0;
     *ipc = servers > 1 && servers <= XIPC_MAX && (h->x_found & 1u << servers) ? &h->xipc[servers]
            : h->found                                                        ? &h->ipc
                                                                              : NULL;
-    *ps = h->ps_found ? &h->ps_server : NULL;
     return 0;
 }
 
@@ -730,7 +736,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         const cp_ps_server *ps_server;
         if (run_cluster(s, &dev, r->gpus, rc->nodes, &cl, &e))
             return cp_jfail(c, "gpus", "%s", e.msg);
-        if (run_ipc(s, c->file, (int)r->ps_servers, &ipc, &ps_server, c->err) ||
+        int workers = r->gpus < cl.gpus_per_node ? (int)r->gpus : cl.gpus_per_node;
+        if (run_ipc(s, c->file, &cl, workers, (int)r->ps_servers, &ipc, &ps_server, c->err) ||
             (cl.nodes > 1 && run_net(s, c->file, &link, c->err)))
             return -1;
         cp_link emulated_net;
@@ -745,12 +752,14 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         } else if (cl.nodes > 1) {
             snprintf(ipc_note, sizeof ipc_note, "network assumed: %.120s", cl.inter.name);
         }
-        if (ipc) {
+        if (ipc) { /* measured: the host's own, no pool */
             cl.ipc = *ipc;
-            if (strcmp(r->comm, "ps") == 0)
-                snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note),
-                         "%shost MPI %.3g GB/s, %.120s", *ipc_note ? "; " : "", ipc->bandwidth_gbs, ipc->name);
+            cl.n_ipc_pool = 0;
         }
+        const cp_link *stream = cp_cluster_ps_stream(&cl, workers, (int)r->ps_servers);
+        if ((ipc || stream != &cl.ipc) && strcmp(r->comm, "ps") == 0)
+            snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note), "%shost MPI %.3g GB/s, %.120s",
+                     *ipc_note ? "; " : "", stream->bandwidth_gbs, stream->name);
         if (ps_server) {
             cl.ps_server = *ps_server;
             if (strcmp(r->comm, "ps") == 0)
@@ -1599,7 +1608,8 @@ int cp_cmd_validate(int argc, char **argv)
         goto done;
     }
     s.have_costs = o.eager_profile != NULL;
-    if (o.host_mpi && strcmp(o.host_mpi, "auto") != 0) {
+    s.ipc_of_call = o.host_mpi && strcmp(o.host_mpi, "call") == 0;
+    if (o.host_mpi && strcmp(o.host_mpi, "auto") != 0 && !s.ipc_of_call) {
         if (cp_cluster_ipc_measured(o.host_mpi, &s.ipc, &err)) {
             rc = cp_bad("%s", err.msg);
             goto done;

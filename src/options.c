@@ -38,7 +38,8 @@ const char cp_usage[] =
     "  --bucket-mb M           gradient bucket size (default 25, as PyTorch DDP)\n"
     "  --host-mpi FILE         the host's MPI link between a worker and a CPU parameter server, measured:\n"
     "                          a cnnperf-calibrate --only mpi --raw FILE, or a cnnperf-psexchange file (the\n"
-    "                          whole PS exchange timed); default: 8.5 GB/s, one 2 x H200 host\n"
+    "                          whole PS exchange timed); default: the H100 and H200 device machines' PS\n"
+    "                          exchange pooled over calls (calibration/ps-exchange.json), else 8.5 GB/s\n"
     "  --net-link FILE         the network between nodes, measured: a cnnperf-calibrate --only nccl --raw FILE\n"
     "                          with one rank per node (default: 400 Gb/s InfiniBand NDR per GPU, assumed)\n"
     "  --ps-bench FILE         a CPU parameter server's own sum and SGD, measured: a cnnperf-psbench -o FILE\n"
@@ -69,8 +70,9 @@ const char cp_usage[] =
     "validate --measured FILE|GLOB... ['dir/**/*.json': any depth] [--format table|json|csv|markdown] [-o FILE]\n"
     "         [--plot PREFIX|FILE.svg|FILE.png] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
     "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE] [--calibration auto|none|FILE]\n"
-    "         [--host-mpi FILE|auto] [--net-link FILE|auto] (auto, the default: a measured file's own folder's\n"
-    "         MPI ping-pong and NCCL sweep of one rank per node, if any;\n"
+    "         [--host-mpi FILE|auto|call] [--net-link FILE|auto] (auto, the default: the PS exchange pooled over the\n"
+    "         device calls (calibration/ps-exchange.json), else a measured file's own folder's PS exchange or MPI\n"
+    "         ping-pong (call: always the folder's), and its NCCL sweep of one rank per node, if any;\n"
     "         PyTorch runs without --eager-profile take their folder's torch_bench.py --eager-overhead file)\n"
     "         (README.md, \"cnnperf validate\")\n";
 

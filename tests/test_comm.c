@@ -663,6 +663,34 @@ static void homogeneous(void **state)
     NEAR(c.intra.bandwidth_gbs, 150);
 }
 
+/* An assumed H100 node carries the device machines' pooled PS streams
+ * (calibration/ps-exchange.json): the entry for the workers and servers,
+ * else the workers' one-server entry, else the assumed MPI link; a device
+ * no call measured has none. */
+static void ps_stream_pooled(void **state)
+{
+    (void)state;
+    cp_device d;
+    cp_cluster c;
+    cp_error err;
+    assert_int_equal(cp_device_load("h100", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 4, &err), 0);
+    assert_true(c.n_ipc_pool >= 4);
+    const cp_link *two = cp_cluster_ps_stream(&c, 2, 2), *one = cp_cluster_ps_stream(&c, 2, 1);
+    assert_ptr_not_equal(one, &c.ipc);
+    assert_ptr_not_equal(two, one); /* two servers' streams share the host: measured apart */
+    assert_non_null(strstr(one->name, "pooled"));
+    assert_true(one->bandwidth_gbs > 1 && one->bandwidth_gbs < 50);
+    assert_ptr_equal(cp_cluster_ps_stream(&c, 2, 3), one); /* no 3-server pool: the one-server stream */
+    assert_ptr_equal(cp_cluster_ps_stream(&c, 8, 1), &c.ipc); /* no 8-worker pool */
+    NEAR(c.ipc.bandwidth_gbs, 8.5);
+    c.n_ipc_pool = 0; /* a measured link (--host-mpi) clears the pool */
+    assert_ptr_equal(cp_cluster_ps_stream(&c, 2, 1), &c.ipc);
+    assert_int_equal(cp_device_load("a100", &d, &err), 0);
+    assert_int_equal(cp_cluster_homogeneous(&c, &d, 4, &err), 0);
+    assert_int_equal(c.n_ipc_pool, 0);
+}
+
 /* Predicting for 1,024 GPUs is a closed form: no slower than for 2. */
 static void cost_independent_of_gpus(void **state)
 {
@@ -954,6 +982,7 @@ int main(void)
         cmocka_unit_test(ps_gpu_server),
         cmocka_unit_test(ps_server_measured),
         cmocka_unit_test(ps_server_small_chunk_on_one_thread),
+        cmocka_unit_test(ps_stream_pooled),
         cmocka_unit_test(ps_server_process),
         cmocka_unit_test(ps_dissertation_box),
         cmocka_unit_test(refusals),
