@@ -31,7 +31,7 @@ typedef struct {
     int n_measured;
     const char *format, *output, *plot, *baseline, *write_baseline, *device, *cluster, *calib_set, *eager_profile;
     const char *calibration; /* --calibration auto|none|FILE, as cnnperf predict */
-    const char *host_mpi;    /* --host-mpi FILE|auto|call (default auto) */
+    const char *host_mpi;    /* --host-mpi FILE|auto|pooled (default auto) */
     const char *net_link;    /* --net-link FILE|auto (default auto) */
     int check;
 } val_opts;
@@ -73,7 +73,7 @@ typedef struct {
     int have_costs; /* --eager-profile */
     cp_eager_costs costs;
     int have_ipc; /* --host-mpi FILE, loaded once */
-    int ipc_of_call; /* --host-mpi call: each run's folder's own, not the pooled stream */
+    int ipc_pooled; /* --host-mpi pooled: the device machines' pooled stream before a folder's own */
     cp_link ipc;
     int have_net; /* --net-link FILE, loaded once */
     cp_link net;
@@ -596,12 +596,14 @@ static int run_folder(val_state *s, const char *file, const folder_host **out, c
 
 /* The host MPI link a multi-GPU run with `workers` workers a node and
  * `servers` parameter servers is predicted with, for cluster cl: --host-mpi
- * FILE; else (auto) the device machines' pooled stream where cl has one for
- * those counts (calibration/ps-exchange.json: one call's sweep moves more
- * than its runs do, ACCURACY.md session 48), else the run's own folder's
- * measured one (its exchange with as many servers where measured), as
- * --host-mpi call always takes; NULL: the cluster's. Outside --host-mpi
- * FILE, *ps: the folder's measured parameter-server pass, or NULL. */
+ * FILE; else (auto) the run's own folder's measured one (its exchange with
+ * as many servers where measured); NULL: the cluster's, which for an
+ * assumed H100 or H200 node is the device machines' stream pooled over
+ * calls (calibration/ps-exchange.json), and under --host-mpi pooled that
+ * stream wherever cl has one for those counts (ACCURACY.md session 48: it
+ * beat each call's own sweep on the calibration set, not on the
+ * evaluation set). Outside --host-mpi FILE, *ps: the folder's measured
+ * parameter-server pass, or NULL. */
 static int run_ipc(val_state *s, const char *file, const cp_cluster *cl, int workers, int servers,
                    const cp_link **ipc, const cp_ps_server **ps, cp_error *err)
 {
@@ -617,7 +619,7 @@ static int run_ipc(val_state *s, const char *file, const cp_cluster *cl, int wor
     if (run_folder(s, file, &h, err))
         return -1;
     *ps = h->ps_found ? &h->ps_server : NULL;
-    if (!s->ipc_of_call && cp_cluster_ps_stream(cl, workers, servers) != &cl->ipc)
+    if (s->ipc_pooled && cp_cluster_ps_stream(cl, workers, servers) != &cl->ipc)
         return 0;
     *ipc = servers > 1 && servers <= XIPC_MAX && (h->x_found & 1u << servers) ? &h->xipc[servers]
            : h->found                                                        ? &h->ipc
@@ -1608,8 +1610,8 @@ int cp_cmd_validate(int argc, char **argv)
         goto done;
     }
     s.have_costs = o.eager_profile != NULL;
-    s.ipc_of_call = o.host_mpi && strcmp(o.host_mpi, "call") == 0;
-    if (o.host_mpi && strcmp(o.host_mpi, "auto") != 0 && !s.ipc_of_call) {
+    s.ipc_pooled = o.host_mpi && strcmp(o.host_mpi, "pooled") == 0;
+    if (o.host_mpi && strcmp(o.host_mpi, "auto") != 0 && !s.ipc_pooled) {
         if (cp_cluster_ipc_measured(o.host_mpi, &s.ipc, &err)) {
             rc = cp_bad("%s", err.msg);
             goto done;

@@ -70,9 +70,9 @@ const char cp_usage[] =
     "validate --measured FILE|GLOB... ['dir/**/*.json': any depth] [--format table|json|csv|markdown] [-o FILE]\n"
     "         [--plot PREFIX|FILE.svg|FILE.png] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
     "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE] [--calibration auto|none|FILE]\n"
-    "         [--host-mpi FILE|auto|call] [--net-link FILE|auto] (auto, the default: the PS exchange pooled over the\n"
-    "         device calls (calibration/ps-exchange.json), else a measured file's own folder's PS exchange or MPI\n"
-    "         ping-pong (call: always the folder's), and its NCCL sweep of one rank per node, if any;\n"
+    "         [--host-mpi FILE|auto|pooled] [--net-link FILE|auto] (auto, the default: a measured file's own folder's\n"
+    "         PS exchange or MPI ping-pong, else the device machines' pooled over calls (pooled: that first,\n"
+    "         calibration/ps-exchange.json), and its NCCL sweep of one rank per node, if any;\n"
     "         PyTorch runs without --eager-profile take their folder's torch_bench.py --eager-overhead file)\n"
     "         (README.md, \"cnnperf validate\")\n";
 
