@@ -506,12 +506,14 @@ drawn_holdout() {
 # drawn_multi NAME N (mholdout35 on): N-GPU jobs drawn by mholdout35's rule, NAME's lists in upper case
 # (MHOLDOUT40_GRAPH and _LEGACY: "network batch precision exchange" through that convolution API; _DDP: PyTorch
 # DDP's torch_bench arguments, N processes), in results/NAME after the host's N-rank sweeps and PS exchange
-# (gpus_host); the cnnperf-measure jobs are predicted in the call before the DDP jobs start (ddp predicts those)
+# (gpus_host); the cnnperf-measure jobs are predicted in the call before the DDP jobs start (ddp predicts those),
+# and the PS exchange is timed again after them (ps_after, since session 48)
 drawn_multi() {
     local RES graph=${1^^}_GRAPH legacy=${1^^}_LEGACY ddp=${1^^}_DDP
     gpus_host "$1" "$2" || return
     GPUS=$2 CONV_API=graph multi_runs "${!graph:-}"
     GPUS=$2 CONV_API=legacy multi_runs "${!legacy:-}"
+    ps_after "$2"
     predict_in_call "$RES"/measure-*.json "$RES/calibrated-nccl-$2gpu-raw.json"
     NPROC=$2 ddp "${!ddp:-}"
 }
@@ -1478,6 +1480,36 @@ groupblock57b() {
 # parity-graph-api): the set-up time and the engines chosen, beside those runs'.
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
+
+# MODE=holdout62, mholdout62 (session 48, after rule 22 was read and left out of validate's default: predictions of
+# every recorded run as before the session): ten one-GPU configurations by random.Random(62), holdout33's rule, and
+# ten 4-GPU jobs by random.Random(6262), mholdout35's rule; predicted in the call. mholdout62 also times the PS
+# exchange after its cnnperf-measure jobs (ps_after).
+HOLDOUT62_MEASURE="
+resnext50_32x4d 72 fp16
+resnet34 104 fp32
+resnet50 72 fp16 graphapi
+mnasnet1_0 192 fp16 graphapi
+alexnet 152 fp32 graphapi
+vgg19 248 fp32"
+HOLDOUT62_TORCH="
+--network vgg16 --batch 80 --precision fp16
+--network resnet50 --batch 144 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 256 --precision fp32
+--network resnet34 --batch 256 --precision fp16"
+MHOLDOUT62_GRAPH="
+resnet152 128 fp16 ps1
+lenet5 184 fp32 ps2
+vgg16 160 fp32 ps2"
+MHOLDOUT62_LEGACY="
+lenet5 248 fp16 nccl"
+MHOLDOUT62_DDP="
+--network alexnet --batch 72 --precision fp16 --channels-last
+--network alexnet --batch 96 --precision fp16 --channels-last
+--network resnet50 --batch 216 --precision fp32
+--network resnet50 --batch 168 --precision fp16
+--network resnet34 --batch 208 --precision fp16
+--network resnet101 --batch 40 --precision fp16 --channels-last"
 
 # MODE=holdout61, mholdout61 (session 47, after rule 21 was kept: the session's model): ten one-GPU configurations by
 # random.Random(61), holdout33's rule, and ten 4-GPU jobs by random.Random(6161), mholdout35's rule; predicted in
@@ -2647,6 +2679,19 @@ ps_host() {
             --rounds 3 -o "$RES/psexchange-k2.json" </dev/null || fail "psexchange --servers 2"
 }
 
+# ps_after W: the whole PS exchange of W workers and one server, and two, timed again after a call's jobs, into
+# $RES/after/ (a folder of its own: validate's folder scan takes $RES's sweeps, from before the jobs). Session 48
+# found one call's sweep before the jobs predicts its PS jobs better than the median of all calls' on the evaluation
+# set and worse on the calibration set: whether the host's speed drifts within a call is what this records.
+ps_after() {
+    mkdir -p "$RES/after"
+    say "host: the PS exchange of $1 workers again, after the jobs"
+    timeout 120 "${MPIRUN[@]}" -np $(($1 + 1)) "$BUILD/measure/cnnperf-psexchange" --max-mb 128 --rounds 3 \
+        -o "$RES/after/psexchange.json" </dev/null || fail "psexchange after the jobs"
+    timeout 120 "${MPIRUN[@]}" -np $(($1 + 2)) "$BUILD/measure/cnnperf-psexchange" --servers 2 --max-mb 128 \
+        --rounds 3 -o "$RES/after/psexchange-k2.json" </dev/null || fail "psexchange --servers 2 after the jobs"
+}
+
 # gpus_host DIR [N]: RES=results/DIR (emptied first; the caller declares RES local) gets this N-GPU (2) host's
 # NCCL all-reduce and MPI sweeps (calibrated-nccl-Ngpu-raw.json) and its whole PS exchange of N workers (ps_host),
 # which a holdout's jobs are then predicted with
@@ -3522,7 +3567,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3577,7 +3622,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;

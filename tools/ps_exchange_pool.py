@@ -17,7 +17,8 @@ A sweep's rate is what comm/cluster.c's ipc_from_exchange reads from it: the
 bytes one server's stream moves, 2 W S / K per round for S bytes per worker,
 over the rounds' time less the servers' own pass, summed over the sizes from
 CP_IPC_FIT_MIN_BYTES (16 MiB) up. Only the call's standard sweeps are read
-(the two file names above, no idle wait): the experiments of psteam52 and
+(the two file names above, no idle wait, not ps_after's second sweep of a
+call in its after/ folder): the experiments of psteam52 and
 psidle54 changed the server's threads or waits on purpose. The device is the
 folder's (validation/h100x4/... -> h100).
 
@@ -59,7 +60,7 @@ def main():
     pools = collections.defaultdict(list)
     for path in sorted(glob.glob(os.path.join(REPO, "validation", "**", "psexchange*.json"), recursive=True)):
         rel = os.path.relpath(path, REPO)
-        if os.path.basename(path) not in NAMES:
+        if os.path.basename(path) not in NAMES or "/after/" in path:  # ps_after's: the same call again
             continue
         d = json.load(open(path))
         if d.get("format") != "cnnperf-psexchange/1" or d.get("idle_ms", 0) > 0:
