@@ -606,6 +606,16 @@ static bool wgrad_1x1_via_nhwc(const cp_layer *l, cp_pass pass, const cp_exec *x
            (double)l->in[0].c * l->out_c > WGRAD16_1X1_DIRECT_MAX_CHANNELS;
 }
 
+bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x)
+{
+    return fp32_3x3_wgrad_without_gemm(l, CP_PASS_BWD_WEIGHT, x);
+}
+
+bool cp_conv_wgrad_1x1_via_nhwc(const cp_layer *l, const cp_exec *x)
+{
+    return l->kh == 1 && l->kw == 1 && wgrad_1x1_via_nhwc(l, CP_PASS_BWD_WEIGHT, x);
+}
+
 /* Appends the layout transposes of a pass whose kernels want the other
  * layout, returns the new kernel count: a tensor-core pass on NCHW
  * activations, unless it is a 1x1 convolution that reads NCHW as it is, and

@@ -94,6 +94,12 @@ static inline bool cp_layer_packed_grouped(const cp_layer *l, const cp_exec *x)
     return (in & (in - 1)) == 0 && (out & (out - 1)) == 0; /* powers of two */
 }
 
+/* Two weight-gradient kernels layers/conv.c picks by a convolution's shape, for the tests that bound what they
+ * cost: FP32 3x3 as winograd_nonfused with its GEMM unsplit (WINOGRAD_WGRAD_MIN_*), and PyTorch's 16-bit 1x1
+ * between NHWC copies (WGRAD16_1X1_DIRECT_MAX_CHANNELS, docs/ACCURACY.md rule 21). */
+bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x);
+bool cp_conv_wgrad_1x1_via_nhwc(const cp_layer *l, const cp_exec *x);
+
 struct cp_layer_kind {
     const char *name;
     const char *const *fields; /* JSON fields besides name/kind/inputs, NULL-terminated */

@@ -133,11 +133,10 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
                 continue;
             }
             bool engine = prec == CP_PREC_FP32 && l->groups == 1 && l->kh == 1 && l->kw == 1;
+            const cp_exec x = {.dev = d, .prec = prec, .batch = batch, .algos = algos};
             /* cudnnFind's FP32 3x3 weight gradient as WINOGRAD_NONFUSED with
-             * its GEMM unsplit (layers/conv.c, WINOGRAD_WGRAD_MIN_*) */
-            bool wino = algos == CP_ALGOS_FIND && prec == CP_PREC_FP32 && l->groups == 1 && l->kh == 3 &&
-                        l->kw == 3 && l->sh == 1 && l->sw == 1 && l->in[0].c >= 48 && l->out_c >= 48 &&
-                        l->out.h >= 13;
+             * its GEMM unsplit, as the model picks it */
+            bool wino = algos == CP_ALGOS_FIND && cp_conv_wgrad_winograd_unsplit(l, &x);
             if (wino && b > 3.6 * f) {
                 wino_over++;
                 wino_max = fmax(wino_max, b / f);
@@ -148,8 +147,7 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
             bool xmma = prec == CP_PREC_FP32 && l->groups == 1;
             /* a 16-bit 1x1 weight gradient between NHWC copies (layers/conv.c, rule 21): wgrad16's 256 -> 512
              * at 24x24, b64, measured 0.132 ms backward against a 0.030 ms forward, 4.4x */
-            bool nhwc_wgrad = algos == CP_ALGOS_PYTORCH && cp_precision_bytes(prec) == 2 &&
-                              l->kh == 1 && l->kw == 1 && (double)l->in[0].c * l->out_c > 131072;
+            bool nhwc_wgrad = cp_conv_wgrad_1x1_via_nhwc(l, &x);
             double upper = engine ? 10.0 : wino || nhwc_wgrad ? 5.0 : 3.6;
             if (xmma && (b < lowest * f || b > upper * f)) {
                 xmma_out++;
