@@ -2715,13 +2715,14 @@ nccl_sweep() {
 
 # ps_redo DIR API W CONFIGS [CONFIGS_ON_3_GPUS]: in results/DIR (emptied first: a warm machine keeps an
 # earlier call's), ps_host W, then CONFIGS on W GPUs (and the second list on 3) through convolution API API,
-# predicted in the call
+# with PS_AFTER=1 the exchange timed again after them (ps_after), predicted in the call
 ps_redo() {
     local RES=$BUILD/results/$1
     rm -rf "$RES"
     ps_host "$3"
     GPUS=$3 CONV_API=$2 multi_runs "$4"
     [ -z "${5:-}" ] || GPUS=3 CONV_API=$2 multi_runs "$5"
+    [ "${PS_AFTER:-0}" = 0 ] || ps_after "$3"
     predict_in_call
 }
 
@@ -3564,6 +3565,10 @@ run_mode() {
     # came out short (a server summing 5x slower than psbench): data a 4-worker server model can be fitted on
     pscalib39) need_gpus 4 && ps_redo pscalib39 graph 4 "$PSCALIB33_CONFIGS" ;;
     psov42) need_gpus 4 && ps_redo psov42 graph 4 "$PSOV42_CONFIGS" ;;
+    # session 48, 4 GPUs: pscalib39's calibration-set PS jobs again with the exchange timed before and after them,
+    # a fifth call on which rule 22 (a PS job's host stream: the call's own sweep or the median of all calls') is
+    # judged (docs/ACCURACY.md session 48)
+    pscalib48) need_gpus 4 && PS_AFTER=1 ps_redo pscalib48 graph 4 "$PSCALIB33_CONFIGS" ;;
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
