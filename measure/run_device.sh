@@ -1481,6 +1481,21 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=mholdout63 (session 48, the session's final model; 2 GPUs): ten 2-GPU jobs by random.Random(6363),
+# mholdout35's rule, predicted in the call; the PS exchange also timed after the cnnperf-measure jobs (ps_after).
+MHOLDOUT63_GRAPH="
+vgg16 152 fp32 nccl
+resnet152 168 fp32 ps2
+resnet101 64 fp16 ps2
+vgg13 192 fp16 ps1"
+MHOLDOUT63_DDP="
+--network lenet5 --batch 144 --precision fp32
+--network googlenet --batch 96 --precision fp16
+--network lenet5 --batch 208 --precision fp32
+--network wide_resnet50_2 --batch 208 --precision fp32 --channels-last
+--network googlenet --batch 152 --precision fp32 --channels-last
+--network mnasnet1_0 --batch 64 --precision fp16 --channels-last"
+
 # MODE=holdout62, mholdout62 (session 48, after rule 22 was read and left out of validate's default: predictions of
 # every recorded run as before the session): ten one-GPU configurations by random.Random(62), holdout33's rule, and
 # ten 4-GPU jobs by random.Random(6262), mholdout35's rule; predicted in the call. mholdout62 also times the PS
@@ -3626,7 +3641,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
