@@ -19,7 +19,8 @@
 # cnnperf-measure, predict-*.json from cnnperf predict) and the summary.
 # Exit status: 0 when everything ran, 1 when any step failed (the others
 # still run). SKIP_CTEST=1 leaves out the test suite (~190 s of the call);
-# DEADLINE (seconds) is when no new measurement starts.
+# DEADLINE (seconds) is when no new measurement starts; CALL_LIMIT (600) is the device call's own limit, which a
+# PyTorch job is cut to end 45 s before (pass the run's timeout_s when it is shorter).
 #
 # MODE=multi (a machine with 2 GPUs, e.g. 2 x H200): instead of the
 # single-GPU configurations, one MPI rank per GPU (mpirun -np 2):
@@ -52,6 +53,11 @@ mkdir -p "$OUT"
 START=$(date +%s)
 
 DEADLINE=${DEADLINE:-480} # seconds after which no new measurement starts (the device call stops at 600)
+# the device call's own limit (run's timeout_s): a PyTorch job is cut to end CALL_MARGIN seconds before it, so that
+# a job stuck in cudnn.benchmark still leaves the call the time to predict and bundle what ran (mholdout63 lost its
+# in-call DDP predictions to one)
+CALL_LIMIT=${CALL_LIMIT:-600}
+CALL_MARGIN=45
 
 say() { printf '[run_device %4ds] %s\n' "$(($(date +%s) - START))" "$*"; }
 fail() { say "FAILED: $*"; } # the log is grepped for these at the end
@@ -2239,8 +2245,10 @@ torch_one() {
         say "${launch[*]} torch_bench.py $c"
         # FP32 channels-last spends minutes in cudnn.benchmark's first backward (torchclbench-h100: ~2 min for
         # VGG-13 b64) before its first timed step
-        local limit=200
+        local limit=200 left=$((CALL_LIMIT - CALL_MARGIN - $(date +%s) + START))
         [[ $c == *--channels-last* && $c == *fp32* ]] && limit=400
+        [ "$left" -ge "$limit" ] || limit=$left
+        [ "$limit" -gt 0 ] || { fail "torch $c skipped: no time left before the call's limit"; continue; }
         # shellcheck disable=SC2086
         timeout "$limit" "${launch[@]}" tools/torch_bench.py $c --out-dir "$dir" </dev/null 2>&1 | grep -E '^torch_bench' ||
             fail "torch $c"

@@ -9,9 +9,10 @@ psexchange-k2.json, two). One call's sweep moves up to 1.5x from the next
 (a KVM host whose speed changes between leases and within one). Where nothing
 of a host is measured (cnnperf predict --device h100|h200 without --host-mpi),
 the device machines' stream is the median over calls, for each device, number
-of workers W and servers K. A call's own sweep predicts that call's jobs
-better (docs/ACCURACY.md, session 48: rule 22), so cnnperf validate uses it
-only under --host-mpi pooled or where a folder measured nothing.
+of workers W and servers K. A call's own sweep predicted that call's jobs
+better on the evaluation set and on the later calls (docs/ACCURACY.md,
+session 48: rule 22), so cnnperf validate uses the pool only under
+--host-mpi pooled or where a folder measured nothing.
 
 A sweep's rate is what comm/cluster.c's ipc_from_exchange reads from it: the
 bytes one server's stream moves, 2 W S / K per round for S bytes per worker,
