@@ -1487,6 +1487,22 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout63 (session 48, the session's final model): ten one-GPU configurations by random.Random(63),
+# holdout33's rule; predicted in the call (run with CALL_LIMIT at the call's timeout: its last PyTorch job is a
+# channels-last FP32 VGG, which cudnn.benchmark may hold past it).
+HOLDOUT63_MEASURE="
+vgg16 48 fp16
+mnasnet1_0 48 fp32 graphapi
+lenet5 96 fp16 graphapi
+resnext50_32x4d 208 fp16
+vgg13 120 fp32
+densenet169 256 fp16 graphapi"
+HOLDOUT63_TORCH="
+--network resnet34 --batch 144 --precision fp32
+--network resnet34 --batch 200 --precision fp16 --channels-last
+--network lenet5 --batch 200 --precision fp16
+--network vgg19 --batch 184 --precision fp32 --channels-last"
+
 # MODE=mholdout63 (session 48, the session's final model; 2 GPUs): ten 2-GPU jobs by random.Random(6363),
 # mholdout35's rule, predicted in the call; the PS exchange also timed after the cnnperf-measure jobs (ps_after).
 MHOLDOUT63_GRAPH="
@@ -3595,7 +3611,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
