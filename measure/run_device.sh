@@ -2711,24 +2711,27 @@ ps_host() {
     timeout 60 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only mpi \
         --raw "$RES/host-mpi-raw.json" </dev/null 2>&1 | grep -E '^# fit' || fail "calibrate mpi"
     timeout 60 "$BUILD/measure/cnnperf-psbench" --beside "$1" -o "$RES/psbench.json" </dev/null || fail "psbench"
-    timeout 120 "${MPIRUN[@]}" -np $(($1 + 1)) "$BUILD/measure/cnnperf-psexchange" --max-mb 128 --rounds 3 \
-        -o "$RES/psexchange.json" </dev/null || fail "psexchange"
-    [ "${PS_HOST_K2:-1}" = 0 ] || # two servers' streams at once: the two-server jobs' own rate
-        timeout 120 "${MPIRUN[@]}" -np $(($1 + 2)) "$BUILD/measure/cnnperf-psexchange" --servers 2 --max-mb 128 \
-            --rounds 3 -o "$RES/psexchange-k2.json" </dev/null || fail "psexchange --servers 2"
+    ps_exchange "$1" "$RES" ""
 }
 
-# ps_after W: the whole PS exchange of W workers and one server, and two, timed again after a call's jobs, into
+# ps_exchange W DIR WHEN: the whole PS exchange of W workers and one server into DIR/psexchange.json and (unless
+# PS_HOST_K2=0) with two servers into DIR/psexchange-k2.json; WHEN names the sweep in a failure
+ps_exchange() {
+    timeout 120 "${MPIRUN[@]}" -np $(($1 + 1)) "$BUILD/measure/cnnperf-psexchange" --max-mb 128 --rounds 3 \
+        -o "$2/psexchange.json" </dev/null || fail "psexchange$3"
+    [ "${PS_HOST_K2:-1}" = 0 ] || # two servers' streams at once: the two-server jobs' own rate
+        timeout 120 "${MPIRUN[@]}" -np $(($1 + 2)) "$BUILD/measure/cnnperf-psexchange" --servers 2 --max-mb 128 \
+            --rounds 3 -o "$2/psexchange-k2.json" </dev/null || fail "psexchange --servers 2$3"
+}
+
+# ps_after W: the whole PS exchange of W workers (ps_exchange) timed again after a call's jobs, into
 # $RES/after/ (a folder of its own: validate's folder scan takes $RES's sweeps, from before the jobs). Session 48
 # found one call's sweep before the jobs predicts its PS jobs better than the median of all calls' on the evaluation
 # set and worse on the calibration set: whether the host's speed drifts within a call is what this records.
 ps_after() {
     mkdir -p "$RES/after"
     say "host: the PS exchange of $1 workers again, after the jobs"
-    timeout 120 "${MPIRUN[@]}" -np $(($1 + 1)) "$BUILD/measure/cnnperf-psexchange" --max-mb 128 --rounds 3 \
-        -o "$RES/after/psexchange.json" </dev/null || fail "psexchange after the jobs"
-    timeout 120 "${MPIRUN[@]}" -np $(($1 + 2)) "$BUILD/measure/cnnperf-psexchange" --servers 2 --max-mb 128 \
-        --rounds 3 -o "$RES/after/psexchange-k2.json" </dev/null || fail "psexchange --servers 2 after the jobs"
+    ps_exchange "$1" "$RES/after" " after the jobs"
 }
 
 # gpus_host DIR [N]: RES=results/DIR (emptied first; the caller declares RES local) gets this N-GPU (2) host's
