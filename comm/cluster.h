@@ -87,6 +87,13 @@ int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error
 
 int cp_cluster_gpus(const cp_cluster *c); /* nodes x gpus_per_node */
 
+/* The GPUs of a job of `gpus` GPUs that share one node (node-major placement): the workers a node's
+ * exchange serves. */
+static inline int cp_cluster_node_gpus(const cp_cluster *c, int gpus)
+{
+    return gpus < c->gpus_per_node ? gpus : c->gpus_per_node;
+}
+
 /* The device of GPU number g (0-based, node-major: node g / gpus_per_node). */
 const cp_device *cp_cluster_device(const cp_cluster *c, int g);
 

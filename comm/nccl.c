@@ -319,7 +319,7 @@ static int setup(const cp_cluster *c, int gpus, double bytes, cp_ar_algo algo, a
     s->c = c;
     s->p = gpus;
     s->n = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
-    s->g = gpus < c->gpus_per_node ? gpus : c->gpus_per_node;
+    s->g = cp_cluster_node_gpus(c, gpus);
     s->s = bytes;
     if (s->n > 1 && (c->nics_per_node < 1 || !(c->inter.bandwidth_gbs > 0)))
         return cp_fail(err, NULL, NULL, "cluster '%s' spans %d nodes but has no inter-node network", c->name,

@@ -132,7 +132,7 @@ static int setup(const cp_cluster *c, int gpus, double bytes, const cp_ps_config
     s->grad_type = ps->grad_type;
     s->on_gpu = ps->on_gpu != 0;
     s->n = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
-    s->g = gpus < c->gpus_per_node ? gpus : c->gpus_per_node;
+    s->g = cp_cluster_node_gpus(c, gpus);
     s->s_max = (s->k + s->n - 1) / s->n;
     s->s_min = s->k / s->n;
     int net = c->nics_per_node > 0 && c->inter.bandwidth_gbs > 0;

@@ -282,7 +282,7 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
     }
     /* PyTorch exchanges through DistributedDataParallel, which has work of its own */
     int ddp = p->comm == CP_COMM_NCCL && cfg->gpus > 1 ? cfg->gpus : 0;
-    int local = ddp < cl->gpus_per_node ? ddp : cl->gpus_per_node;
+    int local = cp_cluster_node_gpus(cl, ddp);
     for (int k = 0; k < p->n_groups; k++) {
         if (!(p->group[k] = single(cache, net, p->group_dev[k], cfg->batch, cfg, ddp, local, &p->group_eager[k], err)))
             return -1;

@@ -738,7 +738,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         const cp_ps_server *ps_server;
         if (run_cluster(s, &dev, r->gpus, rc->nodes, &cl, &e))
             return cp_jfail(c, "gpus", "%s", e.msg);
-        int workers = r->gpus < cl.gpus_per_node ? (int)r->gpus : cl.gpus_per_node;
+        int workers = cp_cluster_node_gpus(&cl, (int)r->gpus);
         if (run_ipc(s, c->file, &cl, workers, (int)r->ps_servers, &ipc, &ps_server, c->err) ||
             (cl.nodes > 1 && run_net(s, c->file, &link, c->err)))
             return -1;
