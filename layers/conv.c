@@ -603,7 +603,7 @@ static bool plane_misaligned(cp_shape s, double elem_bytes)
 static bool wgrad_1x1_via_nhwc(const cp_layer *l, cp_pass pass, const cp_exec *x)
 {
     return pass == CP_PASS_BWD_WEIGHT && x->algos == CP_ALGOS_PYTORCH && cp_precision_bytes(x->prec) == 2 &&
-           (double)l->in[0].c * l->out_c > WGRAD16_1X1_DIRECT_MAX_CHANNELS;
+           l->kh == 1 && l->kw == 1 && (double)l->in[0].c * l->out_c > WGRAD16_1X1_DIRECT_MAX_CHANNELS;
 }
 
 bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x)
@@ -613,7 +613,7 @@ bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x)
 
 bool cp_conv_wgrad_1x1_via_nhwc(const cp_layer *l, const cp_exec *x)
 {
-    return l->kh == 1 && l->kw == 1 && wgrad_1x1_via_nhwc(l, CP_PASS_BWD_WEIGHT, x);
+    return wgrad_1x1_via_nhwc(l, CP_PASS_BWD_WEIGHT, x);
 }
 
 /* Appends the layout transposes of a pass whose kernels want the other
