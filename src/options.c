@@ -69,11 +69,13 @@ const char cp_usage[] =
     "\n"
     "validate --measured FILE|GLOB... ['dir/**/*.json': any depth] [--format table|json|csv|markdown] [-o FILE]\n"
     "         [--plot PREFIX|FILE.svg|FILE.png] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
-    "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE] [--calibration auto|none|FILE]\n"
-    "         [--host-mpi FILE|auto|pooled] [--net-link FILE|auto] (auto, the default: a measured file's own folder's\n"
-    "         PS exchange or MPI ping-pong, else the device machines' pooled over calls (pooled: that first,\n"
-    "         calibration/ps-exchange.json), and its NCCL sweep of one rank per node, if any;\n"
-    "         PyTorch runs without --eager-profile take their folder's torch_bench.py --eager-overhead file)\n"
+    "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE|device]\n"
+    "         [--calibration auto|none|FILE] [--host-mpi FILE|auto|pooled] [--net-link FILE|auto] (auto, the\n"
+    "         default: a measured file's own folder's PS exchange or MPI ping-pong, else the device machines'\n"
+    "         pooled over calls (pooled: that first, calibration/ps-exchange.json), and its NCCL sweep of one\n"
+    "         rank per node, if any;\n"
+    "         PyTorch runs without --eager-profile take their folder's torch_bench.py --eager-overhead file;\n"
+    "         --eager-profile device: the device profile's, as predict --mode eager without a measured host)\n"
     "         (README.md, \"cnnperf validate\")\n";
 
 int cp_bad(const char *fmt, ...)

@@ -27,6 +27,25 @@ function(expect what text regex)
   endif()
 endfunction()
 
+# --eager-profile device: a PyTorch run takes the device profile's host costs, not its folder's
+# torch_bench.py file: its predicted iteration is the one `cnnperf predict --mode eager` gives
+run(rc out validate --eager-profile device --measured "${DATA}/eager/torch-lenet5-b64-fp32.json" --format json)
+run(rc2 pred predict --network lenet5 --batch 64 --precision fp32 --mode eager --format json)
+if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0)
+  message(FATAL_ERROR "--eager-profile device: exit status ${rc}, predict ${rc2}\n${out}")
+endif()
+string(REGEX MATCH "\"iteration_ms\":[ \t]*([0-9.e+-]+)" m "${pred}")
+set(want "${CMAKE_MATCH_1}")
+string(REGEX MATCH "\"predicted_ms\":[ \t]*([0-9.e+-]+)" m "${out}")
+if(want STREQUAL "" OR NOT CMAKE_MATCH_1 STREQUAL want)
+  message(FATAL_ERROR "--eager-profile device: validate predicted '${CMAKE_MATCH_1}' ms, predict --mode eager '${want}'")
+endif()
+run(rc out validate --measured "${DATA}/eager/torch-lenet5-b64-fp32.json" --format json)
+string(REGEX MATCH "\"predicted_ms\":[ \t]*([0-9.e+-]+)" m "${out}")
+if(CMAKE_MATCH_1 STREQUAL want)
+  message(FATAL_ERROR "the folder's eager-overhead file: validate predicted what the device profile gives (${want} ms)")
+endif()
+
 # The table: every kind of input read, targets evaluated, files skipped with a note.
 run(rc out validate --measured "${good}")
 if(NOT rc EQUAL 0)
