@@ -1487,6 +1487,35 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout64, mholdout64 (session 49, after the eager profiles were rebuilt: the session's model): ten one-GPU
+# configurations by random.Random(64), holdout33's rule, and ten 4-GPU jobs by random.Random(6464), mholdout35's
+# rule; predicted in the call. The channels-last FP32 PyTorch jobs go last (cudnn.benchmark may hold one past
+# CALL_LIMIT); mholdout64 also times the PS exchange after its cnnperf-measure jobs (ps_after).
+HOLDOUT64_MEASURE="
+resnet34 56 fp32 graphapi
+lenet5 96 fp16
+lenet5 216 fp16 graphapi
+resnet152 200 fp16 graphapi
+lenet5 168 fp16 graphapi"
+HOLDOUT64_TORCH="
+--network googlenet --batch 56 --precision fp16
+--network lenet5 --batch 104 --precision fp16 --channels-last
+--network resnet101 --batch 160 --precision fp32
+--network wide_resnet50_2 --batch 32 --precision fp32 --channels-last
+--network densenet169 --batch 248 --precision fp32 --channels-last"
+MHOLDOUT64_GRAPH="
+resnet101 192 fp16 ps2
+resnet34 120 fp32 nccl
+vgg16 88 fp16 nccl
+lenet5 96 fp16 nccl"
+MHOLDOUT64_DDP="
+--network vgg13 --batch 136 --precision fp32
+--network resnet50 --batch 80 --precision fp32
+--network mnasnet1_0 --batch 72 --precision fp32
+--network resnet50 --batch 72 --precision fp16
+--network vgg19 --batch 144 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 144 --precision fp32 --channels-last"
+
 # MODE=holdout63 (session 48, the session's final model): ten one-GPU configurations by random.Random(63),
 # holdout33's rule; predicted in the call (run with CALL_LIMIT at the call's timeout: its last PyTorch job is a
 # channels-last FP32 VGG, which cudnn.benchmark may hold past it).
@@ -3614,7 +3643,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3669,7 +3698,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
