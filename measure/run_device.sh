@@ -1487,6 +1487,35 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout65, mholdout65 (session 49, the session's model, unchanged since holdout64): ten one-GPU configurations
+# by random.Random(65), holdout33's rule, and ten 2-GPU jobs by random.Random(6565), mholdout35's rule; predicted in
+# the call. Channels-last FP32 PyTorch jobs last; mholdout65 also times the PS exchange after its jobs (ps_after).
+HOLDOUT65_MEASURE="
+resnet152 104 fp32
+wide_resnet50_2 192 fp32
+lenet5 192 fp32 graphapi
+mnasnet1_0 56 fp16
+vgg19 200 fp16
+resnet34 152 fp16"
+HOLDOUT65_TORCH="
+--network resnet34 --batch 144 --precision fp32
+--network densenet169 --batch 256 --precision fp32
+--network vgg16 --batch 120 --precision fp32
+--network resnext50_32x4d --batch 88 --precision fp16 --channels-last"
+MHOLDOUT65_GRAPH="
+vgg16 72 fp32 nccl
+lenet5 192 fp32 nccl
+vgg19 200 fp16 ps2
+lenet5 64 fp16 nccl
+alexnet 136 fp32 ps2"
+MHOLDOUT65_LEGACY="
+densenet169 192 fp16 nccl
+wide_resnet50_2 112 fp16 nccl
+mnasnet1_0 152 fp32 nccl"
+MHOLDOUT65_DDP="
+--network resnet152 --batch 232 --precision fp16
+--network resnext50_32x4d --batch 256 --precision fp32 --channels-last"
+
 # MODE=holdout64, mholdout64 (session 49, after the eager profiles were rebuilt: the session's model): ten one-GPU
 # configurations by random.Random(64), holdout33's rule, and ten 4-GPU jobs by random.Random(6464), mholdout35's
 # rule; predicted in the call. The channels-last FP32 PyTorch jobs go last (cudnn.benchmark may hold one past
@@ -3643,7 +3672,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3697,7 +3726,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
