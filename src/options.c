@@ -73,9 +73,8 @@ const char cp_usage[] =
     "         [--calibration auto|none|FILE] [--host-mpi FILE|auto|pooled] [--net-link FILE|auto] (auto, the\n"
     "         default: a measured file's own folder's PS exchange or MPI ping-pong, else the device machines'\n"
     "         pooled over calls (pooled: that first, calibration/ps-exchange.json), and its NCCL sweep of one\n"
-    "         rank per node, if any;\n"
-    "         PyTorch runs without --eager-profile take their folder's torch_bench.py --eager-overhead file;\n"
-    "         --eager-profile device: the device profile's, as predict --mode eager without a measured host)\n"
+    "         rank per node, if any; PyTorch runs take their folder's torch_bench.py --eager-overhead file,\n"
+    "         else the device profile's costs; --eager-profile FILE: that file's; device: the profile's always)\n"
     "         (README.md, \"cnnperf validate\")\n";
 
 int cp_bad(const char *fmt, ...)
