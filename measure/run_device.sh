@@ -1487,6 +1487,21 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout66 (session 49, the same model): ten one-GPU configurations by random.Random(66), holdout33's rule,
+# predicted in the call.
+HOLDOUT66_MEASURE="
+densenet169 104 fp32
+googlenet 144 fp16 graphapi
+vgg16 208 fp32 graphapi
+resnet50 56 fp32
+resnet101 32 fp16
+resnext50_32x4d 152 fp32"
+HOLDOUT66_TORCH="
+--network vgg19 --batch 144 --precision fp32
+--network wide_resnet50_2 --batch 232 --precision fp16 --channels-last
+--network vgg16 --batch 120 --precision fp16 --channels-last
+--network vgg16 --batch 144 --precision fp16"
+
 # MODE=holdout65, mholdout65 (session 49, the session's model, unchanged since holdout64): ten one-GPU configurations
 # by random.Random(65), holdout33's rule, and ten 2-GPU jobs by random.Random(6565), mholdout35's rule; predicted in
 # the call. Channels-last FP32 PyTorch jobs last; mholdout65 also times the PS exchange after its jobs (ps_after).
@@ -3672,7 +3687,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
