@@ -31,8 +31,8 @@
  * (tools/torch_bench.py --eager-overhead times chains of tiny modules): each
  * operator's host cost is scaled by this, fitted on the calibration set's
  * PyTorch runs alone (one GPU and DDP, NCHW and channels-last, H100 and H200:
- * 93 runs; the smallest MAPE on a 0.05 grid from 1.0 to 1.5, 13.41% at 1.0 to
- * 10.04% at 1.25 (10.12% at 1.30) with the H100 profile of 23 calls, DDP's
+ * 129 runs; the smallest MAPE on a 0.05 grid from 1.0 to 1.5, 12.20% at 1.0 to
+ * 9.20% at 1.25 (9.40% at 1.30) with the H100 profile of 80 calls, DDP's
  * paired operator_scale and its slowest-rank factor; tools/fit_constant.sh eager-host,
  * docs/CALIBRATION.md). */
 #ifndef CP_EAGER_HOST_SCALE
