@@ -1487,6 +1487,21 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout67 (session 49, the same model): ten one-GPU configurations by random.Random(67), holdout33's rule,
+# predicted in the call; the channels-last FP32 PyTorch jobs last.
+HOLDOUT67_MEASURE="
+resnext50_32x4d 96 fp16 graphapi
+vgg13 72 fp32 graphapi
+googlenet 144 fp16 graphapi
+vgg13 160 fp16"
+HOLDOUT67_TORCH="
+--network vgg13 --batch 56 --precision fp32
+--network lenet5 --batch 128 --precision fp16 --channels-last
+--network resnet101 --batch 160 --precision fp16 --channels-last
+--network vgg19 --batch 216 --precision fp16 --channels-last
+--network densenet169 --batch 56 --precision fp32 --channels-last
+--network resnet152 --batch 96 --precision fp32 --channels-last"
+
 # MODE=holdout66 (session 49, the same model): ten one-GPU configurations by random.Random(66), holdout33's rule,
 # predicted in the call.
 HOLDOUT66_MEASURE="
@@ -3687,7 +3702,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
