@@ -1613,7 +1613,7 @@ int cp_cmd_validate(int argc, char **argv)
     s.have_cluster = o.cluster != NULL;
     s.profile_costs = o.eager_profile && strcmp(o.eager_profile, "device") == 0;
     if (o.eager_profile && !s.profile_costs && cp_eager_costs_load(o.eager_profile, &s.costs, &err)) {
-        rc = cp_bad("%s", err.msg);
+        rc = cp_bad("--eager-profile: %s (a torch_bench.py --eager-overhead file, or 'device')", err.msg);
         goto done;
     }
     s.have_costs = o.eager_profile != NULL && !s.profile_costs;
