@@ -18,17 +18,14 @@ const char *cp_calib_group_name(cp_calib_group g) { return (unsigned)g < CP_CG_C
 
 static int parse_pass(cp_jctx *c, const cJSON *obj, cp_calib_term *t)
 {
-    static const char *const known[] = {"scale", "offset_us", "offset_ref_us", "points", "host_us", "host_points",
-                                        NULL};
+    static const char *const known[] = {"scale", "offset_us", "points", "host_us", "host_points", NULL};
     if (!cJSON_IsObject(obj))
         return cp_jfail(c, NULL, "must be an object {\"scale\": S, \"offset_us\": O}");
-    double off = 0, ref = 0, host = 0;
+    double off = 0, host = 0;
     if (cp_jonly(c, obj, known) || cp_jnum(c, obj, "scale", true, 1, 0.05, 100, &t->scale) ||
-        cp_jnum(c, obj, "offset_us", false, 0, 0, 1e5, &off) ||
-        cp_jnum(c, obj, "offset_ref_us", false, 0, 0, 1e7, &ref) || cp_jnum(c, obj, "host_us", false, 0, 0, 1e5, &host))
+        cp_jnum(c, obj, "offset_us", false, 0, 0, 1e5, &off) || cp_jnum(c, obj, "host_us", false, 0, 0, 1e5, &host))
         return -1;
     t->offset_ms = off * 1e-3;
-    t->offset_ref_ms = ref * 1e-3;
     t->host_ms = host * 1e-3;
     return 0;
 }

@@ -84,9 +84,6 @@ typedef enum {
 typedef struct {
     double scale;     /* 1 when not set */
     double offset_ms; /* 0 when not set */
-    /* > 0: the pass's model time below which the offset shrinks in
-     * proportion (the fit's reference size; smaller passes lack less) */
-    double offset_ref_ms;
     double host_ms;   /* what the host spends issuing the pass's library calls; 0 when not set */
 } cp_calib_term;
 

@@ -169,11 +169,8 @@ static void pass_kernels(run *r, int node, const char *layer)
     if (node < 0)
         return;
     /* the pass's calibration (calibration.h): its scale on every kernel, its
-     * per-call offset (for the pass's size) on the first */
-    double scale = tr->t[node].scale, model_ms = 0;
-    for (int c = tr->t[cp_tree_body(tr, node)].first; c >= 0; c = tr->t[c].next)
-        model_ms += tr->t[c].time_ms;
-    double offset = cp_calib_offset_ms(tr->t[node].offset_ms, tr->t[node].offset_ref_ms, model_ms);
+     * per-call offset on the first */
+    double scale = tr->t[node].scale, offset = tr->t[node].offset_ms;
     for (int c = tr->t[cp_tree_body(tr, node)].first; c >= 0; c = tr->t[c].next) {
         const char *name = tr->k[tr->t[c].kernel].name;
         if (strcmp(name, "grad_accumulate") == 0)

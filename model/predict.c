@@ -128,7 +128,6 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     const cp_calib_term *t = &cal->term[g][cls][pass];
     p->tree.t[node].scale = t->scale;
     p->tree.t[node].offset_ms = t->offset_ms;
-    p->tree.t[node].offset_ref_ms = t->offset_ref_ms;
     /* The calibration is fitted on NCHW runs. Channels-last batch norm and
      * average pooling run other kernels (batchnorm.c, pool.c), timed as they
      * are; a convolution keeps its class's scale (16-bit: times
@@ -189,7 +188,6 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
         t->detail = pass_names[pass];
         t->scale = p->tree.t[*first].scale;
         t->offset_ms = p->tree.t[*first].offset_ms;
-        t->offset_ref_ms = p->tree.t[*first].offset_ref_ms;
         lp->bytes[pass] = fp->bytes[pass];
         lp->exec_flops[pass] = fp->exec_flops[pass];
         lp->flops[pass] = fp->flops[pass];

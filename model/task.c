@@ -41,7 +41,7 @@ int cp_tree_reserve(cp_tree *tr, int nodes, int kernels)
 }
 
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
-_Static_assert(sizeof(cp_task) == 168, "cp_tree_node sets every field of cp_task: set the new one there");
+_Static_assert(sizeof(cp_task) == 160, "cp_tree_node sets every field of cp_task: set the new one there");
 #endif
 
 int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, int unit)
@@ -70,7 +70,6 @@ int cp_tree_node(cp_tree *tr, int parent, cp_task_type type, const char *name, i
     t->time_ms = 0;
     t->scale = 1;
     t->offset_ms = 0;
-    t->offset_ref_ms = 0;
     t->same_as = -1;
     t->resource = 0;
     for (int d = 0; d < CP_MAX_DEPS; d++)
@@ -341,7 +340,7 @@ static int eval_node(cp_tree *tr, int root, const cp_system *s, cp_error *err)
             sum += tr->t[c].time_ms;
         }
         t = &tr->t[root];
-        tr->t[root].time_ms = t->scale * sum + cp_calib_offset_ms(t->offset_ms, t->offset_ref_ms, sum);
+        tr->t[root].time_ms = t->scale * sum + t->offset_ms;
         return 0;
     }
     case CP_TASK_FIXED:

@@ -39,8 +39,6 @@ typedef struct {
     /* SEQ: time = scale x sum + offset_ms; a layer pass's calibration
      * (calibration.h), 1 and 0 otherwise */
     double scale, offset_ms;
-    /* > 0: the offset shrinks below this sum, offset x min(1, sum / offset_ref_ms) (calibration.h) */
-    double offset_ref_ms;
     /* SEQ: -1, or an earlier node this one repeats (a repeated layer's pass:
      * the same kernels): it takes that node's time, and its children are
      * that node's (cp_tree_body). */
@@ -57,14 +55,6 @@ typedef struct {
     /* as a DAG */
     double interference;     /* resource 0 runs at (1 - interference) while resource 1 is busy */
 } cp_task;
-
-/* A calibrated pass's offset for a pass whose kernels take model_ms: the
- * whole offset, or with a reference size (ref_ms > 0) the offset x
- * min(1, model_ms / ref_ms) (calibration.h, offset_ref_ms). */
-static inline double cp_calib_offset_ms(double offset_ms, double ref_ms, double model_ms)
-{
-    return ref_ms > 0 && model_ms < ref_ms ? offset_ms * model_ms / ref_ms : offset_ms;
-}
 
 typedef struct {
     cp_task *t;

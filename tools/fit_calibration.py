@@ -62,26 +62,17 @@ def run_json(cnnperf, args):
     return json.loads(out.stdout)
 
 
-def offset_share(x, ref):
-    """How much of the offset a pass of model time x takes: all of it, or with
-    a reference size (ref > 0) min(1, x / ref), as model/task.h's
-    cp_calib_offset_ms."""
-    return x / ref if ref and x < ref else 1.0
-
-
-def fit(points, max_offset_ms=None, power=0.5, extra=None, ref=0.0):
+def fit(points, max_offset_ms=None, power=0.5, extra=None):
     """points: (model_ms, measured_ms); extra: a factor on each point's weight
-    (None: 1); ref: the offset's reference size (offset_share). Returns
-    (scale, offset_ms)."""
+    (None: 1). Returns (scale, offset_ms)."""
     extra = extra or [1.0] * len(points)
     s0 = s1 = s2 = s3 = s4 = 0.0
     for (x, y), e in zip(points, extra):
         w = e * y ** -power
-        z = offset_share(x, ref)
-        s0 += w * z * z
-        s1 += w * x * z
+        s0 += w
+        s1 += w * x
         s2 += w * x * x
-        s3 += w * y * z
+        s3 += w * y
         s4 += w * x * y
     det = s0 * s2 - s1 * s1
     if len(points) >= 4 and det > 0:
@@ -91,8 +82,7 @@ def fit(points, max_offset_ms=None, power=0.5, extra=None, ref=0.0):
             if max_offset_ms is None or b <= max_offset_ms:
                 return a, b
             # the offset held at its bound, the scale fitted alone
-            sxy = sum(e * y ** -power * x * (y - max_offset_ms * offset_share(x, ref))
-                      for (x, y), e in zip(points, extra))
+            sxy = sum(e * y ** -power * x * (y - max_offset_ms) for (x, y), e in zip(points, extra))
             if sxy > 0:
                 return sxy / s2, max_offset_ms
     return (s4 / s2 if s2 > 0 else 1.0), 0.0
@@ -118,21 +108,21 @@ def huber_fit(points, max_offset_ms, power, k=1.345, rounds=20):
     return a, b
 
 
-def robust_fit(points, max_offset_ms, power, trim, ref=0.0):
+def robust_fit(points, max_offset_ms, power, trim):
     """fit() on the points, then again without those the fit misses by more
     than a factor `trim` either way (layers cuDNN runs with an algorithm the
     class does not describe, or that waited on the host), until none is
     dropped. Returns (scale, offset_ms, points dropped)."""
     kept = list(points)
-    a, b = fit(kept, max_offset_ms, power, ref=ref)
+    a, b = fit(kept, max_offset_ms, power)
     if not trim:
         return a, b, 0
     for _ in range(10):
-        inside = [(x, y) for x, y in kept if 1.0 / trim <= y / (a * x + b * offset_share(x, ref)) <= trim]
+        inside = [(x, y) for x, y in kept if 1.0 / trim <= y / (a * x + b) <= trim]
         if len(inside) == len(kept) or len(inside) < 4:
             break
         kept = inside
-        a, b = fit(kept, max_offset_ms, power, ref=ref)
+        a, b = fit(kept, max_offset_ms, power)
     return a, b, len(points) - len(kept)
 
 
@@ -234,10 +224,6 @@ def main():
     ap.add_argument("--microbench-class", action="append", default=[],
                     help="the layer class a microbenchmark studies (e.g. conv_first): only its layers are fitted "
                          "(the common head of global pooling, fc and loss is not)")
-    ap.add_argument("--offset-ref-quantile", type=float, default=None,
-                    help="give each term a reference size, this quantile of its points' model times "
-                         "(offset_ref_us): a smaller pass takes the offset in proportion, offset x "
-                         "min(1, t_model / ref), and the fit is made so (not the merged batch-norm backward)")
     ap.add_argument("--weight-power", type=float, default=0.5,
                     help="weights t_measured^-p of the least squares: 0 absolute error (big layers rule), 2 "
                          "relative error (every layer alike); default 0.5, between")
@@ -301,16 +287,10 @@ def main():
         sys.exit("fit_calibration: no single-GPU cnnperf-measure run of a calibration-set network matched")
     terms = {}
     for (g, cls, key), pts in sorted(points.items()):
-        ref = 0.0
-        if args.offset_ref_quantile is not None and key != MERGED:
-            xs = sorted(x for x, _ in pts)
-            ref = xs[int(args.offset_ref_quantile * (len(xs) - 1))]
         if args.huber:
-            if ref:
-                sys.exit("fit_calibration: --huber does not take --offset-ref-quantile")
             (a, b), dropped = huber_fit(pts, cap, args.weight_power), 0
         else:
-            a, b, dropped = robust_fit(pts, cap, args.weight_power, args.trim, ref)
+            a, b, dropped = robust_fit(pts, cap, args.weight_power, args.trim)
         t = terms.setdefault(g, {}).setdefault(cls, {})
         if key == MERGED:
             # the offset (the call's fixed cost) once, on backward-data
@@ -318,8 +298,6 @@ def main():
             t["backward_weight"] = {"scale": round(a, 4), "offset_us": 0.0, "points": len(pts)}
         else:
             t[key] = {"scale": round(a, 4), "offset_us": round(b * 1e3, 2), "points": len(pts)}
-            if ref and b > 0:
-                t[key]["offset_ref_us"] = round(ref * 1e3, 2)
         print(f"fit_calibration: {g:5} {cls:13} {key:16} scale {a:6.3f} offset {b * 1e3:7.1f} us  "
               f"({len(pts)} layer passes)", file=sys.stderr)
 
@@ -363,10 +341,6 @@ def main():
             "git_commit": commit,
             "terms": terms,
         }
-        if args.offset_ref_quantile is not None:
-            doc["method"] += ("; a term's offset shrinks below its reference size offset_ref_us (the %g quantile of "
-                              "its points' model times): offset x min(1, t_model / offset_ref), and is fitted so"
-                              % args.offset_ref_quantile)
         if host_used:
             doc["host_source"] = (f"host profiles (cnnperf-measure --host-profile) of {len(host_used)} runs of the "
                                   f"calibration set on {host_gpu}'s host")
