@@ -28,6 +28,7 @@ typedef struct {
     int grad_type;     /* 0 FP32, 1 FP16, 2 BF16 gradients */
     placement where;
     int on_gpu;
+    const cp_link *ipc; /* a CPU server process's message stream for g workers and k servers (cp_cluster_ps_stream) */
     /* the slowest of the GPUs taking part (MIMD: the last one to finish sets the time) */
     double host_bw, host_lat, dram_bw, gpu_flops;
 } ps_setup;
@@ -133,6 +134,7 @@ static int setup(const cp_cluster *c, int gpus, double bytes, const cp_ps_config
     s->on_gpu = ps->on_gpu != 0;
     s->n = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
     s->g = cp_cluster_node_gpus(c, gpus);
+    s->ipc = cp_cluster_ps_stream(c, s->g, s->k);
     s->s_max = (s->k + s->n - 1) / s->n;
     s->s_min = s->k / s->n;
     int net = c->nics_per_node > 0 && c->inter.bandwidth_gbs > 0;
@@ -232,9 +234,9 @@ static double to_gpu_server(const cp_cluster *c, const ps_setup *s, worst_term *
  * copies then go as messages from each worker process to the server's, one
  * stream each, and a server takes its node's streams one after the other
  * (a receiving process copies one message at a time). */
-static double to_server_process(const cp_cluster *c, const ps_setup *s, worst_term *w)
+static double to_server_process(const ps_setup *s, worst_term *w)
 {
-    const cp_link *ipc = cp_cluster_ps_stream(c, s->g, s->k);
+    const cp_link *ipc = s->ipc;
     if (ipc->bandwidth_gbs <= 0 || s->where == OWN_NODES)
         return 0;
     char b[32], k[32];
@@ -248,7 +250,7 @@ static double one_way(const cp_cluster *c, const ps_setup *s, worst_term *w)
 {
     if (s->on_gpu)
         return to_gpu_server(c, s, w);
-    double t = host_copy(c, s, w) + to_server_process(c, s, w);
+    double t = host_copy(c, s, w) + to_server_process(s, w);
     if (s->where != SAME_NODE)
         t += network(c, s, w);
     return t;
@@ -319,7 +321,7 @@ int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_conf
     back.bytes = s.bytes * s.pull_ratio;
     out->pull_ms = back.bytes == s.bytes ? out->push_ms : one_way(c, &back, &w);
     out->time_ms = out->push_ms + out->aggregate_ms + out->pull_ms;
-    out->one_stream = !s.on_gpu && s.where != OWN_NODES && cp_cluster_ps_stream(c, s.g, s.k)->bandwidth_gbs > 0;
+    out->one_stream = !s.on_gpu && s.where != OWN_NODES && s.ipc->bandwidth_gbs > 0;
     out->bottleneck = w.name;
     snprintf(out->why, sizeof out->why, "%s", w.why);
     return 0;
