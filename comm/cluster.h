@@ -94,6 +94,14 @@ static inline int cp_cluster_node_gpus(const cp_cluster *c, int gpus)
     return gpus < c->gpus_per_node ? gpus : c->gpus_per_node;
 }
 
+/* A link measured on the user's own host (--host-mpi) becomes the cluster's
+ * ipc, and no pooled stream of the device machines stands for it any more. */
+static inline void cp_cluster_use_ipc(cp_cluster *c, const cp_link *ipc)
+{
+    c->ipc = *ipc;
+    c->n_ipc_pool = 0;
+}
+
 /* The device of GPU number g (0-based, node-major: node g / gpus_per_node). */
 const cp_device *cp_cluster_device(const cp_cluster *c, int g);
 
@@ -116,9 +124,8 @@ const cp_link *cp_cluster_ps_stream(const cp_cluster *c, int workers, int server
  * same sizes; the model's one-stream exchange then gives the measured round
  * (not a file of rounds after an idle wait, idle_ms > 0: those time waking
  * the server).
- * The caller puts *ipc into cp_cluster.ipc (and clears its n_ipc_pool: a
- * measured link is the host's own). Errors name the file and the JSON
- * path. */
+ * The caller gives *ipc to its cluster with cp_cluster_use_ipc. Errors name
+ * the file and the JSON path. */
 #define CP_IPC_FIT_MIN_BYTES (16.0 * (1 << 20))
 int cp_cluster_ipc_measured(const char *path, cp_link *ipc, cp_error *err);
 /* 1: a cnnperf-psexchange file whose rounds came after an idle wait

@@ -119,10 +119,12 @@ static int setup(const cp_options *o, dist_setup *s, int lists)
         if (cp_cluster_homogeneous(&s->cl, &dev, most > 0 ? most : 1, &err))
             return cp_bad("%s", err.msg);
     }
-    if (o->host_mpi && cp_cluster_ipc_measured(o->host_mpi, &s->cl.ipc, &err))
-        return cp_bad("%s", err.msg);
-    if (o->host_mpi) /* the user's own host, not the pooled device machines' */
-        s->cl.n_ipc_pool = 0;
+    if (o->host_mpi) {
+        cp_link ipc;
+        if (cp_cluster_ipc_measured(o->host_mpi, &ipc, &err))
+            return cp_bad("%s", err.msg);
+        cp_cluster_use_ipc(&s->cl, &ipc);
+    }
     if (o->ps_bench && cp_cluster_ps_server_measured(o->ps_bench, &s->cl.ps_server, &err))
         return cp_bad("%s", err.msg);
     if (o->net_link) {

@@ -758,10 +758,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         } else if (cl.nodes > 1) {
             snprintf(ipc_note, sizeof ipc_note, "network assumed: %.120s", cl.inter.name);
         }
-        if (ipc) { /* measured: the host's own, no pool */
-            cl.ipc = *ipc;
-            cl.n_ipc_pool = 0;
-        }
+        if (ipc)
+            cp_cluster_use_ipc(&cl, ipc);
         const cp_link *stream = cp_cluster_ps_stream(&cl, workers, (int)r->ps_servers);
         if ((ipc || stream != &cl.ipc) && strcmp(r->comm, "ps") == 0)
             snprintf(ipc_note + strlen(ipc_note), sizeof ipc_note - strlen(ipc_note), "%shost MPI %.3g GB/s, %.120s",

@@ -684,7 +684,9 @@ static void ps_stream_pooled(void **state)
     assert_ptr_equal(cp_cluster_ps_stream(&c, 2, 3), one); /* no 3-server pool: the one-server stream */
     assert_ptr_equal(cp_cluster_ps_stream(&c, 8, 1), &c.ipc); /* no 8-worker pool */
     NEAR(c.ipc.bandwidth_gbs, 8.5);
-    c.n_ipc_pool = 0; /* a measured link (--host-mpi) clears the pool */
+    cp_link measured = c.ipc;
+    cp_cluster_use_ipc(&c, &measured); /* a measured link (--host-mpi) clears the pool */
+    assert_int_equal(c.n_ipc_pool, 0);
     assert_ptr_equal(cp_cluster_ps_stream(&c, 2, 1), &c.ipc);
     assert_int_equal(cp_device_load("a100", &d, &err), 0);
     assert_int_equal(cp_cluster_homogeneous(&c, &d, 4, &err), 0);
