@@ -1487,6 +1487,61 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=holdout68, holdout69, mholdout68 (2 GPUs), mholdout69 (4 GPUs) (session 50, the model as session 49 left
+# it): ten one-GPU configurations each by random.Random(68) and (69), holdout33's rule, and ten multi-GPU jobs each
+# by random.Random(6868) and (6969), mholdout35's rule; predicted in the call. holdout68 drew legacy ResNet-34 b168
+# FP32 twice: measured once (a run's file is named by its configuration). Channels-last FP32 PyTorch jobs last, the
+# DDP ones too; the multi-GPU calls time the PS exchange after their jobs again (ps_after).
+HOLDOUT68_MEASURE="
+vgg16 144 fp16
+resnet34 168 fp32
+resnet50 192 fp16 graphapi
+resnet50 216 fp32 graphapi
+wide_resnet50_2 112 fp16 graphapi
+vgg19 184 fp16
+vgg16 200 fp16"
+HOLDOUT68_TORCH="
+--network resnet152 --batch 152 --precision fp32
+--network vgg19 --batch 80 --precision fp16 --channels-last"
+HOLDOUT69_MEASURE="
+vgg13 40 fp16
+resnet50 168 fp32
+mnasnet1_0 64 fp16
+mnasnet1_0 80 fp16 graphapi
+wide_resnet50_2 232 fp32 graphapi"
+HOLDOUT69_TORCH="
+--network densenet169 --batch 184 --precision fp32
+--network wide_resnet50_2 --batch 136 --precision fp32
+--network densenet169 --batch 128 --precision fp16
+--network resnet152 --batch 128 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 232 --precision fp32 --channels-last"
+MHOLDOUT68_GRAPH="
+alexnet 184 fp16 ps2
+resnet50 64 fp16 ps2
+mnasnet1_0 32 fp32 ps2
+mnasnet1_0 96 fp16 nccl"
+MHOLDOUT68_LEGACY="
+googlenet 184 fp32 nccl"
+MHOLDOUT68_DDP="
+--network densenet169 --batch 56 --precision fp32
+--network vgg13 --batch 232 --precision fp32 --channels-last
+--network resnet152 --batch 152 --precision fp32 --channels-last
+--network resnet50 --batch 144 --precision fp32 --channels-last
+--network alexnet --batch 208 --precision fp32 --channels-last"
+MHOLDOUT69_GRAPH="
+densenet169 256 fp32 ps1
+densenet169 160 fp32 ps2
+densenet169 56 fp32 ps1
+resnext50_32x4d 240 fp32 ps2
+densenet169 232 fp32 nccl
+mnasnet1_0 40 fp16 ps1
+resnet50 192 fp16 nccl"
+MHOLDOUT69_LEGACY="
+resnet50 160 fp32 nccl"
+MHOLDOUT69_DDP="
+--network resnext50_32x4d --batch 48 --precision fp16
+--network resnet152 --batch 136 --precision fp16 --channels-last"
+
 # MODE=holdout67 (session 49, the same model): ten one-GPU configurations by random.Random(67), holdout33's rule,
 # predicted in the call; the channels-last FP32 PyTorch jobs last.
 HOLDOUT67_MEASURE="
@@ -3702,7 +3757,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3756,8 +3811,8 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64) drawn_multi "$1" 4 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68) drawn_multi "$1" 2 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
