@@ -70,8 +70,10 @@ typedef struct {
     const val_opts *o;
     int have_cluster; /* --cluster, loaded once */
     cp_cluster cluster;
-    int have_costs; /* --eager-profile FILE */
-    int profile_costs; /* --eager-profile device: every run the device profile's costs, as predict gives */
+    /* where a PyTorch run's host costs come from: its folder's microbenchmark
+     * (the device profile's where it has none), --eager-profile FILE (costs),
+     * or --eager-profile device (every run the profile's, as predict gives) */
+    enum { COSTS_FOLDER, COSTS_FILE, COSTS_DEVICE } costs_from;
     cp_eager_costs costs;
     int have_ipc; /* --host-mpi FILE, loaded once */
     int ipc_pooled; /* --host-mpi pooled: the device machines' pooled stream before a folder's own */
@@ -653,9 +655,9 @@ static int run_net(val_state *s, const char *file, const cp_link **net, cp_error
 static int run_eager_costs(val_state *s, const char *file, const cp_eager_costs **costs, cp_error *err)
 {
     *costs = NULL;
-    if (s->profile_costs)
+    if (s->costs_from == COSTS_DEVICE)
         return 0;
-    if (s->have_costs) {
+    if (s->costs_from == COSTS_FILE) {
         *costs = &s->costs;
         return 0;
     }
@@ -804,8 +806,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     snprintf(r->harness, sizeof r->harness, "%s", cp_val_harnesses[eager ? 2 : rc->graph_api ? 1 : 0]);
     if (!rc_ && eager)
         snprintf(r->note, sizeof r->note, "eager mode%s%s",
-                 costs && !s->have_costs ? ", host costs measured in the run's folder"
-                 : s->profile_costs      ? ", host costs of the device profile"
+                 costs && s->costs_from == COSTS_FOLDER ? ", host costs measured in the run's folder"
+                 : s->costs_from == COSTS_DEVICE        ? ", host costs of the device profile"
                                          : "",
                  builtin ? ", host costs partly built-in (no --eager-profile)" : "");
     else if (!rc_ && rc->graph_api)
@@ -1609,12 +1611,13 @@ int cp_cmd_validate(int argc, char **argv)
         goto done;
     }
     s.have_cluster = o.cluster != NULL;
-    s.profile_costs = o.eager_profile && strcmp(o.eager_profile, "device") == 0;
-    if (o.eager_profile && !s.profile_costs && cp_eager_costs_load(o.eager_profile, &s.costs, &err)) {
+    s.costs_from = !o.eager_profile                         ? COSTS_FOLDER
+                   : strcmp(o.eager_profile, "device") == 0 ? COSTS_DEVICE
+                                                            : COSTS_FILE;
+    if (s.costs_from == COSTS_FILE && cp_eager_costs_load(o.eager_profile, &s.costs, &err)) {
         rc = cp_bad("--eager-profile: %s (a torch_bench.py --eager-overhead file, or 'device')", err.msg);
         goto done;
     }
-    s.have_costs = o.eager_profile != NULL && !s.profile_costs;
     s.ipc_pooled = o.host_mpi && strcmp(o.host_mpi, "pooled") == 0;
     if (o.host_mpi && strcmp(o.host_mpi, "auto") != 0 && !s.ipc_pooled) {
         if (cp_cluster_ipc_measured(o.host_mpi, &s.ipc, &err)) {
