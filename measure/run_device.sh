@@ -502,7 +502,9 @@ holdout_runs() {
 
 # drawn_holdout NAME (holdout33 on): a holdout drawn by holdout33's rule, NAME's configurations in upper case
 # (HOLDOUT37_MEASURE: cnnperf-measure jobs through the legacy API unless a line says graphapi; HOLDOUT37_TORCH:
-# PyTorch's) into results/NAME and results/torchNAME, each predicted in the call
+# PyTorch's) into results/NAME and results/torchNAME, each predicted in the call. `tools/draw_holdout.py SEED`
+# draws a list by the rule, `--check NAME` compares NAME's lists with it (every drawn mode since holdout33 matches
+# its seed but holdout52b, holdout52's remainder)
 drawn_holdout() {
     local measure=${1^^}_MEASURE torch=${1^^}_TORCH
     holdout_runs "$1" "${!measure}" "" legacy
@@ -513,7 +515,8 @@ drawn_holdout() {
 # (MHOLDOUT40_GRAPH and _LEGACY: "network batch precision exchange" through that convolution API; _DDP: PyTorch
 # DDP's torch_bench arguments, N processes), in results/NAME after the host's N-rank sweeps and PS exchange
 # (gpus_host); the cnnperf-measure jobs are predicted in the call before the DDP jobs start (ddp predicts those),
-# and the PS exchange is timed again after them (ps_after, since session 48)
+# and the PS exchange is timed again after them (ps_after, since session 48); `tools/draw_holdout.py SEED --multi`
+# draws a list by the rule, `--check NAME` compares NAME's lists with it
 drawn_multi() {
     local RES graph=${1^^}_GRAPH legacy=${1^^}_LEGACY ddp=${1^^}_DDP
     gpus_host "$1" "$2" || return

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""draw_holdout: the configurations a drawn holdout measures, from its seed.
+
+Since session 33 the evaluation grows by configurations drawn at random before
+the call that measures them, so that no one chooses what the model is judged
+on. This is the draw, so anyone can check that a list in
+measure/run_device.sh is what its seed gives:
+
+  python3 tools/draw_holdout.py 68                 # one GPU (holdout33's rule)
+  python3 tools/draw_holdout.py 6868 --multi       # several GPUs (mholdout35's rule)
+  python3 tools/draw_holdout.py 68 --check holdout68
+  python3 tools/draw_holdout.py 6868 --multi --check mholdout68
+
+Per job, in this order, from random.Random(seed): a network of the evaluation
+networks (networks/*.json less validation/calibration-set.json's) in name
+order, a batch of the multiples of 8 in 32..256, fp16 or fp32, and the harness:
+one GPU cnnperf-measure's graph or legacy API, PyTorch NCHW or channels-last;
+several GPUs NCCL (graph API), NCCL (legacy API), one or two CPU parameter
+servers (graph API), PyTorch DDP NCHW or channels-last. Ten jobs.
+
+The run order is not the draw's: run_device.sh runs cnnperf-measure's jobs
+before PyTorch's and PyTorch's channels-last FP32 jobs last (cudnn.benchmark
+may hold one for minutes), and a configuration drawn twice is measured once (a
+run's file is named by its configuration). --check compares the mode's lists
+with the draw as sets and exits 1 where they differ.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ONE_GPU = ['graph', 'legacy', 'torch', 'torch-cl']
+MULTI_GPU = ['nccl-graph', 'nccl-legacy', 'ps1', 'ps2', 'ddp', 'ddp-cl']
+
+
+def evaluation_networks():
+    shipped = {f[:-5] for f in os.listdir(os.path.join(ROOT, 'networks')) if f.endswith('.json')}
+    with open(os.path.join(ROOT, 'validation', 'calibration-set.json')) as f:
+        calibration = set(json.load(f)['networks'])
+    return sorted(shipped - calibration)
+
+
+def draw(seed, multi, jobs=10):
+    nets, rng = evaluation_networks(), random.Random(seed)
+    out = []
+    for _ in range(jobs):
+        net = rng.choice(nets)
+        batch = rng.choice(range(32, 257, 8))
+        prec = rng.choice(['fp16', 'fp32'])
+        harness = rng.choice(MULTI_GPU if multi else ONE_GPU)
+        out.append((net, batch, prec, harness))
+    return out
+
+
+def torch_line(net, batch, prec, cl):
+    return f'--network {net} --batch {batch} --precision {prec}' + (' --channels-last' if cl else '')
+
+
+def as_lists(jobs, multi):
+    """run_device.sh's lists (name suffix -> set of lines) the jobs make"""
+    lists = {}
+    for net, batch, prec, h in jobs:
+        if multi:
+            if h.startswith('ddp'):
+                key, line = 'DDP', torch_line(net, batch, prec, h == 'ddp-cl')
+            else:
+                key = 'LEGACY' if h == 'nccl-legacy' else 'GRAPH'
+                line = f'{net} {batch} {prec} {"nccl" if h.startswith("nccl") else h}'
+        elif h.startswith('torch'):
+            key, line = 'TORCH', torch_line(net, batch, prec, h == 'torch-cl')
+        else:
+            key, line = 'MEASURE', f'{net} {batch} {prec}' + (' graphapi' if h == 'graph' else '')
+        lists.setdefault(key, set()).add(line)
+    return lists
+
+
+def script_lists(mode):
+    with open(os.path.join(ROOT, 'measure', 'run_device.sh')) as f:
+        text = f.read()
+    lists = {}
+    for m in re.finditer(r'^%s_([A-Z]+)="\n(.*?)"$' % re.escape(mode.upper()), text, re.M | re.S):
+        lists[m.group(1)] = {' '.join(l.split()) for l in m.group(2).splitlines() if l.strip()}
+    return lists
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('seed', type=int)
+    ap.add_argument('--multi', action='store_true', help='several GPUs (mholdout35\'s rule)')
+    ap.add_argument('--check', metavar='MODE', help='compare with run_device.sh\'s lists of MODE')
+    a = ap.parse_args()
+    jobs = draw(a.seed, a.multi)
+    if not a.check:
+        for j in jobs:
+            print('%s %d %s %s' % j)
+        return 0
+    want, have = as_lists(jobs, a.multi), script_lists(a.check)
+    if not have:
+        print(f'draw_holdout: run_device.sh has no lists for {a.check}', file=sys.stderr)
+        return 1
+    bad = 0
+    for key in sorted(set(want) | set(have)):
+        for line in sorted(want.get(key, set()) - have.get(key, set())):
+            print(f'{a.check}: {key} lacks drawn "{line}"')
+            bad = 1
+        for line in sorted(have.get(key, set()) - want.get(key, set())):
+            print(f'{a.check}: {key} has undrawn "{line}"')
+            bad = 1
+    if not bad:
+        print(f'{a.check}: as random.Random({a.seed}) draws ({len(jobs)} jobs)')
+    return bad
+
+
+if __name__ == '__main__':
+    sys.exit(main())
