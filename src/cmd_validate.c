@@ -700,6 +700,27 @@ static void predict_memory(const cp_device *dev, const run_config *rc, const cp_
     r->pred_fits = m.fits;
 }
 
+/* The range predict shows beside a one-GPU prediction (report.c): the
+ * iteration with the host at either end of what its device profile has
+ * seen, eager mode's (x) or cudnnFind's calls' where the profile calibrates
+ * them; kept where it moves the prediction. */
+static void host_range(const cp_prediction *p, const cp_eager *x, cp_val_run *r)
+{
+    double lo = 0, hi = 0;
+    if (x && x->has_range) {
+        lo = x->range_ms[0], hi = x->range_ms[1];
+    } else if (!x && p->timeline < 0) {
+        cp_legacy_host h = cp_legacy_host_estimate(p);
+        if (h.calls > 0 && h.calibrated) {
+            lo = cp_legacy_host_iteration_ms(p, &h, h.p10_ms);
+            hi = cp_legacy_host_iteration_ms(p, &h, h.p90_ms);
+        }
+    }
+    r->has_range = hi > lo;
+    r->pred_low_ms = lo;
+    r->pred_high_ms = hi;
+}
+
 /* PyTorch's runs are predicted as PyTorch runs them (--mode eager: the
  * host's cost per operator, autocast casts, the foreach optimizer);
  * cnnperf-measure's as it runs them (harness mode, with PyTorch's
@@ -723,9 +744,10 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         cp_prediction p = {0};
         cp_eager x = {0};
         if (cp_predict_ws(net, &dev, r->batch, rc->prec, algos, cp_run_workspace_mb(eager, rc->workspace_mb), &p, &e) ||
-            (eager && cp_eager_run(&p, costs, &x, &e))) {
+            (eager && (cp_eager_run(&p, costs, &x, &e) || cp_eager_range(&p, costs, &x, &e)))) {
             rc_ = cp_jfail(c, "precision", "cannot predict: %s", e.msg);
         } else {
+            host_range(&p, eager ? &x : NULL, r);
             r->pred_ms = eager ? x.iteration_ms : p.iteration_ms;
             double ph[4] = {p.loading_ms, p.forward_ms, p.backward_ms, p.update_ms};
             double pe[4] = {x.loading_ms, x.forward_ms, x.backward_ms, x.update_ms};

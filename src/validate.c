@@ -138,6 +138,24 @@ cp_val_stat cp_val_memory_stat(const cp_val_run *runs, int n, cp_val_source sour
     return s;
 }
 
+cp_val_range_count cp_val_host_range(const cp_val_run *runs, int n, cp_val_source source, int calibration)
+{
+    cp_val_range_count c = {0};
+    for (int i = 0; i < n; i++) {
+        const cp_val_run *r = &runs[i];
+        if (!r->has_range || r->pred_high_ms - r->pred_low_ms < CP_VAL_RANGE_WIDTH * r->pred_ms ||
+            r->source != source || r->excluded || r->calibration != calibration || !cp_val_one_gpu_scope(r))
+            continue;
+        if (r->meas_ms < r->pred_low_ms)
+            c.below++;
+        else if (r->meas_ms > r->pred_high_ms)
+            c.above++;
+        else
+            c.inside++;
+    }
+    return c;
+}
+
 cp_val_stat cp_val_host_stat(const cp_val_run *runs, int n, int calibration, int ddp)
 {
     cp_val_stat s = {0};

@@ -76,6 +76,12 @@ typedef struct {
      * run had; 0 where not recorded (before session 33) */
     double host_probe_us[2];
     int pred_fits; /* the prediction says it fits */
+    /* one GPU: the iteration with the host as fast and as slow as the device
+     * profile has seen it (cudnnFind's calls at their 10th and 90th
+     * percentile, eager mode's operators at their cheapest and dearest
+     * call), where that moves the prediction: pred_low_ms < pred_high_ms */
+    int has_range;
+    double pred_low_ms, pred_high_ms;
     cp_val_layer *layers;
     int n_layers;
     char note[384];
@@ -140,6 +146,17 @@ int cp_val_pass_counts(double meas_ms);
  * the folders validation/README.md names); *wrong: runs that ran where the
  * prediction says they do not fit. */
 cp_val_stat cp_val_memory_stat(const cp_val_run *runs, int n, cp_val_source source, int *wrong);
+/* The one-GPU target's runs of one source and set (calibration 0/1) whose
+ * prediction the host's speed moves by a tenth or more (has_range, the
+ * range at least CP_VAL_RANGE_WIDTH of the prediction: where the host may
+ * pace the run; a narrower range says only that the host does not matter):
+ * how many measured below it, inside it and above it. Says whether the
+ * range a user is shown holds what the runs did. */
+#define CP_VAL_RANGE_WIDTH 0.1
+typedef struct {
+    int below, inside, above;
+} cp_val_range_count;
+cp_val_range_count cp_val_host_range(const cp_val_run *runs, int n, cp_val_source source, int calibration);
 /* PyTorch's host: the eager model's issue time against the run's measured
  * host wall, over the host-bound runs (the host's wall is its issue time
  * only where the GPU waited for it: elsewhere the host also waits) of one set

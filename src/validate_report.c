@@ -162,6 +162,14 @@ static cJSON *run_json(const cp_val_run *r)
     }
     if (r->host_probe_us[0] > 0)
         cJSON_AddItemToObject(o, "host_probe_us", cJSON_CreateDoubleArray(r->host_probe_us, 2));
+    if (r->has_range) {
+        cJSON *hr = cJSON_AddObjectToObject(o, "host_range");
+        cJSON_AddNumberToObject(hr, "low_ms", r->pred_low_ms);
+        cJSON_AddNumberToObject(hr, "high_ms", r->pred_high_ms);
+        cJSON_AddStringToObject(hr, "measured", r->meas_ms < r->pred_low_ms    ? "below"
+                                                : r->meas_ms > r->pred_high_ms ? "above"
+                                                                               : "inside");
+    }
     cJSON_AddItemToObject(o, "iteration", err_json(r->meas_ms, r->pred_ms, "ms"));
     if (r->has_phases) {
         cJSON *ph = cJSON_AddObjectToObject(o, "phases");
@@ -273,6 +281,18 @@ static int report_json(FILE *f, const cp_validation *v)
         cJSON *e = stat_json(&st);
         cJSON_AddNumberToObject(e, "ran_predicted_not_to_fit", wrong);
         cJSON_AddItemToObject(mem, src == CP_VAL_PYTORCH ? "pytorch" : "measurement", e);
+    }
+    cJSON *range = cJSON_AddObjectToObject(sum, "host_range");
+    for (int set = 0; set < 2; set++) {
+        cJSON *e = cJSON_AddObjectToObject(range, set ? "calibration" : "evaluation");
+        for (int src = CP_VAL_CNNPERF; src <= CP_VAL_PYTORCH; src++) {
+            cp_val_range_count c = cp_val_host_range(v->runs, v->n_runs, (cp_val_source)src, set);
+            cJSON *x = cJSON_AddObjectToObject(e, src == CP_VAL_PYTORCH ? "pytorch" : "measurement");
+            cJSON_AddNumberToObject(x, "runs", c.below + c.inside + c.above);
+            cJSON_AddNumberToObject(x, "below", c.below);
+            cJSON_AddNumberToObject(x, "inside", c.inside);
+            cJSON_AddNumberToObject(x, "above", c.above);
+        }
     }
     cJSON *host = cJSON_AddObjectToObject(sum, "pytorch_host");
     for (int set = 0; set < 2; set++)
@@ -569,6 +589,29 @@ static void repeatability_section(out *o, const cp_validation *v)
                                 : "\n",
               o->f);
     }
+}
+
+/* Where the host's speed moves a one-GPU prediction, predict shows a range
+ * beside it: how often the runs fell inside it. */
+static void range_section(out *o, const cp_validation *v)
+{
+    static const char *const what[] = {
+        "cnnperf-measure, legacy API (cudnnFind's calls at their 10th and 90th percentile)",
+        "PyTorch (eager operators at the cheapest and the dearest call of the device profile's)"};
+    int any = 0;
+    for (int set = 0; set < 2; set++)
+        for (int src = CP_VAL_CNNPERF; src <= CP_VAL_PYTORCH; src++) {
+            cp_val_range_count c = cp_val_host_range(v->runs, v->n_runs, (cp_val_source)src, set);
+            int n = c.below + c.inside + c.above;
+            if (!n)
+                continue;
+            if (!any++)
+                heading(o, "The host's range: one-GPU runs the host's speed moves by a tenth or more, against the "
+                           "range predict gives them");
+            fprintf(o->f, "%s%s set, %s: %d of %d inside (%.0f%%), %d below, %d above\n", o->md ? "- " : "  ",
+                    set ? "calibration" : "evaluation", what[src == CP_VAL_PYTORCH], c.inside, n,
+                    100.0 * c.inside / n, c.below, c.above);
+        }
 }
 
 static void sets_section(out *o, const cp_validation *v)
@@ -940,6 +983,7 @@ static int report_text(FILE *f, const cp_validation *v, int md)
     }
     targets_section(&o, v);
     repeatability_section(&o, v);
+    range_section(&o, v);
     sets_section(&o, v);
     runs_section(&o, v);
     groups_section(&o, v, 0);

@@ -127,6 +127,36 @@ static void test_one_gpu_scope(void **state)
     assert_false(cp_val_one_gpu_scope(&r));
 }
 
+/* A run counts against its host range where the range is a tenth of the
+ * prediction or wider, in the one-GPU scope, of the set and source asked;
+ * below, inside (ends included) and above. */
+static void test_host_range(void **state)
+{
+    (void)state;
+    cp_val_run r[8];
+    double meas[8] = {8, 10, 12, 13, 9, 10, 10, 10};
+    for (int i = 0; i < 8; i++) {
+        r[i] = run("lenet5", "h100", "fp32", 64, 1, "none", meas[i], 10);
+        r[i].has_range = 1;
+        r[i].pred_low_ms = 9;
+        r[i].pred_high_ms = 12;
+    }
+    r[4].pred_high_ms = 9.5;  /* 0.5 wide: the host barely moves it, not counted */
+    r[5].source = CP_VAL_PYTORCH;
+    r[6].calibration = 1;
+    r[7].batch = 8;           /* out of the one-GPU scope */
+    cp_val_range_count c = cp_val_host_range(r, 8, CP_VAL_CNNPERF, 0);
+    assert_int_equal(c.below, 1);  /* 8 < 9 */
+    assert_int_equal(c.inside, 2); /* 10, and 12 at the high end */
+    assert_int_equal(c.above, 1);  /* 13 */
+    c = cp_val_host_range(r, 8, CP_VAL_PYTORCH, 0);
+    assert_true(c.inside == 1 && c.below == 0 && c.above == 0);
+    c = cp_val_host_range(r, 8, CP_VAL_CNNPERF, 1);
+    assert_true(c.inside == 1 && c.below == 0 && c.above == 0);
+    r[1].has_range = 0;
+    assert_int_equal(cp_val_host_range(r, 8, CP_VAL_CNNPERF, 0).inside, 1);
+}
+
 static void test_targets(void **state)
 {
     (void)state;
@@ -561,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_winner),
         cmocka_unit_test(test_pairs),
         cmocka_unit_test(test_one_gpu_scope),
+        cmocka_unit_test(test_host_range),
         cmocka_unit_test(test_targets),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_floor),
