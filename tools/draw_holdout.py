@@ -10,6 +10,7 @@ measure/run_device.sh is what its seed gives:
   python3 tools/draw_holdout.py 6868 --multi       # several GPUs (mholdout35's rule)
   python3 tools/draw_holdout.py 68 --check holdout68
   python3 tools/draw_holdout.py 6868 --multi --check mholdout68
+  python3 tools/draw_holdout.py 70 --emit holdout70  # the lists to paste into run_device.sh
 
 Per job, in this order, from random.Random(seed): a network of the evaluation
 networks (networks/*.json less validation/calibration-set.json's) in name
@@ -21,8 +22,9 @@ servers (graph API), PyTorch DDP NCHW or channels-last. Ten jobs.
 The run order is not the draw's: run_device.sh runs cnnperf-measure's jobs
 before PyTorch's and PyTorch's channels-last FP32 jobs last (cudnn.benchmark
 may hold one for minutes), and a configuration drawn twice is measured once (a
-run's file is named by its configuration). --check compares the mode's lists
-with the draw as sets and exits 1 where they differ.
+run's file is named by its configuration). --emit writes a mode's lists in
+that order; --check compares the mode's lists with the draw as sets (older
+modes ordered their jobs otherwise) and exits 1 where they differ.
 """
 import argparse
 import json
@@ -60,7 +62,7 @@ def torch_line(net, batch, prec, cl):
 
 
 def as_lists(jobs, multi):
-    """run_device.sh's lists (name suffix -> set of lines) the jobs make"""
+    """run_device.sh's lists (name suffix -> lines in run order, each once) the jobs make"""
     lists = {}
     for net, batch, prec, h in jobs:
         if multi:
@@ -73,8 +75,19 @@ def as_lists(jobs, multi):
             key, line = 'TORCH', torch_line(net, batch, prec, h == 'torch-cl')
         else:
             key, line = 'MEASURE', f'{net} {batch} {prec}' + (' graphapi' if h == 'graph' else '')
-        lists.setdefault(key, set()).add(line)
+        lines = lists.setdefault(key, [])
+        if line not in lines:
+            lines.append(line)
+    for lines in lists.values():  # PyTorch's channels-last FP32 jobs last, each list's order otherwise the draw's
+        lines.sort(key=lambda l: '--channels-last' in l and 'fp32' in l)
     return lists
+
+
+def emit(mode, lists, multi):
+    keys = ['GRAPH', 'LEGACY', 'DDP'] if multi else ['MEASURE', 'TORCH']
+    for key in keys:
+        if key in lists:
+            print('%s_%s="\n%s"' % (mode.upper(), key, '\n'.join(lists[key])))
 
 
 def script_lists(mode):
@@ -91,13 +104,18 @@ def main():
     ap.add_argument('seed', type=int)
     ap.add_argument('--multi', action='store_true', help='several GPUs (mholdout35\'s rule)')
     ap.add_argument('--check', metavar='MODE', help='compare with run_device.sh\'s lists of MODE')
+    ap.add_argument('--emit', metavar='MODE', help='write MODE\'s lists for run_device.sh')
     a = ap.parse_args()
     jobs = draw(a.seed, a.multi)
+    if a.emit:
+        emit(a.emit, as_lists(jobs, a.multi), a.multi)
+        return 0
     if not a.check:
         for j in jobs:
             print('%s %d %s %s' % j)
         return 0
-    want, have = as_lists(jobs, a.multi), script_lists(a.check)
+    want = {k: set(v) for k, v in as_lists(jobs, a.multi).items()}
+    have = script_lists(a.check)
     if not have:
         print(f'draw_holdout: run_device.sh has no lists for {a.check}', file=sys.stderr)
         return 1
