@@ -146,14 +146,17 @@ cp_val_range_count cp_val_host_range(const cp_val_run *runs, int n, cp_val_sourc
         if (!r->has_range || r->pred_high_ms - r->pred_low_ms < CP_VAL_RANGE_WIDTH * r->pred_ms ||
             r->source != source || r->excluded || r->calibration != calibration || !cp_val_one_gpu_scope(r))
             continue;
-        if (r->meas_ms < r->pred_low_ms)
-            c.below++;
-        else if (r->meas_ms > r->pred_high_ms)
-            c.above++;
-        else
-            c.inside++;
+        int side = cp_val_range_side(r);
+        c.below += side < 0;
+        c.inside += side == 0;
+        c.above += side > 0;
     }
     return c;
+}
+
+int cp_val_range_side(const cp_val_run *r)
+{
+    return r->meas_ms < r->pred_low_ms ? -1 : r->meas_ms > r->pred_high_ms ? 1 : 0;
 }
 
 cp_val_stat cp_val_host_stat(const cp_val_run *runs, int n, int calibration, int ddp)

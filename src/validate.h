@@ -157,6 +157,8 @@ typedef struct {
     int below, inside, above;
 } cp_val_range_count;
 cp_val_range_count cp_val_host_range(const cp_val_run *runs, int n, cp_val_source source, int calibration);
+/* Where a run with a range measured: -1 below it, 0 inside (ends included), 1 above. */
+int cp_val_range_side(const cp_val_run *r);
 /* PyTorch's host: the eager model's issue time against the run's measured
  * host wall, over the host-bound runs (the host's wall is its issue time
  * only where the GPU waited for it: elsewhere the host also waits) of one set

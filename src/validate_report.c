@@ -166,9 +166,8 @@ static cJSON *run_json(const cp_val_run *r)
         cJSON *hr = cJSON_AddObjectToObject(o, "host_range");
         cJSON_AddNumberToObject(hr, "low_ms", r->pred_low_ms);
         cJSON_AddNumberToObject(hr, "high_ms", r->pred_high_ms);
-        cJSON_AddStringToObject(hr, "measured", r->meas_ms < r->pred_low_ms    ? "below"
-                                                : r->meas_ms > r->pred_high_ms ? "above"
-                                                                               : "inside");
+        static const char *const side[] = {"below", "inside", "above"};
+        cJSON_AddStringToObject(hr, "measured", side[cp_val_range_side(r) + 1]);
     }
     cJSON_AddItemToObject(o, "iteration", err_json(r->meas_ms, r->pred_ms, "ms"));
     if (r->has_phases) {
