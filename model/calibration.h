@@ -33,7 +33,8 @@ typedef enum {
     CP_CC_CONV_LARGE,   /* more than 9 taps (5x5, 7x7, 11x11), where FP32 may run as FFT tiling */
     CP_CC_FC,
     CP_CC_BATCHNORM,
-    CP_CC_ELEMENTWISE, /* relu, relu6, dropout, add, concat, softmax, flatten */
+    CP_CC_ELEMENTWISE, /* relu, relu6, dropout, add, softmax, flatten */
+    CP_CC_CONCAT,      /* concat: a strided copy per input (a file without the class: elementwise's terms) */
     CP_CC_MAXPOOL,     /* max pooling: its backward is a chain of its own (layers/pool.c) */
     CP_CC_POOL,        /* avg, adaptive and global average pooling */
     CP_CC_OTHER,       /* lrn */

@@ -74,6 +74,8 @@ cp_calib_class cp_layer_calib_class(const cp_layer *l)
         return CP_CC_POOL;
     if (strcmp(k, "lrn") == 0)
         return CP_CC_OTHER;
+    if (strcmp(k, "concat") == 0)
+        return CP_CC_CONCAT;
     return CP_CC_ELEMENTWISE;
 }
 

@@ -40,6 +40,38 @@ static void test_parse_defaults_to_identity(void **state)
     assert_true(c.term[CP_CG_FP32][CP_CC_CONV_1X1][0].scale == 1);
 }
 
+/* Concatenation has a class of its own since session 50; a file fitted
+ * before gives it the element-wise class's terms, group by group, as it
+ * had them, and a file with the class keeps its own. */
+static void test_concat_class_falls_back_to_elementwise(void **state)
+{
+    (void)state;
+    cp_calibration c;
+    cp_error err;
+    assert_int_equal(parse(HEAD "\"terms\": {\"fp32\": {\"elementwise\": {\"forward\": {\"scale\": 1.25, "
+                                "\"offset_us\": 2}}}, \"half\": {\"elementwise\": {\"forward\": {\"scale\": 1.5}}, "
+                                "\"concat\": {\"forward\": {\"scale\": 1.75}}}}}",
+                           &c, &err),
+                     0);
+    assert_true(fabs(c.term[CP_CG_FP32][CP_CC_CONCAT][0].scale - 1.25) < 1e-12);
+    assert_true(fabs(c.term[CP_CG_FP32][CP_CC_CONCAT][0].offset_ms - 0.002) < 1e-12);
+    assert_true(fabs(c.term[CP_CG_HALF][CP_CC_CONCAT][0].scale - 1.75) < 1e-12);
+    assert_true(fabs(c.term[CP_CG_HALF][CP_CC_ELEMENTWISE][0].scale - 1.5) < 1e-12);
+    assert_string_equal(cp_calib_class_name(CP_CC_CONCAT), "concat");
+    cp_network net;
+    assert_int_equal(cp_network_load("googlenet", &net, &err), 0);
+    int concats = 0;
+    for (int i = 0; i < net.n_layers; i++)
+        if (strcmp(net.layers[i].kind->name, "concat") == 0) {
+            assert_int_equal(cp_layer_calib_class(&net.layers[i]), CP_CC_CONCAT);
+            concats++;
+        } else {
+            assert_int_not_equal(cp_layer_calib_class(&net.layers[i]), CP_CC_CONCAT);
+        }
+    assert_int_equal(concats, 9); /* GoogLeNet's nine inception blocks */
+    cp_network_free(&net);
+}
+
 static void test_bad_files_name_the_field(void **state)
 {
     (void)state;
@@ -518,6 +550,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_defaults_to_identity),
+        cmocka_unit_test(test_concat_class_falls_back_to_elementwise),
         cmocka_unit_test(test_bad_files_name_the_field),
         cmocka_unit_test(test_scale_and_offset_apply_to_their_class),
         cmocka_unit_test(test_host_costs_make_a_pipeline),
