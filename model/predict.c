@@ -542,6 +542,15 @@ double cp_legacy_host_iteration_ms(const cp_prediction *p, const cp_legacy_host 
     return fmax(p->kernels_ms, host_ms + h->tail_ms);
 }
 
+int cp_legacy_host_range(const cp_prediction *p, const cp_legacy_host *h, double range[2])
+{
+    if (h->calls == 0 || !h->calibrated || p->timeline >= 0)
+        return 0;
+    range[0] = cp_legacy_host_iteration_ms(p, h, h->p10_ms);
+    range[1] = cp_legacy_host_iteration_ms(p, h, h->p90_ms);
+    return 1;
+}
+
 cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p)
 {
     cp_legacy_host h = {0};

@@ -122,6 +122,11 @@ cp_legacy_host cp_legacy_host_estimate(const cp_prediction *p);
  * one of its percentiles): the GPU's own time, or the host's and the GPU's
  * tail after it, whichever is longer (the pipeline legacy_host_pace models). */
 double cp_legacy_host_iteration_ms(const cp_prediction *p, const cp_legacy_host *h, double host_ms);
+/* The range predict shows beside the iteration: with that host at its 10th
+ * and at its 90th percentile (range[0], range[1]), where the device profile
+ * calibrates it and no host timeline of the calibration's paces the
+ * prediction: 1; else 0, range untouched. */
+int cp_legacy_host_range(const cp_prediction *p, const cp_legacy_host *h, double range[2]);
 
 /* The calibration a prediction with algorithm set `algos` applies: the
  * device's graph-API one for PyTorch's algorithms where it has one. */

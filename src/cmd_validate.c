@@ -706,19 +706,16 @@ static void predict_memory(const cp_device *dev, const run_config *rc, const cp_
  * them; kept where it moves the prediction. */
 static void host_range(const cp_prediction *p, const cp_eager *x, cp_val_run *r)
 {
-    double lo = 0, hi = 0;
+    double range[2] = {0, 0};
     if (x && x->has_range) {
-        lo = x->range_ms[0], hi = x->range_ms[1];
-    } else if (!x && p->timeline < 0) {
+        range[0] = x->range_ms[0], range[1] = x->range_ms[1];
+    } else if (!x) {
         cp_legacy_host h = cp_legacy_host_estimate(p);
-        if (h.calls > 0 && h.calibrated) {
-            lo = cp_legacy_host_iteration_ms(p, &h, h.p10_ms);
-            hi = cp_legacy_host_iteration_ms(p, &h, h.p90_ms);
-        }
+        cp_legacy_host_range(p, &h, range);
     }
-    r->has_range = hi > lo;
-    r->pred_low_ms = lo;
-    r->pred_high_ms = hi;
+    r->has_range = range[1] > range[0];
+    r->pred_low_ms = range[0];
+    r->pred_high_ms = range[1];
 }
 
 /* PyTorch's runs are predicted as PyTorch runs them (--mode eager: the

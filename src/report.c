@@ -458,9 +458,10 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
             cJSON_AddBoolToObject(h, "host_paced", p->legacy_paced);
             cJSON_AddNumberToObject(h, "gpu_iteration_ms", p->kernels_ms);
             cJSON_AddNumberToObject(h, "gpu_tail_ms", lh.tail_ms);
-            if (lh.calibrated) { /* the host as fast as its 10th percentile, as slow as its 90th */
-                cJSON_AddNumberToObject(h, "iteration_low_ms", cp_legacy_host_iteration_ms(p, &lh, lh.p10_ms));
-                cJSON_AddNumberToObject(h, "iteration_high_ms", cp_legacy_host_iteration_ms(p, &lh, lh.p90_ms));
+            double range[2];
+            if (cp_legacy_host_range(p, &lh, range)) { /* the host as fast as its 10th percentile, as slow as its 90th */
+                cJSON_AddNumberToObject(h, "iteration_low_ms", range[0]);
+                cJSON_AddNumberToObject(h, "iteration_high_ms", range[1]);
             }
         }
         if (e)
@@ -503,13 +504,12 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
                 p->legacy_paced ? "the host sets the pace (the layer passes are the GPU's; a graph-API call, "
                                   "--conv-api graph, costs the host about a sixth as much)"
                                 : "the GPU sets the pace");
-    double low_ms = cp_legacy_host_iteration_ms(p, &lh, lh.p10_ms);
-    double high_ms = cp_legacy_host_iteration_ms(p, &lh, lh.p90_ms);
-    if (lh.calls > 0 && p->timeline < 0 && lh.calibrated && high_ms > p->kernels_ms)
+    double range[2];
+    if (cp_legacy_host_range(p, &lh, range) && range[1] > p->kernels_ms)
         fprintf(f, "  with the host at its 10th and 90th percentile: %.3f-%.3f ms, the GPU's %.3f ms after the host's "
                    "last convolution call included (the calibration runs' host moved %.1fx; " VM_HOST_SPEEDS
                    ": docs/ACCURACY.md, session 33)\n",
-                low_ms, high_ms, lh.tail_ms, lh.p90_ms / lh.p10_ms);
+                range[0], range[1], lh.tail_ms, lh.p90_ms / lh.p10_ms);
     else if (lh.calls > 0 && p->timeline < 0)
         fprintf(f, "  not modelled: the host's cuDNN legacy calls; these %d convolution calls alone take the host "
                    "%.1f ms (%.1f-%.1f, as profiled on an H100 host)%s\n",
