@@ -510,7 +510,7 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
                    "last convolution call included (the calibration runs' host moved %.1fx; " VM_HOST_SPEEDS
                    ": docs/ACCURACY.md, session 33)\n",
                 range[0], range[1], lh.tail_ms, lh.p90_ms / lh.p10_ms);
-    else if (lh.calls > 0 && p->timeline < 0)
+    else if (lh.calls > 0 && p->timeline < 0 && !lh.calibrated)
         fprintf(f, "  not modelled: the host's cuDNN legacy calls; these %d convolution calls alone take the host "
                    "%.1f ms (%.1f-%.1f, as profiled on an H100 host)%s\n",
                 lh.calls, lh.median_ms, lh.p10_ms, lh.p90_ms,
