@@ -1545,6 +1545,61 @@ MHOLDOUT69_DDP="
 --network resnext50_32x4d --batch 48 --precision fp16
 --network resnet152 --batch 136 --precision fp16 --channels-last"
 
+# MODE=holdout70, holdout71, mholdout70 (2 GPUs), mholdout71 (4 GPUs) (session 51, the model as session 50 left
+# it): ten one-GPU configurations each by random.Random(70) and (71), holdout33's rule, and ten multi-GPU jobs each
+# by random.Random(7070) and (7171), mholdout35's rule; predicted in the call. Channels-last FP32 PyTorch jobs
+# last; the multi-GPU calls time the PS exchange after their jobs again (ps_after).
+HOLDOUT70_MEASURE="
+googlenet 112 fp16
+resnet152 224 fp32 graphapi
+vgg19 240 fp16"
+HOLDOUT70_TORCH="
+--network wide_resnet50_2 --batch 200 --precision fp16 --channels-last
+--network vgg19 --batch 128 --precision fp16 --channels-last
+--network vgg13 --batch 48 --precision fp32
+--network densenet169 --batch 40 --precision fp32
+--network mnasnet1_0 --batch 64 --precision fp16
+--network resnet34 --batch 224 --precision fp16 --channels-last
+--network densenet169 --batch 104 --precision fp32 --channels-last"
+HOLDOUT71_MEASURE="
+densenet169 80 fp16
+vgg19 64 fp32
+vgg13 176 fp16
+densenet169 200 fp16
+resnext50_32x4d 64 fp16"
+HOLDOUT71_TORCH="
+--network resnet101 --batch 160 --precision fp16
+--network googlenet --batch 240 --precision fp16
+--network alexnet --batch 120 --precision fp16 --channels-last
+--network resnet50 --batch 32 --precision fp32 --channels-last
+--network resnet101 --batch 256 --precision fp32 --channels-last"
+MHOLDOUT70_GRAPH="
+alexnet 128 fp16 ps1
+mnasnet1_0 120 fp16 nccl
+resnext50_32x4d 152 fp32 ps1
+resnet152 216 fp16 nccl"
+MHOLDOUT70_LEGACY="
+vgg13 120 fp16 nccl
+resnet101 56 fp16 nccl
+mnasnet1_0 184 fp16 nccl"
+MHOLDOUT70_DDP="
+--network densenet169 --batch 128 --precision fp32
+--network alexnet --batch 136 --precision fp32
+--network resnet101 --batch 32 --precision fp16"
+MHOLDOUT71_GRAPH="
+lenet5 248 fp32 ps1
+vgg19 136 fp16 ps1
+mnasnet1_0 200 fp32 ps1
+resnet34 144 fp32 ps2
+lenet5 96 fp32 ps1"
+MHOLDOUT71_LEGACY="
+resnext50_32x4d 136 fp32 nccl
+resnet152 72 fp32 nccl
+wide_resnet50_2 224 fp16 nccl"
+MHOLDOUT71_DDP="
+--network lenet5 --batch 256 --precision fp16
+--network resnet152 --batch 256 --precision fp32"
+
 # MODE=holdout67 (session 49, the same model): ten one-GPU configurations by random.Random(67), holdout33's rule,
 # predicted in the call; the channels-last FP32 PyTorch jobs last.
 HOLDOUT67_MEASURE="
@@ -3760,7 +3815,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3814,8 +3869,8 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69) drawn_multi "$1" 4 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70) drawn_multi "$1" 2 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
