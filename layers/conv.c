@@ -285,7 +285,7 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, d
      * 32x32 for 64 in the graph API's, validation/layerbench-h100/graph-3x3/).
      * cudnnFind's WINOGRAD_NONFUSED is the same implementation. */
     int split = wgrad ? -1 : 0;
-    cp_gemm g = wgrad ? (cp_gemm){cout, cin, tiles, WINO_POINTS, volume, split, CP_GEMM_CUTLASS}
+    cp_gemm g = wgrad ? (cp_gemm){cout, cin, tiles, WINO_POINTS, volume, split, CP_GEMM_XMMA_WINO_WGRAD_FP32}
                       : (cp_gemm){tiles, cout, cin, WINO_POINTS, volume, split, CP_GEMM_CUTLASS};
     int r = cp_gemm_kernels(d, x->prec, &g, "winograd_gemm", x->gemm_tiles, out + k, max - k, err);
     if (r < 0)

@@ -105,6 +105,24 @@ static const tile xmma_cgemm_tiles[] = {
 };
 static const double xmma_cgemm_inst_per_ffma[] = {1.50, 1.35, 1.22, 1.14};
 
+/* The GEMM of cuDNN's winograd_nonfused weight gradient (graph API engine
+ * 17, cudnnFind's WINOGRAD_NONFUSED), one per Winograd point:
+ * sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize{32x32,64x64,64x128}x8_stage3
+ * with warps of 1x2, 1x4 and 1x4, 64, 128 and 128 threads, 90, 114 and 220
+ * registers, grids of the filters' tiles alone ([2,2,36] for 64 -> 64
+ * channels, [4,4,36] for 128 -> 128 with 32x32 and 256 -> 256 with 64x64,
+ * [8,8,36] for 512 -> 512, [8,4,36] with 64x128 at batch 64 on 12x12);
+ * Nsight Compute on the graph API's FP32 3x3 layer microbenchmarks
+ * (validation/layerbench-h100/graph-3x3/): 1.727-1.730 warp instructions per
+ * FFMA for 32x32 (five layers), 1.399-1.412 for 64x64 (three), 1.272 for
+ * 64x128 (one). */
+static const tile xmma_wino_tiles[] = {
+    {32, 32, 32, 16, 64, 90, 3},
+    {64, 64, 64, 16, 128, 114, 3},
+    {64, 128, 64, 32, 128, 220, 3},
+};
+static const double xmma_wino_inst_per_ffma[] = {1.73, 1.40, 1.27};
+
 typedef struct {
     const tile *tiles;
     const double *inst_per_ffma;
@@ -116,6 +134,8 @@ static const xmma_family xmma_families[] = {
                                 sizeof xmma_nchw_tiles / sizeof xmma_nchw_tiles[0]},
     [CP_GEMM_XMMA_CGEMM_FP32] = {xmma_cgemm_tiles, xmma_cgemm_inst_per_ffma,
                                  sizeof xmma_cgemm_tiles / sizeof xmma_cgemm_tiles[0]},
+    [CP_GEMM_XMMA_WINO_WGRAD_FP32] = {xmma_wino_tiles, xmma_wino_inst_per_ffma,
+                                      sizeof xmma_wino_tiles / sizeof xmma_wino_tiles[0]},
 };
 
 #define cdiv cp_cdiv

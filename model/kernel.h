@@ -139,11 +139,13 @@ double cp_round_cycles(const cp_block_cost *c, int blocks);
  * CP_GEMM_XMMA_NCHW_FP32 the implicit-GEMM forward on NCHW tensors (graph
  * API engine 70, PyTorch's path); CP_GEMM_XMMA_CGEMM_FP32 the complex GEMM
  * of an FFT convolution per frequency, given as the real GEMM twice as wide
- * and twice as deep (its tiles in those real terms). */
+ * and twice as deep (its tiles in those real terms); CP_GEMM_XMMA_WINO_WGRAD_FP32
+ * the per-point GEMM of winograd_nonfused's weight gradient. */
 typedef enum {
     CP_GEMM_CUTLASS = 0,
     CP_GEMM_XMMA_NCHW_FP32,
     CP_GEMM_XMMA_CGEMM_FP32,
+    CP_GEMM_XMMA_WINO_WGRAD_FP32,
     CP_GEMM_FAMILY_COUNT
 } cp_gemm_family;
 
