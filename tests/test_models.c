@@ -395,6 +395,7 @@ static void test_gemm_search_matches_kernel_model(void **state)
         {1568, 960, 160, 1, 4e6, 0, CP_GEMM_CUTLASS},
         {1568, 512, 4608, 1, 2e7, 0, CP_GEMM_XMMA_NCHW_FP32},  /* cuDNN's NCHW forward, 7x7 plane */
         {100352, 64, 576, 1, 5e7, 0, CP_GEMM_XMMA_NCHW_FP32},  /* and a 56x56 one */
+        {256, 256, 5408, 36, 2e8, -1, CP_GEMM_XMMA_WINO_WGRAD_FP32}, /* winograd_nonfused's weight gradient */
     };
     enum { MAX = 64 };
     cp_gemm_candidate cand[MAX];
@@ -459,6 +460,43 @@ static void test_xmma_instruction_mix(void **state)
             assert_true(per_ffma > 1.85 && per_ffma < 1.91);
         else
             assert_true(per_ffma > 2.15 && per_ffma < 2.21);
+    }
+}
+
+/* winograd_nonfused's FP32 weight gradient runs one GEMM per Winograd point
+ * on cuDNN's xmma tiles, with the grids Nsight Compute showed on the graph
+ * API's 3x3 microbenchmarks (validation/layerbench-h100/graph-3x3/): 32x32
+ * tiles of 64 threads for 64 -> 64 channels ([2,2,36]), 64x64 of 128 for
+ * 256 -> 256 ([4,4,36]), never split; 1.73 and 1.40 warp instructions per
+ * FFMA. */
+static void test_winograd_wgrad_tiles(void **state)
+{
+    (void)state;
+    const struct {
+        double channels, tiles;
+        int tile, threads;
+        double per_ffma;
+    } cases[] = {
+        {64, 64.0 * 25 * 25, 32, 64, 1.73},   /* 64 -> 64 on 100x100, batch 64 */
+        {256, 32.0 * 13 * 13, 64, 128, 1.40}, /* 256 -> 256 on 50x50, batch 32 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double c = cases[i].channels;
+        const cp_gemm g = {c, c, cases[i].tiles, 36, 36.0 * cases[i].tiles * 2 * c * 4, -1,
+                           CP_GEMM_XMMA_WINO_WGRAD_FP32};
+        cp_kernel k;
+        cp_error err;
+        assert_int_equal(cp_gemm_kernels(&h100, CP_PREC_FP32, &g, "winograd_gemm", NULL, &k, 1, &err), 1);
+        double per_ffma = (k.I + k.M + k.L + k.K + k.other) / k.L;
+        print_message("winograd wgrad %.0f channels: %dx%d tile, %d threads, %lld blocks, %.3f per FFMA\n", c,
+                      k.tile_m, k.tile_n, k.threads, k.blocks, per_ffma);
+        assert_int_equal(k.tile_m, cases[i].tile);
+        assert_int_equal(k.tile_n, cases[i].tile);
+        assert_int_equal(k.threads, cases[i].threads);
+        assert_int_equal(k.splits, 1);
+        double side = c / cases[i].tile;
+        assert_int_equal(k.blocks, (long long)(side * side * 36));
+        assert_true(fabs(per_ffma - cases[i].per_ffma) < 0.01);
     }
 }
 
@@ -593,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_task_compute),       cmocka_unit_test(test_dag_schedule),
         cmocka_unit_test(test_gemm_search_matches_kernel_model),
         cmocka_unit_test(test_xmma_instruction_mix),
+        cmocka_unit_test(test_winograd_wgrad_tiles),
         cmocka_unit_test(test_tiny_block_grid),
         cmocka_unit_test(test_wgrad_fp32_kernels),
     };
