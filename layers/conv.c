@@ -282,8 +282,10 @@ static int winograd_kernels(const cp_layer *l, const cp_exec *x, cp_pass pass, d
      * reduction: its GEMM's grid is the filters' tiles times the 36 points
      * ([8, 8, 36] for 512 channels in PyTorch's trace,
      * validation/h100/ncu/kernels-torch-networks-h100.json.xz; [2, 2, 36] of
-     * 32x32 for 64 in the graph API's, validation/layerbench-h100/graph-3x3/).
-     * cudnnFind's WINOGRAD_NONFUSED is the same implementation. */
+     * 32x32 for 64 in the graph API's, validation/layerbench-h100/graph-3x3/),
+     * on cuDNN's own FP32 xmma tiles (CP_GEMM_XMMA_WINO_WGRAD_FP32, rule 25 in
+     * docs/ACCURACY.md). cudnnFind's WINOGRAD_NONFUSED is the same
+     * implementation. */
     int split = wgrad ? -1 : 0;
     cp_gemm g = wgrad ? (cp_gemm){cout, cin, tiles, WINO_POINTS, volume, split, CP_GEMM_XMMA_WINO_WGRAD_FP32}
                       : (cp_gemm){tiles, cout, cin, WINO_POINTS, volume, split, CP_GEMM_CUTLASS};
