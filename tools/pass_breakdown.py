@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """pass_breakdown: where the layer-pass error of one set of runs comes from,
 grouped by any of the layer's calibration class, precision, pass, output
-plane, window (`cnnperf layers`: "3x3/2"), stride, harness or (graph API) the
-engine cuDNN chose, from the JSON of `cnnperf validate`.
+plane, window (`cnnperf layers`: "3x3/2"), stride, shape (input -> output and
+window), harness or (graph API) the engine cuDNN chose, from the JSON of
+`cnnperf validate`; --pass keeps some passes only.
 
 Each group prints its passes, mean |error|, mean signed error (bias) and its
 share of the set's summed |error|: a bias is something a model change can
@@ -18,6 +19,8 @@ layer-pass target's filter).
   python3 tools/pass_breakdown.py v.json --by stride pass --harness graph   # session 39's strided gradients
   python3 tools/pass_breakdown.py v.json --by class plane pass --kind conv --class conv_1x1 --precision fp16
   python3 tools/pass_breakdown.py v.json --by pass engine --harness graph --class conv_1x1
+  python3 tools/pass_breakdown.py v.json --by shape engine --pass backward_weight --class conv_3x3_wide \
+      --precision fp32 --harness graph      # one layer shape's bias in every run (session 51's rule 25)
 
 --by engine reads each run's measurement file (provenance.conv_algorithms,
 graph-API runs only). Needs the cnnperf program (--cnnperf, default
@@ -70,13 +73,14 @@ def main():
     ap.add_argument("validate_json", help="cnnperf validate --format json output")
     ap.add_argument("--by", nargs="+", default=["class", "precision", "pass"],
                     choices=["class", "precision", "pass", "plane", "harness", "engine", "network", "kind", "window",
-                             "stride"])
+                             "stride", "shape"])
     ap.add_argument("--set", default="calibration", choices=["calibration", "evaluation"])
     ap.add_argument("--kind", nargs="+", default=["conv", "fc"], help="layer kinds (default conv fc)")
     ap.add_argument("--class", dest="classes", nargs="+", help="only these calibration classes")
     ap.add_argument("--precision", nargs="+", help="only these precisions (bf16 counts as fp16)")
     ap.add_argument("--harness", nargs="+", choices=["graph", "legacy", "torch", "torch-cl"])
     ap.add_argument("--with-host-bound", action="store_true", help="also the runs the host paced")
+    ap.add_argument("--pass", dest="passes", nargs="+", choices=list(ENGINE_KEYS), help="only these passes")
     ap.add_argument("--min-us", type=float, default=5.0, help="passes measured at least this long (default 5)")
     ap.add_argument("--top", type=int, default=30, help="groups printed, largest share first (default 30)")
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
@@ -95,6 +99,8 @@ def main():
         shapes = layers_of(run["network"])
         chosen = engines(run["file"]) if "engine" in args.by and h == "graph" else {}
         for layer, p, x in layer_passes(run, args.kind, args.min_us):
+            if args.passes and p not in args.passes:
+                continue
             info = shapes.get(layer["name"])
             if not info:
                 continue
@@ -106,7 +112,8 @@ def main():
             stride = window.split(" ")[0].split("/")[1] if "/" in window else ("1" if window != "-" else "-")
             fields = {"class": cls, "precision": prec, "pass": p, "plane": plane, "harness": h,
                       "engine": chosen.get(layer["name"], {}).get(ENGINE_KEYS[p], "-"),
-                      "network": run["network"], "kind": layer["kind"], "window": window, "stride": stride}
+                      "network": run["network"], "kind": layer["kind"], "window": window, "stride": stride,
+                      "shape": f"{info.get('input', '?')}->{info.get('output', '?')} {window}"}
             e = x["error_pct"]
             groups[tuple(fields[b] for b in args.by)].append(e)
             total += abs(e)
