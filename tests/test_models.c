@@ -434,6 +434,13 @@ static void test_gemm_search_matches_kernel_model(void **state)
     assert_true(checked > 300);
 }
 
+/* Warp instructions a kernel's block iteration issues per FFMA: what Nsight
+ * Compute's counts of cuDNN's xmma kernels are held against. */
+static double instructions_per_ffma(const cp_kernel *k)
+{
+    return (k->I + k->M + k->L + k->K + k->other) / k->L;
+}
+
 /* cuDNN's NCHW FP32 implicit-GEMM tiles issue, per FFMA, what Nsight
  * Compute counted on the graph API's layer microbenchmarks
  * (validation/layerbench-h100/graph-3x3-ffma/ and xmma/): 1.37-1.41 warp
@@ -450,7 +457,7 @@ static void test_xmma_instruction_mix(void **state)
     assert_int_equal(n, 3);
     for (int i = 0; i < n; i++) {
         const cp_kernel *k = &cand[i].k;
-        double per_ffma = (k->I + k->M + k->L + k->K + k->other) / k->L;
+        double per_ffma = instructions_per_ffma(k);
         print_message("xmma %dx%d, %d threads: %.3f instructions per FFMA, %d splits\n", k->tile_m, k->tile_n,
                       k->threads, per_ffma, k->splits);
         assert_int_equal(k->splits, 1);
@@ -487,7 +494,7 @@ static void test_winograd_wgrad_tiles(void **state)
         cp_kernel k;
         cp_error err;
         assert_int_equal(cp_gemm_kernels(&h100, CP_PREC_FP32, &g, "winograd_gemm", NULL, &k, 1, &err), 1);
-        double per_ffma = (k.I + k.M + k.L + k.K + k.other) / k.L;
+        double per_ffma = instructions_per_ffma(&k);
         print_message("winograd wgrad %.0f channels: %dx%d tile, %d threads, %lld blocks, %.3f per FFMA\n", c,
                       k.tile_m, k.tile_n, k.threads, k.blocks, per_ffma);
         assert_int_equal(k.tile_m, cases[i].tile);
