@@ -1600,6 +1600,60 @@ MHOLDOUT71_DDP="
 --network lenet5 --batch 256 --precision fp16
 --network resnet152 --batch 256 --precision fp32"
 
+# MODE=holdout72, holdout73, mholdout72 (2 GPUs), mholdout73 (4 GPUs) (session 52, the model as session 51 left
+# it): ten one-GPU configurations each by random.Random(72) and (73), holdout33's rule, and ten multi-GPU jobs each
+# by random.Random(7272) and (7373), mholdout35's rule; predicted in the call. Channels-last FP32 PyTorch jobs
+# last; the multi-GPU calls time the PS exchange after their jobs again (ps_after).
+HOLDOUT72_MEASURE="
+lenet5 128 fp16 graphapi
+vgg19 32 fp32 graphapi
+mnasnet1_0 120 fp32
+resnet101 248 fp32"
+HOLDOUT72_TORCH="
+--network densenet169 --batch 232 --precision fp16
+--network vgg16 --batch 168 --precision fp32
+--network vgg16 --batch 208 --precision fp16
+--network vgg16 --batch 232 --precision fp16 --channels-last
+--network vgg19 --batch 104 --precision fp16
+--network vgg16 --batch 32 --precision fp32"
+HOLDOUT73_MEASURE="
+mnasnet1_0 56 fp32
+resnet50 136 fp16 graphapi
+mnasnet1_0 176 fp16 graphapi
+googlenet 88 fp16"
+HOLDOUT73_TORCH="
+--network resnet34 --batch 104 --precision fp16 --channels-last
+--network resnet152 --batch 160 --precision fp16 --channels-last
+--network vgg19 --batch 248 --precision fp16 --channels-last
+--network resnet34 --batch 208 --precision fp32
+--network densenet169 --batch 32 --precision fp32 --channels-last
+--network resnet101 --batch 168 --precision fp32 --channels-last"
+MHOLDOUT72_GRAPH="
+lenet5 88 fp32 ps2
+googlenet 96 fp16 ps2
+resnet34 152 fp16 ps2
+resnet101 152 fp16 ps1
+resnet152 200 fp32 ps1"
+MHOLDOUT72_LEGACY="
+googlenet 120 fp32 nccl"
+MHOLDOUT72_DDP="
+--network resnet152 --batch 48 --precision fp16
+--network resnet101 --batch 104 --precision fp16
+--network resnet101 --batch 112 --precision fp16 --channels-last
+--network vgg13 --batch 48 --precision fp32 --channels-last"
+MHOLDOUT73_GRAPH="
+resnet101 232 fp32 nccl
+resnet34 208 fp16 nccl
+resnext50_32x4d 168 fp16 ps1
+wide_resnet50_2 184 fp16 ps2
+alexnet 176 fp16 nccl
+resnet34 256 fp16 nccl
+vgg19 32 fp32 ps1
+googlenet 248 fp32 ps1"
+MHOLDOUT73_DDP="
+--network resnet50 --batch 192 --precision fp16
+--network mnasnet1_0 --batch 48 --precision fp32"
+
 # MODE=holdout67 (session 49, the same model): ten one-GPU configurations by random.Random(67), holdout33's rule,
 # predicted in the call; the channels-last FP32 PyTorch jobs last.
 HOLDOUT67_MEASURE="
@@ -3815,7 +3869,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3869,8 +3923,8 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71) drawn_multi "$1" 4 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72) drawn_multi "$1" 2 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
