@@ -2,7 +2,7 @@
 """pass_breakdown: where the layer-pass error of one set of runs comes from,
 grouped by any of the layer's calibration class, precision, pass, output
 plane, window (`cnnperf layers`: "3x3/2"), stride, shape (input -> output and
-window), harness or (graph API) the engine cuDNN chose, from the JSON of
+window), harness or the engine (graph API) or algorithm (legacy API) cuDNN chose, from the JSON of
 `cnnperf validate`; --pass keeps some passes only.
 
 Each group prints its passes, mean |error|, mean signed error (bias) and its
@@ -61,11 +61,14 @@ class Layers:
 
 
 def engines(path):
-    """layer -> {pass: engine id} of a graph-API measurement, {} for others."""
+    """layer -> {pass: what cuDNN ran} of a cnnperf-measure run: the graph API's engine id ("18"), the legacy API's
+    algorithm ("algo1", "algo1 tensor_op" where cudnnFind chose tensor-op math); {} for PyTorch runs."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(os.path.join(REPO, path), "rt") as fh:
         algos = json.load(fh).get("provenance", {}).get("conv_algorithms") or {}
-    return {name: dict(re.findall(r"(fwd|bwd_data|bwd_filter) engine (\d+)", text)) for name, text in algos.items()}
+    pattern = r"(fwd|bwd_data|bwd_filter) (engine |algo )(\d+)(?: \((tensor_op)?)?"
+    return {name: {p: (i if kind == "engine " else f"algo{i}" + (" tensor_op" if tc else ""))
+                   for p, kind, i, tc in re.findall(pattern, text)} for name, text in algos.items()}
 
 
 def main():
@@ -97,7 +100,7 @@ def main():
         if (args.precision and prec not in args.precision) or (args.harness and h not in args.harness):
             continue
         shapes = layers_of(run["network"])
-        chosen = engines(run["file"]) if "engine" in args.by and h == "graph" else {}
+        chosen = engines(run["file"]) if "engine" in args.by and h in ("graph", "legacy") else {}
         for layer, p, x in layer_passes(run, args.kind, args.min_us):
             if args.passes and p not in args.passes:
                 continue
