@@ -91,6 +91,7 @@ typedef struct {
     cm_conv_plan *plan[3]; /* --conv-api graph: the engine chosen instead of algo */
     size_t ws[3];
     double gpu_us[3], find_us[3]; /* the winner: on the GPU alone, and as cudnnFind timed it */
+    char tried[3][160];           /* every candidate timed: " id:us" each (cm_layer.candidates) */
 } conv_choice;
 
 static conv_choice *choices;
@@ -225,6 +226,20 @@ static double gpu_time_us(cm_net *n, cm_layer *L, int k, const conv_candidate *c
     return us < 0 ? -1 : us / RETIME_CALLS;
 }
 
+/* One timed candidate into a pass's list: the model's engine and algorithm
+ * choices can then be checked against what the losers took, not only the
+ * winner. A time of one call (cut, gpu_time_us) is marked with ~. */
+static void note_candidate(char *tried, size_t cap, const char *id, double us, double best_us)
+{
+    size_t len = strlen(tried);
+    if (len + 1 >= cap)
+        return;
+    if (us < 0)
+        snprintf(tried + len, cap - len, " %s:held", id);
+    else
+        snprintf(tried + len, cap - len, " %s:%.0f%s", id, us, best_us > 0 && us > RETIME_CUT * best_us ? "~" : "");
+}
+
 /* Of cudnnFind's candidates that succeeded within the workspace (perf results
  * of the three passes share their leading fields), the fastest on the GPU;
  * where retiming is impossible (a call held the host), cudnnFind's order. */
@@ -238,6 +253,9 @@ static double gpu_time_us(cm_net *n, cm_layer *L, int k, const conv_candidate *c
             tried_++;                                                                                                  \
             conv_candidate cand_ = {(int)(perf)[i_].algo, (perf)[i_].mathType, NULL};                                 \
             double us_ = gpu_time_us(n, L, k, &cand_, best_ < 0 ? -1 : best_us_);                                      \
+            char id_[16];                                                                                              \
+            snprintf(id_, sizeof id_, "%d%s", cand_.algo, cand_.math == CUDNN_TENSOR_OP_MATH ? "t" : "");              \
+            note_candidate((c)->tried[k], sizeof(c)->tried[k], id_, us_, best_ < 0 ? -1 : best_us_);                   \
             if (us_ < 0) { /* a call held the host: stop, keep the best so far or this one */                       \
                 if (best_ < 0)                                                                                         \
                     best_ = i_, best_us_ = (perf)[i_].time * 1e3, best_find_us_ = best_us_;                            \
@@ -293,13 +311,19 @@ typedef struct {
     cm_layer *L;
     int k;
     const double *best_us; /* the search's best so far (< 0: none timed) */
+    char *tried;           /* the pass's list of candidates timed */
+    size_t tried_cap;
 } plan_timing;
 
 static double time_plan(const cm_conv_plan *p, void *ctx)
 {
     plan_timing *t = ctx;
     conv_candidate c = {0, CUDNN_DEFAULT_MATH, p};
-    return gpu_time_us(t->n, t->L, t->k, &c, *t->best_us);
+    double us = gpu_time_us(t->n, t->L, t->k, &c, *t->best_us);
+    char id[24];
+    snprintf(id, sizeof id, "%lld", cm_conv_graph_engine(p));
+    note_candidate(t->tried, t->tried_cap, id, us, *t->best_us);
+    return us;
 }
 
 static void conv_find_graph(cm_net *n, cm_layer *L, conv_choice *c, int k)
@@ -310,7 +334,7 @@ static void conv_find_graph(cm_net *n, cm_layer *L, conv_choice *c, int k)
                        l->out_c,    l->kh,    l->kw,    l->groups, l->ph, l->pw, l->sh, l->sw, l->dh, l->dw,
                        l->out.h,    l->out.w};
     double us = -1;
-    plan_timing t = {n, L, k, &us};
+    plan_timing t = {n, L, k, &us, c->tried[k], sizeof c->tried[k]};
     int timed = 0;
     c->plan[k] = cm_conv_graph_choose(g->dnn, &s, k, g->workspace_size, time_plan, &t, &us, &timed);
     if (!c->plan[k])
@@ -344,6 +368,13 @@ static void conv_tune(cm_net *n, cm_layer *L)
         if (g->prec != CP_PREC_FP32 && !L->plan[k])
             cudnnCheck(cudnnSetConvolutionMathType(L->conv[k], c->math[k]));
     }
+    static const char *const pass_keys[3] = {"fwd", "bwd_data", "bwd_filter"};
+    size_t at = 0;
+    L->candidates[0] = 0;
+    for (int k = 0; k < 3 && at < sizeof L->candidates; k++)
+        if (need[k] && c->tried[k][0])
+            at += (size_t)snprintf(L->candidates + at, sizeof L->candidates - at, "%s%s%s", at ? "; " : "",
+                                   pass_keys[k], c->tried[k]);
     if (g->conv_graph) { /* engines, not algorithms */
         char data[48] = "";
         if (need[1])

@@ -145,5 +145,10 @@ cJSON *cm_provenance(const cm_net *n, const cm_run_info *run)
     for (int i = 0; i < n->n; i++)
         if (n->layers[i].note[0])
             cJSON_AddStringToObject(algos, n->layers[i].l->name, n->layers[i].note);
+    /* every candidate the choice timed ("fwd 70:411 1:520~; ..."; train.h), equal shapes sharing one search */
+    cJSON *tried = cJSON_AddObjectToObject(o, "conv_candidates");
+    for (int i = 0; i < n->n; i++)
+        if (n->layers[i].candidates[0])
+            cJSON_AddStringToObject(tried, n->layers[i].l->name, n->layers[i].candidates);
     return o;
 }

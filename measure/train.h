@@ -50,6 +50,11 @@ typedef struct {
 
 struct cm_kind;
 
+/* "fwd 70:411 1:520~; bwd_data ...; bwd_filter ...": id:us per candidate timed for a convolution pass (an
+ * engine, or a legacy algorithm with t for tensor-op math), ~ after a time of one call (a candidate cut after
+ * its first call ran RETIME_CUT times the best so far), "held" where a call held the host */
+#define CM_CANDIDATES_NOTE 512
+
 typedef struct cm_layer {
     const cp_layer *l;
     const struct cm_kind *kind;
@@ -89,6 +94,7 @@ typedef struct cm_layer {
     cudnnOpTensorDescriptor_t op;
     float *bn_stats; /* running mean, running variance, saved mean, saved inverse std: 4 x C */
     char note[160];  /* chosen algorithms, for the provenance */
+    char candidates[CM_CANDIDATES_NOTE]; /* every algorithm or engine timed for each pass, for the provenance */
 } cm_layer;
 
 /* CUDA events of one iteration; interval k (from event k to k+1) belongs to
