@@ -234,20 +234,31 @@ static const cJSON *number_of(cp_jctx *c, const char *key, const cJSON *v, const
     return *reported ? NULL : inner;
 }
 
+/* The number at key for cp_jint and cp_jnum: 0 with *n set, 1 when the field
+ * is absent and not required (the caller's default), -1 after a report. */
+static int number_field(cp_jctx *c, const cJSON *obj, const char *key, bool required, const char *what,
+                        const cJSON **n)
+{
+    const cJSON *v = cp_jget(obj, key);
+    if (!v)
+        return required ? cp_jfail(c, key, "missing required field") : 1;
+    int reported;
+    *n = number_of(c, key, v, what, &reported);
+    if (!*n)
+        return reported ? -1 : cp_jfail(c, key, "must be %s", what);
+    return 0;
+}
+
 int cp_jint(cp_jctx *c, const cJSON *obj, const char *key, bool required, long long def, long long min,
             long long max, long long *out)
 {
-    const cJSON *v = cp_jget(obj, key);
-    if (!v) {
-        if (required)
-            return cp_jfail(c, key, "missing required field");
-        *out = def;
-        return 0;
+    const cJSON *n = NULL;
+    int rc = number_field(c, obj, key, required, "an integer", &n);
+    if (rc) {
+        if (rc > 0)
+            *out = def;
+        return rc > 0 ? 0 : rc;
     }
-    int reported;
-    const cJSON *n = number_of(c, key, v, "an integer", &reported);
-    if (!n)
-        return reported ? -1 : cp_jfail(c, key, "must be an integer");
     double d = n->valuedouble;
     if (!isfinite(d) || d != floor(d))
         return cp_jfail(c, key, "must be an integer, got %g", d);
@@ -263,17 +274,13 @@ int cp_jint(cp_jctx *c, const cJSON *obj, const char *key, bool required, long l
 int cp_jnum(cp_jctx *c, const cJSON *obj, const char *key, bool required, double def, double min, double max,
             double *out)
 {
-    const cJSON *v = cp_jget(obj, key);
-    if (!v) {
-        if (required)
-            return cp_jfail(c, key, "missing required field");
-        *out = def;
-        return 0;
+    const cJSON *n = NULL;
+    int rc = number_field(c, obj, key, required, "a number", &n);
+    if (rc) {
+        if (rc > 0)
+            *out = def;
+        return rc > 0 ? 0 : rc;
     }
-    int reported;
-    const cJSON *n = number_of(c, key, v, "a number", &reported);
-    if (!n)
-        return reported ? -1 : cp_jfail(c, key, "must be a number");
     double d = n->valuedouble;
     if (!isfinite(d) || d < min || d > max)
         return cp_jfail(c, key, "must be a number in [%g, %g], got %g", min, max, d);
