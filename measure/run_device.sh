@@ -1490,6 +1490,13 @@ groupblock57b() {
 CUTCHECK55_MEASURE="
 vgg11 128 fp32 graphapi"
 
+# MODE=cand52 (session 52): provenance.conv_candidates on a GPU for the first time, on the calibration network whose
+# narrow 3x3 weight gradients rule 26 could not fit (DenseNet-121 b64 FP32, FFT in both APIs): what each pass's
+# rivals took, engine by engine (graph API) and algorithm by algorithm (legacy API)
+CAND52_MEASURE="
+densenet121 64 fp32 graphapi
+densenet121 64 fp32"
+
 # MODE=holdout68, holdout69, mholdout68 (2 GPUs), mholdout69 (4 GPUs) (session 50, the model as session 49 left
 # it): ten one-GPU configurations each by random.Random(68) and (69), holdout33's rule, and ten multi-GPU jobs each
 # by random.Random(6868) and (6969), mholdout35's rule; predicted in the call. holdout68 drew legacy ResNet-34 b168
@@ -3876,6 +3883,7 @@ run_mode() {
     torchgroup) torchgroup ;;
     groupblock46) groupblock46 ;;
     cutcheck55) holdout_runs cutcheck55 "$CUTCHECK55_MEASURE" "" legacy ;;
+    cand52) holdout_runs cand52 "$CAND52_MEASURE" "" legacy ;;
     session45c) # session 45's third call: the early cut checked, PyTorch's grouped kernels traced, and the
         # leftover drawn PyTorch runs (holdout54's last two as holdout54c, holdout52c), eager costs measured once
         holdout_runs cutcheck55 "$CUTCHECK55_MEASURE" "" legacy
