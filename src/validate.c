@@ -69,9 +69,11 @@ int cp_val_pairs(const cp_val_run *runs, int n, cp_val_pair *out, int cap)
         int ps = strcmp(r->comm, "ps") == 0, nccl = strcmp(r->comm, "nccl") == 0;
         if (r->gpus < 2 || (!ps && !nccl))
             continue;
+        /* one training stack's two exchanges: cnnperf-measure's PS job against its own NCCL job through the
+         * same convolution API, never against a PyTorch DDP job (Python's host costs, channels-last) */
         char key[192];
-        snprintf(key, sizeof key, "%s b%d %s %dx%s%s", r->network, r->batch, r->precision, r->gpus, r->device,
-                 r->emulated ? " emulated" : "");
+        snprintf(key, sizeof key, "%s b%d %s %dx%s%s%s%s", r->network, r->batch, r->precision, r->gpus, r->device,
+                 r->emulated ? " emulated" : "", *r->harness ? ", " : "", r->harness);
         int k = 0;
         while (k < np && strcmp(out[k].label, key) != 0)
             k++;

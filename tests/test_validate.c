@@ -100,6 +100,17 @@ static void test_pairs(void **state)
     assert_float_equal(p[0].meas_ps, 200, 0);
     assert_float_equal(p[0].pred_ps, 90, 0);
     assert_int_equal(p[0].verdict, CP_VAL_WRONG); /* NCCL measured faster, PS predicted faster */
+    /* the same stack only: a PyTorch DDP job's NCCL is not the harness's, nor is the legacy API's the graph
+     * API's (the key names the harness) */
+    snprintf(r[2].harness, sizeof r[2].harness, "graph API");
+    assert_int_equal(cp_val_pairs(r, 6, p, 6), 0);
+    snprintf(r[1].harness, sizeof r[1].harness, "PyTorch");
+    assert_int_equal(cp_val_pairs(r, 6, p, 6), 0);
+    snprintf(r[0].harness, sizeof r[0].harness, "graph API");
+    n = cp_val_pairs(r, 6, p, 6);
+    assert_int_equal(n, 1);
+    assert_string_equal(p[0].label, "resnet50 b64 fp32 2xh200, graph API");
+    assert_float_equal(p[0].meas_nccl, 120, 0); /* the PyTorch job's 110 is another stack's */
     /* an emulated two-node run is another job */
     r[2].emulated = 1;
     assert_int_equal(cp_val_pairs(r, 6, p, 6), 0);
