@@ -64,7 +64,7 @@ endif()
 expect(table "${out}" "multi-GPU iteration MAPE <= 5% +(met|NOT met) +[0-9.]+% 5 runs")
 expect(table "${out}" "NCCL all-reduce MAPE <= 5% \\(1 MB-1 GB\\) +(met|NOT met) +[0-9.]+% 5 all-reduce sizes")
 expect(table "${out}" "PS vs NCCL: .* [0-9]+ wrong 2 decisions")
-expect(table "${out}" "vgg16 b32 fp32 2xh200 +300\\.000 +400\\.000 +[0-9.]+ +[0-9.]+ (right|wrong) +evaluation")
+expect(table "${out}" "vgg16 b32 fp32 2xh200, legacy API +300\\.000 +400\\.000 +[0-9.]+ +[0-9.]+ (right|wrong) +evaluation")
 expect(table "${out}" "lenet5 b64 fp32 2xh200 nccl emulated +evaluation")
 expect(table "${out}" "resnet18 b32 fp32 1xh200 +calibration")
 # cnnperf-measure found the GPU waiting for the host: the note says so
