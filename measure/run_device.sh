@@ -1496,6 +1496,17 @@ vgg11 128 fp32 graphapi"
 CAND52_MEASURE="
 densenet121 64 fp32 graphapi
 densenet121 64 fp32"
+# MODE=cand52b: the same record on the other calibration networks' FP32 and FP16 layers (both APIs where cheap), the
+# candidates' own times a per-algorithm calibration would be fitted on (docs/ACCURACY.md, session 52, rule 27b)
+CAND52B_MEASURE="
+resnet18 64 fp32 graphapi
+squeezenet1_1 64 fp32 graphapi
+squeezenet1_1 64 fp16 graphapi
+densenet121 64 fp16 graphapi
+inception_v3 32 fp32 graphapi
+resnet18 64 fp32
+squeezenet1_1 64 fp32
+inception_v3 32 fp32"
 
 # MODE=holdout68, holdout69, mholdout68 (2 GPUs), mholdout69 (4 GPUs) (session 50, the model as session 49 left
 # it): ten one-GPU configurations each by random.Random(68) and (69), holdout33's rule, and ten multi-GPU jobs each
@@ -3884,6 +3895,7 @@ run_mode() {
     groupblock46) groupblock46 ;;
     cutcheck55) holdout_runs cutcheck55 "$CUTCHECK55_MEASURE" "" legacy ;;
     cand52) holdout_runs cand52 "$CAND52_MEASURE" "" legacy ;;
+    cand52b) holdout_runs cand52b "$CAND52B_MEASURE" "" legacy ;;
     session45c) # session 45's third call: the early cut checked, PyTorch's grouped kernels traced, and the
         # leftover drawn PyTorch runs (holdout54's last two as holdout54c, holdout52c), eager costs measured once
         holdout_runs cutcheck55 "$CUTCHECK55_MEASURE" "" legacy
