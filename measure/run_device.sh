@@ -4415,6 +4415,12 @@ vgg19 64 fp16" "--warmup 3 --iters 10"
             NCU_TIMEOUT=200 NCU_CONFIGS="
 densenet121 64 fp16
 inception_v3 64 fp16" ncu_profile ;;
+    ncu52) # session 52: the kernels behind DenseNet-121 b64 FP32's graph-API engines (the narrow 3x3 weight
+        # gradients rules 27-28 could not fit: FFT engine 18 on 56x56 and 28x28, Winograd on 7x7 and 14x14),
+        # names, grids and GPU times, each run's engine choice beside its CSV
+        CONV_API=graph NCU_KEEP_ENGINES=1 NCU_METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size \
+            NCU_TIMEOUT=220 NCU_CONFIGS="
+densenet121 64 fp32" ncu_profile ;;
     ncu) # every kernel of one timed iteration under Nsight Compute (ncu_profile above), then
          # PyTorch's cuDNN batch norm through torch.profiler (needs no hardware counters, should ncu lack them)
         ncu_profile
