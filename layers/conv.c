@@ -21,6 +21,7 @@
 #include "../model/calibration.h"
 
 #include <math.h>
+#include <string.h>
 
 static const char *const fields[] = {"out", "kernel", "stride", "pad", "dilation", "groups", "bias", NULL};
 
@@ -606,6 +607,22 @@ static bool wgrad_1x1_via_nhwc(const cp_layer *l, cp_pass pass, const cp_exec *x
 {
     return pass == CP_PASS_BWD_WEIGHT && x->algos == CP_ALGOS_PYTORCH && cp_precision_bytes(x->prec) == 2 &&
            l->kh == 1 && l->kw == 1 && (double)l->in[0].c * l->out_c > WGRAD16_1X1_DIRECT_MAX_CHANNELS;
+}
+
+const char *cp_conv_pass_algorithm(const cp_kernel *k, int n)
+{
+    static const struct {
+        const char *prefix, *algorithm;
+    } by_name[] = {
+        {"winograd_", "winograd"},       {"fft_", "fft"},          {"wgrad_engine", "wgrad_engine"},
+        {"wgrad_xmma", "wgrad_engine"},  {"conv_direct", "direct"}, {"xmma_", "implicit_gemm"},
+        {"conv_fprop", "implicit_gemm"}, {"conv_dgrad", "implicit_gemm"}, {"conv_wgrad", "implicit_gemm"},
+    };
+    for (size_t a = 0; a < sizeof by_name / sizeof by_name[0]; a++)
+        for (int i = 0; i < n; i++)
+            if (strncmp(k[i].name, by_name[a].prefix, strlen(by_name[a].prefix)) == 0)
+                return by_name[a].algorithm;
+    return "other";
 }
 
 bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x)

@@ -193,6 +193,7 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
         lp->bytes[pass] = fp->bytes[pass];
         lp->exec_flops[pass] = fp->exec_flops[pass];
         lp->flops[pass] = fp->flops[pass];
+        lp->algorithm[pass] = fp->algorithm[pass];
         lp->kernels += p->tree.t[*first].count;
         lp->node[pass] = node;
         return node;
@@ -227,6 +228,8 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
     }
     *first = node;
     lp->node[pass] = node;
+    if (strcmp(l->kind->name, "conv") == 0 && pass != CP_PASS_UPDATE)
+        lp->algorithm[pass] = cp_conv_pass_algorithm(k, n);
     calibrate_pass(p, node, l, pass, x, k, n);
     lp->kernels += n;
     /* The group's twins copy these counts from its representative, which
@@ -235,6 +238,7 @@ static int add_pass(cp_prediction *p, int parent, int li, cp_pass pass, const cp
     rep->bytes[pass] = lp->bytes[pass];
     rep->exec_flops[pass] = lp->exec_flops[pass];
     rep->flops[pass] = lp->flops[pass];
+    rep->algorithm[pass] = lp->algorithm[pass];
     return node;
 }
 

@@ -18,6 +18,7 @@ typedef struct {
     double exec_flops[CP_PASS_COUNT]; /* what its kernels execute (Winograd: fewer, transforms: more) */
     double bytes[CP_PASS_COUNT];
     int node[CP_PASS_COUNT]; /* task-tree node of each pass, -1 if none */
+    const char *algorithm[CP_PASS_COUNT]; /* a convolution pass's (cp_conv_pass_algorithm), else NULL */
     double roofline_ms;      /* sum over passes of max(executed FLOPs / peak, bytes / bandwidth) */
     cp_bound bound;          /* of the kernel that takes longest */
     int kernels;

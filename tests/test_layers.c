@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "model/kernel.h"
+#include "model/predict.h"
 #include "networks/network.h"
 
 static cp_device h100;
@@ -413,6 +414,44 @@ static void test_packed_grouped(void **state)
 /* Rule 21 (docs/ACCURACY.md session 47): PyTorch's path copies x and dy to NHWC for a 16-bit 1x1 weight gradient
  * of more than 512 x 256 channels, even on a plane it could read as NCHW; not at 512 x 256, not the other passes,
  * not the legacy API's */
+/* The algorithm predict reports for a convolution pass, from its kernels' names: a pass's transposes and
+ * accumulations do not name it, its main kernels do (what tools/conv_candidates.py --model compares). */
+static void test_conv_pass_algorithm(void **state)
+{
+    (void)state;
+    cp_kernel k[3];
+    memset(k, 0, sizeof k);
+    k[0].name = "nchw_to_nhwc";
+    k[1].name = "conv_fprop";
+    k[2].name = "nhwc_to_nchw";
+    assert_string_equal(cp_conv_pass_algorithm(k, 3), "implicit_gemm");
+    k[1].name = "winograd_gemm";
+    assert_string_equal(cp_conv_pass_algorithm(k, 3), "winograd");
+    k[1].name = "fft_cgemm";
+    assert_string_equal(cp_conv_pass_algorithm(k, 3), "fft");
+    k[1].name = "wgrad_engine_32x32_rs";
+    assert_string_equal(cp_conv_pass_algorithm(k, 3), "wgrad_engine");
+    k[1].name = "conv_direct_wgrad";
+    assert_string_equal(cp_conv_pass_algorithm(k, 3), "direct");
+    assert_string_equal(cp_conv_pass_algorithm(k, 1), "other");
+    /* and on a real network: DenseNet-121's 28x28 3x3 forward is FFT in the model, as cuDNN's engine 3 runs it */
+    cp_network net;
+    cp_error err;
+    if (cp_network_load("densenet121", &net, &err))
+        fail_msg("%s", err.msg);
+    cp_prediction p;
+    memset(&p, 0, sizeof p);
+    if (cp_predict_with(&net, &h100, 64, CP_PREC_FP32, CP_ALGOS_PYTORCH, &p, &err))
+        fail_msg("%s", err.msg);
+    int i = cp_network_find(&net, "denseblock2.0.conv2");
+    assert_true(i >= 0);
+    assert_string_equal(p.layers[i].algorithm[CP_PASS_FWD], "fft");
+    assert_null(p.layers[i].algorithm[CP_PASS_UPDATE]);
+    assert_null(p.layers[cp_network_find(&net, "denseblock2.0.norm1")].algorithm[CP_PASS_FWD]);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+}
+
 static void test_wgrad_1x1_nhwc(void **state)
 {
     (void)state;
@@ -895,6 +934,7 @@ int main(void)
         cmocka_unit_test(test_grouped_conv),
         cmocka_unit_test(test_packed_grouped),
         cmocka_unit_test(test_wgrad_1x1_nhwc),
+        cmocka_unit_test(test_conv_pass_algorithm),
         cmocka_unit_test(test_depthwise_taps),
         cmocka_unit_test(test_channels_last),
         cmocka_unit_test(test_channels_last_avgpool),

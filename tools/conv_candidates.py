@@ -12,17 +12,59 @@ winner whose runner-up is within a few percent is a choice the search makes
 on its noise (session 45's early cut, the gate's timing), which no model
 should be expected to call.
 
+With --model, each line also gives the algorithm `cnnperf predict` runs the
+pass with (its JSON's per-layer "algorithms") beside the family of cuDNN's
+winner, and a summary counts how often the two agree, by API, precision and
+pass. The families: Winograd, FFT, and the rest (implicit GEMM, cuDNN's
+weight-gradient and data-gradient engines, direct), from the graph API's
+engine ids and the legacy API's algorithm numbers as docs/ACCURACY.md names
+them.
+
   python3 tools/conv_candidates.py validation/h100/cand52/*.json*
   python3 tools/conv_candidates.py validation/h100/cand52*/*.json* --pass bwd_filter --close 5
+  python3 tools/conv_candidates.py validation/h100/cand52*/*.json* --model
 """
 import argparse
+import collections
 import glob
 import gzip
 import json
+import os
 import re
+import subprocess
 import sys
 
 PASSES = ("fwd", "bwd_data", "bwd_filter")
+PREDICT_KEYS = {"fwd": "forward", "bwd_data": "backward_data", "bwd_filter": "backward_weight"}
+# cuDNN's Winograd and FFT: graph-API engines (winograd_nonfused 17; FFT 3 forward, 50 data gradient by position,
+# 18 weight gradient) and the legacy API's algorithm numbers per pass (cudnn_cnn.h's enums)
+GRAPH_FAMILY = {17: "winograd", 3: "fft", 18: "fft", 50: "fft"}
+LEGACY_FAMILY = {"fwd": {4: "fft", 5: "fft", 6: "winograd", 7: "winograd"},
+                 "bwd_data": {2: "fft", 3: "fft", 4: "winograd", 5: "winograd"},
+                 "bwd_filter": {2: "fft", 6: "fft", 4: "winograd", 5: "winograd"}}
+
+
+def family(api, p, ident):
+    """Winograd, FFT or gemm (the rest) of cuDNN's candidate `ident` ("17", "1t") for pass p."""
+    i = int(ident.rstrip("t"))
+    table = GRAPH_FAMILY if api == "graph" else LEGACY_FAMILY[p]
+    return table.get(i, "gemm")
+
+
+def model_family(algorithm):
+    return algorithm if algorithm in ("winograd", "fft") else "gemm"
+
+
+def predicted_algorithms(cnnperf, d, api, cache):
+    """{layer: {pass key: algorithm}} of `cnnperf predict` for run d's configuration."""
+    key = (d.get("network"), d.get("batch"), d.get("precision"), d.get("device"), api)
+    if key not in cache:
+        out = subprocess.run([cnnperf, "predict", "--network", str(key[0]), "--batch", str(key[1]), "--precision",
+                              str(key[2]), "--device", str(key[3]), "--conv-api", api, "--format", "json"],
+                             capture_output=True, text=True)
+        layers = json.loads(out.stdout)["layers"] if out.returncode == 0 else []
+        cache[key] = {l["name"]: l.get("algorithms", {}) for l in layers}
+    return cache[key]
 
 
 def candidates(text):
@@ -47,8 +89,11 @@ def main():
     ap.add_argument("--pass", dest="passes", nargs="+", choices=PASSES, help="only these passes")
     ap.add_argument("--close", type=float, default=0,
                     help="only passes whose runner-up is within this many percent of the winner")
+    ap.add_argument("--model", action="store_true", help="beside each, the algorithm cnnperf predict runs it with")
+    ap.add_argument("--cnnperf", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
+                                                      "cnnperf"))
     args = ap.parse_args()
-    rows, seen = [], set()
+    rows, seen, cache = [], set(), {}
     for f in sorted({g for p in args.files for g in glob.glob(p)}):
         opener = gzip.open if f.endswith(".gz") else open
         with opener(f, "rt") as fh:
@@ -62,6 +107,7 @@ def main():
             continue
         api = prov.get("conv_api", "legacy")
         shapes = {l["name"]: l.get("output", "?") for l in d.get("layers", [])}
+        model = predicted_algorithms(args.cnnperf, d, api, cache) if args.model else {}
         for layer, text in tried.items():
             for p, got in candidates(text).items():
                 if args.passes and p not in args.passes or not got:
@@ -77,15 +123,29 @@ def main():
                 if args.close and not gap <= args.close:
                     continue
                 rows.append((d.get("network"), d.get("batch"), d.get("precision"), api, layer, shapes.get(layer, "?"),
-                             p, ranked, gap))
+                             p, ranked, gap, model.get(layer, {}).get(PREDICT_KEYS[p])))
     if not rows:
         print("conv_candidates: no conv_candidates in these files (cnnperf-measure records them from session 52)",
               file=sys.stderr)
         return 1
-    for net, b, prec, api, layer, out, p, ranked, gap in rows:
+    agree = collections.defaultdict(lambda: [0, 0])
+    for net, b, prec, api, layer, out, p, ranked, gap, algo in rows:
         cands = " ".join(f"{i}:{us:.0f}{'~' if one else ''}" for i, us, one in ranked)
         runner = f"runner-up +{gap:.0f}%" if gap != float("inf") else "alone"
-        print(f"{net} b{b} {prec} {api:6} {layer:28} {out:14} {p:10} {runner:17} {cands}")
+        line = f"{net} b{b} {prec} {api:6} {layer:28} {out:14} {p:10} {runner:17} {cands}"
+        if args.model:
+            won = family(api, p, ranked[0][0])
+            got = model_family(algo) if algo else "-"
+            line += f"  | cuDNN {won}, model {algo or '-'}"
+            if algo:
+                a = agree[(api, prec, p)]
+                a[0] += got == won
+                a[1] += 1
+        print(line)
+    if args.model:
+        print("\nthe model's algorithm family against cuDNN's winner (Winograd, FFT, the rest):")
+        for (api, prec, p), (same, n) in sorted(agree.items()):
+            print(f"  {api:6} {prec:5} {p:10} {same:4} of {n:4} agree ({100 * same / n:.0f}%)")
     return 0
 
 
