@@ -243,16 +243,12 @@ static cJSON *result_json(const cp_prediction *p, double iteration_ms, double im
     cJSON_AddNumberToObject(ph, "update_ms", update_ms);
     cJSON *layers = rows_json(pred_cols, ncols, pred_cell, &r, p->net->n_layers);
     /* a convolution's algorithm per pass, as the model chose it (cp_conv_pass_algorithm) */
-    static const char *const pass_keys[CP_PASS_COUNT] = {"forward", "backward_data", "backward_weight", "update"};
     int li = 0;
     for (cJSON *e = layers ? layers->child : NULL; e; e = e->next, li++) {
-        const cp_layer_pred *lp = &p->layers[li];
-        if (!lp->algorithm[CP_PASS_FWD] && !lp->algorithm[CP_PASS_BWD_DATA] && !lp->algorithm[CP_PASS_BWD_WEIGHT])
-            continue;
-        cJSON *a = cJSON_AddObjectToObject(e, "algorithms");
-        for (int ps = 0; a && ps < CP_PASS_COUNT; ps++)
-            if (lp->algorithm[ps])
-                cJSON_AddStringToObject(a, pass_keys[ps], lp->algorithm[ps]);
+        cJSON *a = NULL;
+        for (int ps = 0; ps < CP_PASS_COUNT; ps++)
+            if (p->layers[li].algorithm[ps] && (a || (a = cJSON_AddObjectToObject(e, "algorithms"))))
+                cJSON_AddStringToObject(a, cp_pass_name((cp_pass)ps), p->layers[li].algorithm[ps]);
     }
     cJSON_AddItemToObject(o, "layers", layers);
     /* the convolution algorithms' library path, and which layer-pass
