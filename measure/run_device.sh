@@ -3462,6 +3462,13 @@ json.dump({"format": "cnnperf-conv-engines/1", "command": p["command"], "gpu_nam
     done <<<"$NCU_CONFIGS"
 }
 
+# ncu_engines TIMEOUT CONFIGS: ncu_profile through the graph API with names, grids and GPU times only (a whole
+# network's replay stays short) and each run's engine choice beside its CSV (ncu1x1, ncu52)
+ncu_engines() {
+    CONV_API=graph NCU_KEEP_ENGINES=1 NCU_METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size \
+        NCU_TIMEOUT=$1 NCU_CONFIGS=$2 ncu_profile
+}
+
 # MODE=memcheck (session 28): the memory footprint predict reports (model/memory.c) against cnnperf-measure's
 # own (memory_used_mib, memory_harness_mib), graph API, 1 warm-up and 2 timed iterations (only the memory is
 # read). First LeNet-5 (its tensors take under 20 MiB: what the runtime holds), then networks of every
@@ -4411,16 +4418,14 @@ vgg19 64 fp16" "--warmup 3 --iters 10"
         # (engines 58/62 forward, 63/67 data gradient, 62/65 weight gradient on 1x1 layers: the largest class of
         # layer-pass error, by engine), at the batches of its measured runs; names and GPU times only, and each
         # run's engine choice beside its CSV
-        CONV_API=graph NCU_KEEP_ENGINES=1 NCU_METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size \
-            NCU_TIMEOUT=200 NCU_CONFIGS="
+        ncu_engines 200 "
 densenet121 64 fp16
-inception_v3 64 fp16" ncu_profile ;;
+inception_v3 64 fp16" ;;
     ncu52) # session 52: the kernels behind DenseNet-121 b64 FP32's graph-API engines (the narrow 3x3 weight
         # gradients rules 27-28 could not fit: FFT engine 18 on 56x56 and 28x28, Winograd on 7x7 and 14x14),
         # names, grids and GPU times, each run's engine choice beside its CSV
-        CONV_API=graph NCU_KEEP_ENGINES=1 NCU_METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size \
-            NCU_TIMEOUT=220 NCU_CONFIGS="
-densenet121 64 fp32" ncu_profile ;;
+        ncu_engines 220 "
+densenet121 64 fp32" ;;
     ncu) # every kernel of one timed iteration under Nsight Compute (ncu_profile above), then
          # PyTorch's cuDNN batch norm through torch.profiler (needs no hardware counters, should ncu lack them)
         ncu_profile
