@@ -1672,6 +1672,60 @@ MHOLDOUT73_DDP="
 --network resnet50 --batch 192 --precision fp16
 --network mnasnet1_0 --batch 48 --precision fp32"
 
+# MODE=holdout74, holdout75, mholdout74 (2 GPUs), mholdout75 (4 GPUs) (session 53, the model as session 52 left
+# it): ten one-GPU configurations each by random.Random(74) and (75), holdout33's rule, and ten multi-GPU jobs each
+# by random.Random(7474) and (7575), mholdout35's rule; predicted in the call. Channels-last FP32 PyTorch jobs
+# last; the multi-GPU calls time the PS exchange after their jobs again (ps_after).
+HOLDOUT74_MEASURE="
+densenet169 232 fp32
+wide_resnet50_2 80 fp32 graphapi
+resnet50 184 fp16 graphapi
+googlenet 184 fp32
+mnasnet1_0 96 fp32 graphapi
+resnet50 80 fp16 graphapi"
+HOLDOUT74_TORCH="
+--network wide_resnet50_2 --batch 184 --precision fp16
+--network resnet34 --batch 232 --precision fp32
+--network resnet34 --batch 72 --precision fp32
+--network googlenet --batch 240 --precision fp16 --channels-last"
+HOLDOUT75_MEASURE="
+densenet169 256 fp32 graphapi
+resnet50 176 fp32
+alexnet 104 fp16 graphapi"
+HOLDOUT75_TORCH="
+--network alexnet --batch 216 --precision fp32
+--network mnasnet1_0 --batch 136 --precision fp16 --channels-last
+--network googlenet --batch 80 --precision fp16
+--network resnet34 --batch 184 --precision fp16 --channels-last
+--network resnet34 --batch 176 --precision fp32 --channels-last
+--network vgg19 --batch 96 --precision fp32 --channels-last
+--network vgg16 --batch 248 --precision fp32 --channels-last"
+MHOLDOUT74_GRAPH="
+resnext50_32x4d 152 fp32 ps1
+vgg19 248 fp16 ps1
+mnasnet1_0 176 fp32 nccl
+densenet169 192 fp32 nccl
+wide_resnet50_2 168 fp16 nccl
+resnet101 88 fp32 ps1
+resnet34 160 fp16 nccl
+vgg19 112 fp16 ps1"
+MHOLDOUT74_DDP="
+--network vgg19 --batch 48 --precision fp32
+--network resnet50 --batch 72 --precision fp32 --channels-last"
+MHOLDOUT75_GRAPH="
+vgg19 192 fp16 nccl
+resnet34 96 fp32 ps2
+vgg16 160 fp32 ps1
+resnext50_32x4d 56 fp16 ps1"
+MHOLDOUT75_LEGACY="
+googlenet 104 fp16 nccl
+resnet101 88 fp16 nccl
+mnasnet1_0 160 fp32 nccl"
+MHOLDOUT75_DDP="
+--network densenet169 --batch 32 --precision fp16 --channels-last
+--network vgg19 --batch 96 --precision fp16 --channels-last
+--network vgg19 --batch 160 --precision fp32 --channels-last"
+
 # MODE=holdout67 (session 49, the same model): ten one-GPU configurations by random.Random(67), holdout33's rule,
 # predicted in the call; the channels-last FP32 PyTorch jobs last.
 HOLDOUT67_MEASURE="
@@ -3894,7 +3948,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3950,8 +4004,8 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73) drawn_multi "$1" 4 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74) drawn_multi "$1" 2 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
