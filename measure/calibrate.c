@@ -217,7 +217,7 @@ static void collect_provenance(provenance *p, int argc, char **argv)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    cm_driver_version(p->driver, sizeof p->driver);
+    cm_driver_version("/proc", p->driver, sizeof p->driver);
     int v = 0;
     snprintf(p->cuda_runtime, sizeof p->cuda_runtime, "unknown");
     snprintf(p->cuda_driver, sizeof p->cuda_driver, "unknown");

@@ -1,14 +1,94 @@
 #include "hostinfo.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void cm_driver_version(char *out, size_t size)
+static FILE *open_under(const char *proc, const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", proc, rel);
+    return fopen(path, "r");
+}
+
+/* The value of the first "KEY<blanks>: value" line of f, trimmed, its
+ * quotes, backslashes and control characters made '_': 1, else 0. */
+static int colon_field(FILE *f, const char *key, char *out, size_t size)
+{
+    char line[1024];
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, n) != 0)
+            continue;
+        char *v = line + n;
+        v += strspn(v, " \t");
+        if (*v != ':')
+            continue;
+        v++;
+        v += strspn(v, " \t");
+        size_t len = strlen(v);
+        while (len > 0 && isspace((unsigned char)v[len - 1]))
+            v[--len] = 0;
+        snprintf(out, size, "%s", v);
+        for (char *c = out; *c; c++)
+            if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+                *c = '_';
+        return 1;
+    }
+    return 0;
+}
+
+void cm_cpu_model(const char *proc, char *out, size_t size)
 {
     snprintf(out, size, "unknown");
-    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    FILE *f = open_under(proc, "cpuinfo");
+    if (!f)
+        return;
+    if (!colon_field(f, "model name", out, size) || !out[0])
+        snprintf(out, size, "unknown");
+    fclose(f);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cm_node_gpus(const char *proc, char names[][CM_GPU_NAME_SIZE], int max)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/driver/nvidia/gpus", proc);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    enum { MAX_BUSES = 64 };
+    char *bus[MAX_BUSES];
+    int nb = 0;
+    for (struct dirent *e; nb < MAX_BUSES && (e = readdir(d)) != NULL;)
+        if (e->d_name[0] != '.' && (bus[nb] = strdup(e->d_name)) != NULL)
+            nb++;
+    closedir(d);
+    qsort(bus, (size_t)nb, sizeof bus[0], by_name); /* bus ids ("0000:18:00.0") sort in bus order */
+    int n = 0;
+    for (int i = 0; i < nb; i++) {
+        char rel[512];
+        snprintf(rel, sizeof rel, "driver/nvidia/gpus/%.256s/information", bus[i]);
+        FILE *f = open_under(proc, rel);
+        if (f && n < max && colon_field(f, "Model", names[n], CM_GPU_NAME_SIZE))
+            n++;
+        if (f)
+            fclose(f);
+        free(bus[i]);
+    }
+    return n;
+}
+
+void cm_driver_version(const char *proc, char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *f = open_under(proc, "driver/nvidia/version");
     if (!f)
         return;
     char line[512];

@@ -74,7 +74,7 @@ cJSON *cm_provenance(const cm_net *n, const cm_run_info *run)
     cJSON_AddStringToObject(o, "gpu_compute_capability", buf);
     cJSON_AddNumberToObject(o, "gpu_sm_count", g->sm_count);
     cJSON_AddNumberToObject(o, "gpu_memory_gib", g->memory_gb);
-    cm_driver_version(buf, sizeof buf);
+    cm_driver_version("/proc", buf, sizeof buf);
     cJSON_AddStringToObject(o, "driver_version", buf);
 
     int v = 0;
@@ -115,6 +115,9 @@ cJSON *cm_provenance(const cm_net *n, const cm_run_info *run)
         snprintf(buf, sizeof buf, "unknown");
     buf[sizeof buf - 1] = 0;
     cJSON_AddStringToObject(o, "hostname", buf);
+    cm_cpu_model("/proc", buf, sizeof buf); /* a host-paced run goes at its host's speed */
+    cJSON_AddStringToObject(o, "cpu_model", buf);
+    cJSON_AddNumberToObject(o, "cpu_count", (double)sysconf(_SC_NPROCESSORS_ONLN));
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);

@@ -1,6 +1,8 @@
 /* toolio: see toolio.h. */
 #include "toolio.h"
 
+#include "hostinfo.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,10 @@ int cm_arg_ll(const char *s, long long lo, long long hi, long long *out)
 }
 
 typedef struct {
-    char command[1024], host[256], date[32];
+    char command[1024], host[256], date[32], driver[64], cpu[256];
+    char gpus[16][CM_GPU_NAME_SIZE];
+    int n_gpus;
+    long cpus; /* online, or -1 */
     const char *commit; /* $CNNPERF_GIT_COMMIT or "unknown" */
 } stamp;
 
@@ -41,6 +46,12 @@ static void stamp_now(stamp *s, int argc, char **argv)
     for (char *c = s->command; *c; c++) /* the JSON writers print it between quotes as it is */
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
             *c = '_';
+    /* no GPU takes part in these tools' runs, but the node's GPUs say which
+     * machine of a call it was, and the CPU sets a server's pace */
+    cm_driver_version("/proc", s->driver, sizeof s->driver);
+    cm_cpu_model("/proc", s->cpu, sizeof s->cpu);
+    s->n_gpus = cm_node_gpus("/proc", s->gpus, (int)(sizeof s->gpus / sizeof s->gpus[0]));
+    s->cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s->commit = getenv("CNNPERF_GIT_COMMIT");
     if (!s->commit || strpbrk(s->commit, "\"\\"))
         s->commit = "unknown";
@@ -62,8 +73,11 @@ FILE *cm_json_open(const char *prog, const char *format, const char *out, char *
     }
     fprintf(f,
             "{\n \"format\": \"%s\",\n \"provenance\": {\"command\": \"%s\", \"hostname\": \"%s\", \"date_utc\": \"%s\", "
-            "\"git_commit\": \"%s\"",
-            format, s.command, s.host, s.date, s.commit);
+            "\"git_commit\": \"%s\", \"cpu_model\": \"%s\", \"cpu_count\": %ld, \"driver_version\": \"%s\", \"node_gpus\": [",
+            format, s.command, s.host, s.date, s.commit, s.cpu, s.cpus, s.driver);
+    for (int i = 0; i < s.n_gpus; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", s.gpus[i]);
+    fprintf(f, "]");
     return f;
 }
 
