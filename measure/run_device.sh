@@ -1451,6 +1451,14 @@ single_grouped_set() {
 # planes, b96 and b192), measured only after a rule fitted on wgrad16 is stated and committed.
 wgrad60() { single_1x1_set wgrad16 "64 128 256"; }
 wgrad60b() { single_1x1_set wgrad16b "96 192"; }
+# MODE=plane53 (session 53; calibration data of our choosing): 16-bit 1x1 convolutions on planes that are whole
+# 8-byte vectors but not 16-byte ones in 16 bits (10x10, 18x18, 22x22) and on 2-byte ones (15x15), each shape as an
+# expansion and a reduction (plane8/nets/: planes and widths no shipped network has), each pass timed alone with
+# every candidate engine the search timed (provenance.conv_candidates): which of cuDNN's NCHW engines (58, 63: no
+# transposes) and NHWC ones (62, 67: between transposes) wins where, and at what rate each moves its reads and
+# writes, apart from any evaluation network (rule 29, docs/ACCURACY.md, session 53, took one rate from
+# session 35's traces and was not kept)
+plane53() { single_1x1_set plane8 "64 192"; }
 # single_1x1_set SET "BATCHES": validation/layerbench-h100/SET/nets/*.json through the graph API in FP16 (layers
 # isolated) into results/SET
 single_1x1_set() {
@@ -3982,6 +3990,7 @@ run_mode() {
         drawn_holdout holdout60
         wgrad60 ;;
     wgrad60b) wgrad60b ;;
+    plane53) plane53 ;;
     rankcost57) rankcost57 ;;
     session46d) # session 46's last call (4 GPUs): rankcost57, then the DDP jobs drawn in mholdout57 (4 GPUs) and
         # mholdout56 (2 GPUs) that their calls' deadlines left, each set predicted in the call
