@@ -6,6 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+void cm_json_safe(char *s)
+{
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+            *s = '_';
+}
+
 static FILE *open_under(const char *proc, const char *rel)
 {
     char path[4096];
@@ -32,9 +39,7 @@ static int colon_field(FILE *f, const char *key, char *out, size_t size)
         while (len > 0 && isspace((unsigned char)v[len - 1]))
             v[--len] = 0;
         snprintf(out, size, "%s", v);
-        for (char *c = out; *c; c++)
-            if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
-                *c = '_';
+        cm_json_safe(out);
         return 1;
     }
     return 0;

@@ -24,6 +24,10 @@ void cm_cpu_model(const char *proc, char *out, size_t size);
 #define CM_GPU_NAME_SIZE 128
 int cm_node_gpus(const char *proc, char names[][CM_GPU_NAME_SIZE], int max);
 
+/* s's quotes, backslashes and control characters made '_', so it prints as
+ * a JSON string as it is (the host-only tools write their JSON by printf). */
+void cm_json_safe(char *s);
+
 /* $CNNPERF_GIT_COMMIT when set (a copied tree has no .git), else
  * `git rev-parse HEAD`, with "+modified" when tracked files differ from
  * it, else "unknown". */

@@ -43,9 +43,7 @@ static void stamp_now(stamp *s, int argc, char **argv)
     for (int i = 0; i < argc; i++)
         snprintf(s->command + strlen(s->command), sizeof s->command - strlen(s->command), "%s%s", i ? " " : "",
                  argv[i]);
-    for (char *c = s->command; *c; c++) /* the JSON writers print it between quotes as it is */
-        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
-            *c = '_';
+    cm_json_safe(s->command); /* the JSON writers print it between quotes as it is */
     /* no GPU takes part in these tools' runs, but the node's GPUs say which
      * machine of a call it was, and the CPU sets a server's pace */
     cm_driver_version("/proc", s->driver, sizeof s->driver);
