@@ -1734,6 +1734,62 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=holdout76, holdout77, mholdout76 (2 GPUs), mholdout77 (4 GPUs) (session 54, the model as session 53 left
+# it): ten one-GPU configurations each by random.Random(76) and (77), holdout33's rule, and ten multi-GPU jobs each
+# by random.Random(7676) and (7777), mholdout35's rule; predicted in the call. Channels-last FP32 PyTorch jobs
+# last; the multi-GPU calls time the PS exchange after their jobs again (ps_after). MODE=session54a runs plane53
+# first, then holdout76 (one start for both).
+HOLDOUT76_MEASURE="
+resnet101 144 fp32
+mnasnet1_0 40 fp32
+lenet5 112 fp16 graphapi
+vgg13 136 fp32
+resnet101 168 fp32 graphapi
+densenet169 200 fp32
+vgg13 176 fp16 graphapi"
+HOLDOUT76_TORCH="
+--network lenet5 --batch 48 --precision fp32
+--network densenet169 --batch 88 --precision fp16
+--network mnasnet1_0 --batch 104 --precision fp32 --channels-last"
+HOLDOUT77_MEASURE="
+vgg19 96 fp32
+resnet34 168 fp16
+alexnet 240 fp32
+googlenet 112 fp32 graphapi
+lenet5 88 fp16 graphapi"
+HOLDOUT77_TORCH="
+--network lenet5 --batch 80 --precision fp16
+--network resnet50 --batch 192 --precision fp16
+--network vgg19 --batch 240 --precision fp16 --channels-last
+--network densenet169 --batch 248 --precision fp16 --channels-last
+--network densenet169 --batch 168 --precision fp32 --channels-last"
+MHOLDOUT76_GRAPH="
+alexnet 80 fp16 ps1
+vgg19 128 fp16 nccl
+vgg16 96 fp16 ps1
+mnasnet1_0 120 fp32 ps1
+vgg16 144 fp32 ps1"
+MHOLDOUT76_LEGACY="
+wide_resnet50_2 240 fp16 nccl
+resnet34 160 fp32 nccl"
+MHOLDOUT76_DDP="
+--network mnasnet1_0 --batch 256 --precision fp32
+--network resnet152 --batch 120 --precision fp16
+--network lenet5 --batch 184 --precision fp16"
+MHOLDOUT77_GRAPH="
+wide_resnet50_2 64 fp32 ps2
+resnet152 48 fp32 ps2
+mnasnet1_0 232 fp32 nccl
+resnet34 240 fp16 ps1
+mnasnet1_0 128 fp32 nccl
+resnet152 128 fp16 nccl"
+MHOLDOUT77_LEGACY="
+resnet50 144 fp32 nccl"
+MHOLDOUT77_DDP="
+--network resnet50 --batch 168 --precision fp16
+--network lenet5 --batch 32 --precision fp16 --channels-last
+--network resnet152 --batch 248 --precision fp32 --channels-last"
+
 # MODE=holdout67 (session 49, the same model): ten one-GPU configurations by random.Random(67), holdout33's rule,
 # predicted in the call; the channels-last FP32 PyTorch jobs last.
 HOLDOUT67_MEASURE="
@@ -3956,7 +4012,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -3991,6 +4047,9 @@ run_mode() {
         wgrad60 ;;
     wgrad60b) wgrad60b ;;
     plane53) plane53 ;;
+    session54a) # session 54's first call: plane53's calibration data, then holdout76 (drawn)
+        plane53
+        drawn_holdout holdout76 ;;
     rankcost57) rankcost57 ;;
     session46d) # session 46's last call (4 GPUs): rankcost57, then the DDP jobs drawn in mholdout57 (4 GPUs) and
         # mholdout56 (2 GPUs) that their calls' deadlines left, each set predicted in the call
@@ -4013,8 +4072,8 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75) drawn_multi "$1" 4 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76) drawn_multi "$1" 2 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
