@@ -614,6 +614,7 @@ const char *cp_conv_pass_algorithm(const cp_kernel *k, int n)
     static const struct {
         const char *prefix, *algorithm;
     } by_name[] = {
+        {"conv_fprop_nchw_v8", "nchw_gemm"}, {"conv_dgrad_nchw_v8", "nchw_gemm"},
         {"winograd_", "winograd"},       {"fft_", "fft"},          {"wgrad_engine", "wgrad_engine"},
         {"wgrad_xmma", "wgrad_engine"},  {"conv_direct", "direct"}, {"xmma_", "implicit_gemm"},
         {"conv_fprop", "implicit_gemm"}, {"conv_dgrad", "implicit_gemm"}, {"conv_wgrad", "implicit_gemm"},
