@@ -1734,6 +1734,34 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=holdout78, holdout79 (session 54, after rules 31 and 31c were put back: the model as session 53 left it):
+# ten one-GPU configurations each by random.Random(78) and (79), holdout33's rule (tools/draw_holdout.py --emit),
+# predicted in the call; the channels-last FP32 PyTorch jobs last.
+HOLDOUT78_MEASURE="
+resnet152 168 fp16
+resnet101 192 fp32
+alexnet 80 fp16
+googlenet 144 fp32"
+HOLDOUT78_TORCH="
+--network wide_resnet50_2 --batch 80 --precision fp16
+--network alexnet --batch 192 --precision fp16 --channels-last
+--network vgg19 --batch 200 --precision fp16 --channels-last
+--network googlenet --batch 224 --precision fp32
+--network vgg13 --batch 216 --precision fp32 --channels-last
+--network vgg16 --batch 72 --precision fp32 --channels-last"
+HOLDOUT79_MEASURE="
+googlenet 144 fp32
+lenet5 88 fp32
+densenet169 120 fp16
+densenet169 96 fp32 graphapi
+densenet169 192 fp16"
+HOLDOUT79_TORCH="
+--network densenet169 --batch 216 --precision fp32
+--network googlenet --batch 136 --precision fp32
+--network resnext50_32x4d --batch 240 --precision fp16 --channels-last
+--network vgg16 --batch 48 --precision fp16 --channels-last
+--network vgg16 --batch 208 --precision fp32 --channels-last"
+
 # MODE=holdout76, holdout77, mholdout76 (2 GPUs), mholdout77 (4 GPUs) (session 54, the model as session 53 left
 # it): ten one-GPU configurations each by random.Random(76) and (77), holdout33's rule, and ten multi-GPU jobs each
 # by random.Random(7676) and (7777), mholdout35's rule; predicted in the call. Channels-last FP32 PyTorch jobs
@@ -4012,7 +4040,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
