@@ -1459,6 +1459,10 @@ wgrad60b() { single_1x1_set wgrad16b "96 192"; }
 # writes, apart from any evaluation network (rule 29, docs/ACCURACY.md, session 53, took one rate from
 # session 35's traces and was not kept)
 plane53() { single_1x1_set plane8 "64 192"; }
+# MODE=plane54 (session 54; calibration data held out from rule 31d's fit, measured after the rule's commit): 16-bit
+# 1x1 layers on 14x14, 6x6 and 26x26 planes (whole 8-byte vectors, not 16-byte ones), each shape as an expansion and
+# a reduction, at b96 and b160, every candidate engine recorded (docs/ACCURACY.md, session 54)
+plane54() { single_1x1_set plane8b "96 160"; }
 # single_1x1_set SET "BATCHES": validation/layerbench-h100/SET/nets/*.json through the graph API in FP16 (layers
 # isolated) into results/SET
 single_1x1_set() {
@@ -4075,6 +4079,7 @@ run_mode() {
         wgrad60 ;;
     wgrad60b) wgrad60b ;;
     plane53) plane53 ;;
+    plane54) plane54 ;;
     session54a) # session 54's first call: plane53's calibration data, then holdout76 (drawn)
         plane53
         drawn_holdout holdout76 ;;
