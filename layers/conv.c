@@ -614,7 +614,6 @@ const char *cp_conv_pass_algorithm(const cp_kernel *k, int n)
     static const struct {
         const char *prefix, *algorithm;
     } by_name[] = {
-        {"conv_fprop_nchw_v8", "nchw_gemm"}, {"conv_dgrad_nchw_v8", "nchw_gemm"},
         {"winograd_", "winograd"},       {"fft_", "fft"},          {"wgrad_engine", "wgrad_engine"},
         {"wgrad_xmma", "wgrad_engine"},  {"conv_direct", "direct"}, {"xmma_", "implicit_gemm"},
         {"conv_fprop", "implicit_gemm"}, {"conv_dgrad", "implicit_gemm"}, {"conv_wgrad", "implicit_gemm"},
@@ -634,70 +633,6 @@ bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x)
 bool cp_conv_wgrad_1x1_via_nhwc(const cp_layer *l, const cp_exec *x)
 {
     return wgrad_1x1_via_nhwc(l, CP_PASS_BWD_WEIGHT, x);
-}
-
-/* A 16-bit 1x1 forward or data gradient on PyTorch's path whose plane is a
- * whole number of 8-byte vectors but not of 16-byte ones (10x10, 14x14,
- * 18x18, 22x22) has a second engine: cuDNN's NCHW GEMM, which loads the
- * planes as they are in 8-byte vectors (graph API engines 58 forward and
- * 63 data gradient; one CUTLASS kernel, no transposes, Nsight Compute on
- * 14x14, validation/ncu1x1-h100/). Its time follows neither its DRAM bytes
- * nor its tensor cores' rate: over the single layers of
- * validation/layerbench-h200/plane8/ (calibration data of our choosing,
- * every candidate engine timed; docs/ACCURACY.md, session 54, rule 31) it
- * is its multiply-adds' operand traffic through L2, the stored bytes
- * counting several times over, as in a GEMM whose tile re-reads its
- * operands in half-width vectors and whose epilogue writes partial sectors.
- * The two constants are L2 bytes per flop and per stored byte, fitted on
- * those engine times through this very kernel; cuDNN's search keeps the
- * faster of it and the transposing NHWC GEMM, and so does the model. */
-#define NCHW_V8_L2_BYTES_PER_FLOP 0.049
-#define NCHW_V8_L2_BYTES_PER_STORED_BYTE 2.8
-
-static bool nchw_v8_candidate(const cp_layer *l, cp_pass pass, const cp_exec *x)
-{
-    cp_shape in = l->in[0];
-    return (pass == CP_PASS_FWD || pass == CP_PASS_BWD_DATA) && x->algos == CP_ALGOS_PYTORCH &&
-           !x->channels_last && cp_precision_bytes(x->prec) == 2 && l->groups == 1 && l->kh == 1 && l->kw == 1 &&
-           l->sh == 1 && l->sw == 1 && plane_misaligned(in, 2.0) && fmod((double)in.h * in.w * 2.0, 8.0) == 0;
-}
-
-static cp_kernel nchw_v8_gemm(const cp_layer *l, cp_pass pass, const cp_exec *x)
-{
-    bool dgrad = pass == CP_PASS_BWD_DATA;
-    double xb = cp_act_bytes(x, l->in[0]), yb = cp_act_bytes(x, l->out);
-    double wbytes = (double)l->params * cp_precision_bytes(x->prec);
-    double rd = (dgrad ? yb : xb) + wbytes, wr = dgrad ? xb : yb;
-    double f = flops(l, pass, x->batch);
-    double outs = x->batch * cp_shape_elems(dgrad ? l->in[0] : l->out);
-    cp_kernel k = cp_stream_kernel(x->dev, x->prec, dgrad ? "conv_dgrad_nchw_v8" : "conv_fprop_nchw_v8", outs, rd,
-                                   wr, f);
-    double blocks = (double)k.blocks;
-    k.I = f * NCHW_V8_L2_BYTES_PER_FLOP / blocks / k.ld_bytes;
-    k.K = wr * NCHW_V8_L2_BYTES_PER_STORED_BYTE / blocks / k.st_bytes;
-    if (x->dev->tensor_tflops[x->prec] > 0) {
-        k.pipe = CP_PIPE_TENSOR;
-        k.flops_per_L = 4096.0; /* m16n8k16 */
-    } else {
-        k.flops_per_L = 2.0 * x->dev->warp_size;
-    }
-    k.L = f / blocks / k.flops_per_L;
-    return k;
-}
-
-/* The faster of the NHWC kernels in out[0..nk) and the NCHW 8-byte GEMM. */
-static int nchw_v8_or(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int nk, cp_error *err)
-{
-    if (nk <= 0 || !nchw_v8_candidate(l, pass, x))
-        return nk;
-    cp_kernel k = nchw_v8_gemm(l, pass, x);
-    double nhwc = cp_kernels_ms(out, nk, x->dev, INFINITY, err), nchw = cp_kernels_ms(&k, 1, x->dev, INFINITY, err);
-    if (nhwc < 0 || nchw < 0)
-        return -1;
-    if (nchw >= nhwc)
-        return nk;
-    out[0] = k;
-    return 1;
 }
 
 /* Appends the layout transposes of a pass whose kernels want the other
@@ -950,7 +885,6 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
         bool nhwc_wgrad = pass == CP_PASS_BWD_WEIGHT && x->channels_last && x->prec == CP_PREC_FP32;
         if (nk > 0 && !nhwc_wgrad)
             nk = layout_transposes(l, pass, x, out, nk, max);
-        nk = nchw_v8_or(l, pass, x, out, nk, err);
     }
     if (nk < 0)
         return -1;

@@ -101,8 +101,7 @@ bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x);
 bool cp_conv_wgrad_1x1_via_nhwc(const cp_layer *l, const cp_exec *x);
 
 /* The algorithm a convolution pass's kernels (layers/conv.c, model/wgrad.c) make: "winograd", "fft",
- * "wgrad_engine" (cuDNN's weight-gradient engine), "direct", "implicit_gemm", "nchw_gemm" (the 16-bit NCHW
- * 8-byte GEMM of rule 31d, calibrated by a term of its own, conv_1x1_nchw) or "other"; what `predict` reports
+ * "wgrad_engine" (cuDNN's weight-gradient engine), "direct", "implicit_gemm" or "other"; what `predict` reports
  * beside the time, to be set against the algorithm cuDNN chose (provenance.conv_candidates,
  * tools/conv_candidates.py --model). */
 const char *cp_conv_pass_algorithm(const cp_kernel *k, int n);

@@ -8,8 +8,8 @@
 
 static const char *const class_names[CP_CC_COUNT] = {"conv_first", "conv_grouped", "conv_1x1",    "conv_3x3",
                                                      "conv_3x3_wide", "conv_kxk", "conv_large",  "fc",
-                                                     "batchnorm",  "elementwise", "concat",      "conv_1x1_nchw",
-                                                     "maxpool",    "pool",        "other"};
+                                                     "batchnorm",  "elementwise", "concat",      "maxpool",
+                                                     "pool",       "other"};
 static const char *const group_names[CP_CG_COUNT] = {"fp32", "tf32", "half"};
 static const char *const pass_keys[CP_CALIB_PASSES] = {"forward", "backward_data", "backward_weight", "update"};
 
@@ -34,7 +34,7 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
 {
     if (!cJSON_IsObject(obj))
         return cp_jfail(c, NULL, "must be an object of layer classes");
-    bool concat = false, nchw = false;
+    bool concat = false;
     for (const cJSON *cl = obj->child; cl; cl = cl->next) {
         int k = 0;
         while (k < CP_CC_COUNT && strcmp(class_names[k], cl->string) != 0)
@@ -42,9 +42,8 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
         if (k == CP_CC_COUNT)
             return cp_jfail(c, cl->string,
                             "unknown layer class (known: conv_first, conv_grouped, conv_1x1, conv_3x3, conv_3x3_wide, "
-                            "conv_kxk, conv_large, fc, batchnorm, elementwise, concat, conv_1x1_nchw, maxpool, pool, other)");
+                            "conv_kxk, conv_large, fc, batchnorm, elementwise, concat, maxpool, pool, other)");
         concat |= k == CP_CC_CONCAT;
-        nchw |= k == CP_CC_CONV_1X1_NCHW;
         size_t mark = cp_jpush_key(c, cl->string);
         if (!cJSON_IsObject(cl))
             return cp_jfail(c, NULL, "must be an object of passes");
@@ -63,8 +62,6 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
     }
     if (!concat) /* fitted before concatenation had a class of its own (session 50) */
         memcpy(terms[CP_CC_CONCAT], terms[CP_CC_ELEMENTWISE], sizeof terms[CP_CC_CONCAT]);
-    if (!nchw) /* fitted before the NCHW 8-byte GEMM had a term of its own (session 54) */
-        memcpy(terms[CP_CC_CONV_1X1_NCHW], terms[CP_CC_CONV_1X1], sizeof terms[CP_CC_CONV_1X1_NCHW]);
     return 0;
 }
 

@@ -35,8 +35,6 @@ typedef enum {
     CP_CC_BATCHNORM,
     CP_CC_ELEMENTWISE, /* relu, relu6, dropout, add, softmax, flatten */
     CP_CC_CONCAT,      /* concat: a strided copy per input (a file without the class: elementwise's terms) */
-    CP_CC_CONV_1X1_NCHW, /* a pass, not a layer: a 16-bit 1x1 forward or data gradient predict runs as cuDNN's
-                            NCHW 8-byte GEMM (layers/conv.c, rule 31d; a file without it: conv_1x1's terms) */
     CP_CC_MAXPOOL,     /* max pooling: its backward is a chain of its own (layers/pool.c) */
     CP_CC_POOL,        /* avg, adaptive and global average pooling */
     CP_CC_OTHER,       /* lrn */

@@ -127,9 +127,6 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     /* timed by its own microbenchmark constants (layers/conv.c), not its filter class's fit */
     if (pass != CP_PASS_UPDATE && strcmp(l->kind->name, "conv") == 0 && cp_layer_packed_grouped(l, x))
         return;
-    /* the NCHW 8-byte GEMM has a term of its own, the 1x1 layer's other passes keep the class's */
-    if (cls == CP_CC_CONV_1X1 && pass != CP_PASS_UPDATE && strcmp(cp_conv_pass_algorithm(k, n), "nchw_gemm") == 0)
-        cls = CP_CC_CONV_1X1_NCHW;
     const cp_calib_term *t = &cal->term[g][cls][pass];
     p->tree.t[node].scale = t->scale;
     p->tree.t[node].offset_ms = t->offset_ms;

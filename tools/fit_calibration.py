@@ -49,9 +49,6 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MERGED = "backward (data+weight, one call)"
-# passes `cnnperf predict` gives a term of their own by the algorithm it runs them with (its per-layer
-# "algorithms"), not by their layer's class: {algorithm: term} (layers/conv.c, rule 31d)
-PASS_TERMS = {"nchw_gemm": "conv_1x1_nchw"}
 PASSES = (("forward", "forward_ms"), ("backward_data", "backward_data_ms"),
           ("backward_weight", "backward_weight_ms"), ("update", "update_ms"))
 
@@ -275,14 +272,13 @@ def main():
             merged = xd > 0 and xw > 0 and yd > 0 and yw == 0
             for key, field in PASSES:
                 x, y = q.get(field, 0), l.get(field, 0)
-                term = PASS_TERMS.get(q.get("algorithms", {}).get(key), cls)
                 if merged and key == "backward_data":
                     # one library call computes both gradients (cuDNN's batch-norm
                     # backward) and is measured as backward-data: fit the model's
                     # two passes on their sum, one scale for both
                     key, x = MERGED, xd + xw
                 if x > 0 and y > 0:
-                    points.setdefault((group(prec), term, key), []).append((x, y))
+                    points.setdefault((group(prec), cls, key), []).append((x, y))
         used.append(os.path.relpath(f, REPO))
         if f in micro:
             used_micro.append(used[-1])
