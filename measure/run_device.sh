@@ -1738,6 +1738,34 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=holdout80, mholdout80 (2 GPUs) (session 55, the model as session 53 left it): ten one-GPU configurations
+# by random.Random(80), holdout33's rule, and ten multi-GPU jobs by random.Random(8080), mholdout35's rule
+# (tools/draw_holdout.py --emit); predicted in the call, channels-last FP32 PyTorch jobs last.
+HOLDOUT80_MEASURE="
+alexnet 168 fp32
+resnext50_32x4d 40 fp32
+googlenet 160 fp16
+resnet34 184 fp16
+lenet5 120 fp32
+densenet169 112 fp16 graphapi"
+HOLDOUT80_TORCH="
+--network mnasnet1_0 --batch 128 --precision fp32
+--network resnet101 --batch 168 --precision fp32
+--network vgg13 --batch 80 --precision fp32
+--network vgg16 --batch 32 --precision fp16"
+MHOLDOUT80_GRAPH="
+densenet169 168 fp16 ps2
+resnext50_32x4d 152 fp32 ps1
+resnext50_32x4d 48 fp16 ps1
+resnet50 136 fp16 ps2
+vgg13 120 fp32 nccl
+densenet169 120 fp16 nccl"
+MHOLDOUT80_DDP="
+--network resnet152 --batch 168 --precision fp16
+--network resnext50_32x4d --batch 240 --precision fp32
+--network vgg19 --batch 184 --precision fp32
+--network resnet101 --batch 64 --precision fp32 --channels-last"
+
 # MODE=holdout78, holdout79 (session 54, after rules 31 and 31c were put back: the model as session 53 left it):
 # ten one-GPU configurations each by random.Random(78) and (79), holdout33's rule (tools/draw_holdout.py --emit),
 # predicted in the call; the channels-last FP32 PyTorch jobs last.
@@ -4044,7 +4072,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -4105,7 +4133,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     ddp4cal41) ddp4cal41 ;;
