@@ -1738,8 +1738,8 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
-# MODE=holdout80, mholdout80 (2 GPUs) (session 55, the model as session 53 left it): ten one-GPU configurations
-# by random.Random(80), holdout33's rule, and ten multi-GPU jobs by random.Random(8080), mholdout35's rule
+# MODE=holdout80, holdout81, mholdout80 (2 GPUs) (session 55, the model as session 53 left it): ten one-GPU configurations
+# by random.Random(80) and (81), holdout33's rule, and ten multi-GPU jobs by random.Random(8080), mholdout35's rule
 # (tools/draw_holdout.py --emit); predicted in the call, channels-last FP32 PyTorch jobs last.
 HOLDOUT80_MEASURE="
 alexnet 168 fp32
@@ -1753,6 +1753,18 @@ HOLDOUT80_TORCH="
 --network resnet101 --batch 168 --precision fp32
 --network vgg13 --batch 80 --precision fp32
 --network vgg16 --batch 32 --precision fp16"
+HOLDOUT81_MEASURE="
+wide_resnet50_2 32 fp16
+mnasnet1_0 216 fp32
+mnasnet1_0 200 fp16 graphapi
+lenet5 160 fp32
+wide_resnet50_2 224 fp32
+lenet5 208 fp32 graphapi"
+HOLDOUT81_TORCH="
+--network resnet50 --batch 240 --precision fp32
+--network resnet34 --batch 200 --precision fp16
+--network resnet152 --batch 256 --precision fp16 --channels-last
+--network resnet50 --batch 168 --precision fp32 --channels-last"
 MHOLDOUT80_GRAPH="
 densenet169 168 fp16 ps2
 resnext50_32x4d 152 fp32 ps1
@@ -4072,7 +4084,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
