@@ -3837,6 +3837,44 @@ chlast_traces() {
     bundle
 }
 
+# MODE=eagertrace55 (session 55, calibration networks only): every kernel of PyTorch training iterations at
+# batches the GPU paces (b128), NCHW FP16 and FP32 and channels-last FP16, with the operator that launched each
+# (tools/kernel_trace.py), into $RES/eagertrace55/; then the same networks timed by torch_bench (EAGERTRACE55_CONFIGS),
+# predicted in the call. What it is for: eager mode times PyTorch's own element-wise, pooling and batch-norm
+# kernels with the calibration fitted on cnnperf-measure's cuDNN calls; tools/trace_compare.py reads the traces.
+EAGERTRACE55_CONFIGS="
+--network resnet18 --batch 128 --precision fp16
+--network resnet18 --batch 256 --precision fp16
+--network mobilenet_v2 --batch 128 --precision fp16
+--network densenet121 --batch 128 --precision fp16
+--network inception_v3 --batch 128 --precision fp16
+--network squeezenet1_1 --batch 256 --precision fp16
+--network vgg11 --batch 128 --precision fp16
+--network resnet18 --batch 128 --precision fp32
+--network mobilenet_v2 --batch 128 --precision fp32
+--network resnet18 --batch 128 --precision fp16 --channels-last
+--network mobilenet_v2 --batch 128 --precision fp16 --channels-last
+--network densenet121 --batch 128 --precision fp16 --channels-last"
+eagertrace55() {
+    local d="$RES/eagertrace55"
+    mkdir -p "$d"
+    say "kernel_trace network: resnet18,mobilenet_v2,densenet121 b128 fp16 (NCHW)"
+    timeout 150 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2,densenet121 --batch 128 \
+        --precision fp16 --iters 5 -o "$d/kernels-torch-b128-fp16-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
+        fail "kernel_trace b128 fp16"
+    say "kernel_trace network: resnet18,mobilenet_v2 b128 fp32 (NCHW)"
+    timeout 100 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2 --batch 128 \
+        --precision fp32 --iters 5 -o "$d/kernels-torch-b128-fp32-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
+        fail "kernel_trace b128 fp32"
+    say "kernel_trace network, channels-last: resnet18,mobilenet_v2,densenet121 b128 fp16"
+    timeout 150 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2,densenet121 --batch 128 \
+        --precision fp16 --channels-last --iters 5 -o "$d/kernels-torch-cl-b128-fp16-$DEV.json" </dev/null \
+        >>"$d/kernel-trace-$DEV.log" 2>&1 || fail "kernel_trace channels-last b128 fp16"
+    tail -6 "$d/kernel-trace-$DEV.log"
+    bundle
+    torch_one "$EAGERTRACE55_CONFIGS" torchcal55
+}
+
 # MODE=torchmem2 (session 28): the eager memory model (model/memory.c, cp_memory_eager) fixed before the call,
 # on configurations no call had run: four networks at ordinary batches, then for ResNet-50 and GoogLeNet FP16 a
 # ladder across the H100's edge: the largest batch the model says fits (its 10% allowance included) and three
@@ -4286,6 +4324,7 @@ resnet50 64 fp32 ps2"
         cl_trace kernels-torch-cl3-fp32 kernel-trace-cl3 400 mobilenet_v2,densenet121,squeezenet1_1 32 fp32
         tail -8 "$RES/chlast/kernel-trace-cl3-$DEV.log"
         bundle ;;
+    eagertrace55) eagertrace55 ;; # session 55: PyTorch kernel traces and timings of calibration networks, b128
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
     clcal42) torch_one "$CLCAL42_CONFIGS" clcal42 ;; # session 38: channels-last FP16, calibration set, GPU-paced
