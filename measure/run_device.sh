@@ -3875,6 +3875,30 @@ eagertrace55() {
     torch_one "$EAGERTRACE55_CONFIGS" torchcal55
 }
 
+# MODE=eagertrace55b (session 55, after rule 32 was not kept): the calibration networks eagertrace55 did not trace,
+# whose PyTorch runs fell furthest under rule 32 (VGG-11, SqueezeNet 1.1; Inception-v3), at b128 in FP16 and FP32 NCHW
+# and VGG-11 channels-last FP16, every kernel with its operator, into $RES/eagertrace55b/ (tools/trace_compare.py)
+eagertrace55b() {
+    local d="$RES/eagertrace55b"
+    mkdir -p "$d"
+    say "kernel_trace network: vgg11,squeezenet1_1,inception_v3 b128 fp16 (NCHW)"
+    timeout 120 python3 tools/kernel_trace.py --op network --network vgg11,squeezenet1_1,inception_v3 --batch 128 \
+        --precision fp16 --iters 5 -o "$d/kernels-torch-b128-fp16-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
+        fail "kernel_trace b128 fp16"
+    bundle
+    say "kernel_trace network: vgg11,squeezenet1_1,inception_v3 b128 fp32 (NCHW)"
+    timeout 90 python3 tools/kernel_trace.py --op network --network vgg11,squeezenet1_1,inception_v3 --batch 128 \
+        --precision fp32 --iters 5 -o "$d/kernels-torch-b128-fp32-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
+        fail "kernel_trace b128 fp32"
+    bundle
+    say "kernel_trace network, channels-last: vgg11 b128 fp16"
+    timeout 60 python3 tools/kernel_trace.py --op network --network vgg11 --batch 128 --precision fp16 --channels-last \
+        --iters 5 -o "$d/kernels-torch-cl-b128-fp16-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
+        fail "kernel_trace channels-last b128 fp16"
+    grep -v -i warn "$d/kernel-trace-$DEV.log" | tail -8
+    bundle
+}
+
 # MODE=torchmem2 (session 28): the eager memory model (model/memory.c, cp_memory_eager) fixed before the call,
 # on configurations no call had run: four networks at ordinary batches, then for ResNet-50 and GoogLeNet FP16 a
 # ladder across the H100's edge: the largest batch the model says fits (its 10% allowance included) and three
@@ -4324,6 +4348,7 @@ resnet50 64 fp32 ps2"
         cl_trace kernels-torch-cl3-fp32 kernel-trace-cl3 400 mobilenet_v2,densenet121,squeezenet1_1 32 fp32
         tail -8 "$RES/chlast/kernel-trace-cl3-$DEV.log"
         bundle ;;
+    eagertrace55b) eagertrace55b ;; # session 55: the other calibration networks' PyTorch kernel traces, b128
     eagertrace55) eagertrace55 ;; # session 55: PyTorch kernel traces and timings of calibration networks, b128
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
