@@ -18,6 +18,8 @@
 #   tools/fit_constant.sh cl-half-3x3  the 3x3 classes' factor alone (the others' from FIT_CFLAGS, e.g.
 #   tools/fit_constant.sh cl-half-other  -DCP_CL_HALF_CONV_FACTOR_OTHER=0.9), and the others' alone: the
 #                                      steps of a coordinate descent; same runs, 0.70-1.10 by 0.01
+# FIT_GRID="0.60 0.61 ..." replaces the grid; FIT_EXCLUDE=STRING leaves the runs whose file path contains it out
+# of the fit (a rule's held-out calibration runs, session 55's rule 33b).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -27,6 +29,7 @@ case "${1:-}" in
   cl-half-other) names=CP_CL_HALF_CONV_FACTOR_OTHER grid=$(seq 0.70 0.01 1.10) ;;
   *) echo "usage: $0 eager-host|cl-half|cl-half-3x3|cl-half-other" >&2; exit 2 ;;
 esac
+grid=${FIT_GRID:-$grid}
 b=build-fit
 mapfile -t measured < <(grep -v -E '^[[:space:]]*(#|$)' validation/measured-folders.txt)
 fitted=() # after the first value: the files of the runs fitted on (a run's prediction is its own)
@@ -40,11 +43,11 @@ for v in $grid; do
   else
     "$b/cnnperf" validate --measured "${fitted[@]}" --format json -o "$b/validate-$v.json" 2>/dev/null
   fi
-  python3 - "$b/validate-$v.json" "${names// /,}" "$v" "$1" "$b/fitted.txt" <<'PY'
+  python3 - "$b/validate-$v.json" "${names// /,}" "$v" "$1" "$b/fitted.txt" "${FIT_EXCLUDE:-}" <<'PY'
 import json, sys
-path, name, value, which, files = sys.argv[1:]
+path, name, value, which, files, exclude = sys.argv[1:]
 def fitted_on(r):
-    if r["source"] != "pytorch" or r["set"] != "calibration":
+    if r["source"] != "pytorch" or r["set"] != "calibration" or (exclude and exclude in r["file"]):
         return False
     if which == "eager-host":
         return True
