@@ -3820,15 +3820,21 @@ TORCHHOLDOUT30_CONFIGS="
 --network vgg19 --batch 80 --precision fp16
 --network wide_resnet50_2 --batch 32 --precision fp16"
 
-# cl_trace NAME LOG SECONDS NETWORKS BATCH PRECISION: every kernel of channels-last training iterations, with the
-# operator that launched each (tools/kernel_trace.py), into $RES/chlast/NAME-$DEV.json, its output appended to LOG
-cl_trace() {
-    mkdir -p "$RES/chlast"
-    say "kernel_trace network, channels-last: $4 b$5 $6"
-    timeout "$3" python3 tools/kernel_trace.py --op network --network "$4" --batch "$5" --precision "$6" \
-        --channels-last --iters 5 -o "$RES/chlast/$1-$DEV.json" </dev/null >>"$RES/chlast/$2-$DEV.log" 2>&1 ||
-        fail "kernel_trace channels-last $4 b$5 $6"
+# net_trace DIR NAME LOG SECONDS NETWORKS BATCH PRECISION [--channels-last]: every kernel of PyTorch training
+# iterations of NETWORKS, with the operator that launched each (tools/kernel_trace.py --op network), into
+# DIR/NAME-$DEV.json, its output appended to DIR/LOG-$DEV.log
+net_trace() {
+    local dir=$1 name=$2 log=$3 secs=$4 nets=$5 batch=$6 prec=$7 layout=${8:-}
+    mkdir -p "$dir"
+    say "kernel_trace network${layout:+, channels-last}: $nets b$batch $prec"
+    # shellcheck disable=SC2086
+    timeout "$secs" python3 tools/kernel_trace.py --op network --network "$nets" --batch "$batch" --precision "$prec" \
+        $layout --iters 5 -o "$dir/$name-$DEV.json" </dev/null >>"$dir/$log-$DEV.log" 2>&1 ||
+        fail "kernel_trace${layout:+ channels-last} $nets b$batch $prec"
 }
+
+# cl_trace NAME LOG SECONDS NETWORKS BATCH PRECISION: net_trace's channels-last iterations into $RES/chlast/
+cl_trace() { net_trace "$RES/chlast" "$1" "$2" "$3" "$4" "$5" "$6" --channels-last; }
 
 chlast_traces() {
     cl_trace kernels-torch-cl-fp16 kernel-trace-cl 240 resnet18,mobilenet_v2,densenet121 32 fp16
@@ -3857,19 +3863,9 @@ EAGERTRACE55_CONFIGS="
 --network densenet121 --batch 128 --precision fp16 --channels-last"
 eagertrace55() {
     local d="$RES/eagertrace55"
-    mkdir -p "$d"
-    say "kernel_trace network: resnet18,mobilenet_v2,densenet121 b128 fp16 (NCHW)"
-    timeout 150 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2,densenet121 --batch 128 \
-        --precision fp16 --iters 5 -o "$d/kernels-torch-b128-fp16-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
-        fail "kernel_trace b128 fp16"
-    say "kernel_trace network: resnet18,mobilenet_v2 b128 fp32 (NCHW)"
-    timeout 100 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2 --batch 128 \
-        --precision fp32 --iters 5 -o "$d/kernels-torch-b128-fp32-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
-        fail "kernel_trace b128 fp32"
-    say "kernel_trace network, channels-last: resnet18,mobilenet_v2,densenet121 b128 fp16"
-    timeout 150 python3 tools/kernel_trace.py --op network --network resnet18,mobilenet_v2,densenet121 --batch 128 \
-        --precision fp16 --channels-last --iters 5 -o "$d/kernels-torch-cl-b128-fp16-$DEV.json" </dev/null \
-        >>"$d/kernel-trace-$DEV.log" 2>&1 || fail "kernel_trace channels-last b128 fp16"
+    net_trace "$d" kernels-torch-b128-fp16 kernel-trace 150 resnet18,mobilenet_v2,densenet121 128 fp16
+    net_trace "$d" kernels-torch-b128-fp32 kernel-trace 100 resnet18,mobilenet_v2 128 fp32
+    net_trace "$d" kernels-torch-cl-b128-fp16 kernel-trace 150 resnet18,mobilenet_v2,densenet121 128 fp16 --channels-last
     tail -6 "$d/kernel-trace-$DEV.log"
     bundle
     torch_one "$EAGERTRACE55_CONFIGS" torchcal55
@@ -3880,21 +3876,11 @@ eagertrace55() {
 # and VGG-11 channels-last FP16, every kernel with its operator, into $RES/eagertrace55b/ (tools/trace_compare.py)
 eagertrace55b() {
     local d="$RES/eagertrace55b"
-    mkdir -p "$d"
-    say "kernel_trace network: vgg11,squeezenet1_1,inception_v3 b128 fp16 (NCHW)"
-    timeout 120 python3 tools/kernel_trace.py --op network --network vgg11,squeezenet1_1,inception_v3 --batch 128 \
-        --precision fp16 --iters 5 -o "$d/kernels-torch-b128-fp16-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
-        fail "kernel_trace b128 fp16"
+    net_trace "$d" kernels-torch-b128-fp16 kernel-trace 120 vgg11,squeezenet1_1,inception_v3 128 fp16
     bundle
-    say "kernel_trace network: vgg11,squeezenet1_1,inception_v3 b128 fp32 (NCHW)"
-    timeout 90 python3 tools/kernel_trace.py --op network --network vgg11,squeezenet1_1,inception_v3 --batch 128 \
-        --precision fp32 --iters 5 -o "$d/kernels-torch-b128-fp32-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
-        fail "kernel_trace b128 fp32"
+    net_trace "$d" kernels-torch-b128-fp32 kernel-trace 90 vgg11,squeezenet1_1,inception_v3 128 fp32
     bundle
-    say "kernel_trace network, channels-last: vgg11 b128 fp16"
-    timeout 60 python3 tools/kernel_trace.py --op network --network vgg11 --batch 128 --precision fp16 --channels-last \
-        --iters 5 -o "$d/kernels-torch-cl-b128-fp16-$DEV.json" </dev/null >>"$d/kernel-trace-$DEV.log" 2>&1 ||
-        fail "kernel_trace channels-last b128 fp16"
+    net_trace "$d" kernels-torch-cl-b128-fp16 kernel-trace 60 vgg11 128 fp16 --channels-last
     grep -v -i warn "$d/kernel-trace-$DEV.log" | tail -8
     bundle
 }
