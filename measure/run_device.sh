@@ -4678,10 +4678,7 @@ densenet121 64 fp32" ;;
     kernels) # the kernels cuDNN runs for batch normalisation, from the CUDA profiler (tools/kernel_trace.py)
         kernel_trace ;;
     torchtrace) # every kernel of PyTorch training iterations of calibration-set networks (eager mode's algorithms)
-        say "kernel_trace network"
-        timeout 400 python3 tools/kernel_trace.py --op network --network vgg11,resnet18,mobilenet_v2 --batch 32 \
-            --precision fp32,fp16 --iters 5 -o "$RES/kernels-torch-networks-$DEV.json" </dev/null \
-            >"$RES/kernel-trace-networks-$DEV.log" 2>&1 || fail "kernel_trace network"
+        net_trace "$RES" kernels-torch-networks kernel-trace-networks 400 vgg11,resnet18,mobilenet_v2 32 fp32,fp16
         tail -20 "$RES/kernel-trace-networks-$DEV.log"
         bundle ;;
     kernels_bias) # both of the above in one call
