@@ -1738,6 +1738,47 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=holdout82, holdout83, mholdout82 (2 GPUs) (session 56, the model as session 53 left it): ten one-GPU configurations
+# by random.Random(82) and (83), holdout33's rule, and ten multi-GPU jobs by random.Random(8282), mholdout35's rule
+# (tools/draw_holdout.py --emit); predicted in the call, channels-last FP32 PyTorch jobs last.
+HOLDOUT82_MEASURE="
+wide_resnet50_2 232 fp16
+vgg13 96 fp16 graphapi
+resnet152 152 fp16
+mnasnet1_0 168 fp16 graphapi
+googlenet 240 fp16
+resnet101 208 fp32 graphapi"
+HOLDOUT82_TORCH="
+--network googlenet --batch 224 --precision fp32
+--network resnet34 --batch 48 --precision fp32
+--network vgg19 --batch 152 --precision fp16 --channels-last
+--network resnet50 --batch 120 --precision fp32 --channels-last"
+HOLDOUT83_MEASURE="
+resnet34 248 fp32 graphapi
+googlenet 128 fp16 graphapi
+vgg13 80 fp16
+googlenet 120 fp32
+googlenet 40 fp16 graphapi"
+HOLDOUT83_TORCH="
+--network mnasnet1_0 --batch 48 --precision fp16 --channels-last
+--network resnet34 --batch 232 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 216 --precision fp16
+--network vgg19 --batch 144 --precision fp32 --channels-last
+--network resnet34 --batch 144 --precision fp32 --channels-last"
+MHOLDOUT82_GRAPH="
+resnet34 40 fp16 nccl
+vgg19 232 fp32 ps2
+resnet34 248 fp16 ps1
+resnet50 64 fp32 nccl"
+MHOLDOUT82_LEGACY="
+googlenet 248 fp16 nccl
+vgg13 96 fp16 nccl
+alexnet 112 fp16 nccl"
+MHOLDOUT82_DDP="
+--network alexnet --batch 200 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 72 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 72 --precision fp16"
+
 # MODE=holdout80, holdout81, mholdout80 (2 GPUs) (session 55, the model as session 53 left it): ten one-GPU configurations
 # by random.Random(80) and (81), holdout33's rule, and ten multi-GPU jobs by random.Random(8080), mholdout35's rule
 # (tools/draw_holdout.py --emit); predicted in the call, channels-last FP32 PyTorch jobs last.
@@ -2427,6 +2468,18 @@ rankcost57() {
         grep -E 'kernel launch' || fail "launch alone"
     timeout 60 "${MPIRUN[@]}" -np 2 -x LD_LIBRARY_PATH "$BUILD/measure/cnnperf-calibrate" --only launch \
         --raw "$RES/launch-np2-raw.json" </dev/null 2>&1 | grep -E 'kernel launch' || fail "launch as rank 0 of 2"
+    bundle
+}
+
+# MODE=hostlink56 (session 56, one GPU): the device's host link and launch gap by cnnperf-calibrate (pinned
+# copies 8 B to 1 GiB, empty kernels back to back), so the H200's profile estimates (50 GB/s, 2.5 us) can be read
+# against a measurement, and the input copy torch_bench makes every iteration (its traces copy nothing) be timed
+hostlink56() {
+    local RES=$BUILD/results/hostlink56
+    mkdir -p "$RES"
+    say "calibrate --only hostlink,launch"
+    timeout 120 "$BUILD/measure/cnnperf-calibrate" --only hostlink,launch --raw "$RES/calibrated-hostlink-raw.json" \
+        </dev/null 2>&1 | grep -E -i 'host|launch' || fail "calibrate hostlink,launch"
     bundle
 }
 
@@ -4132,7 +4185,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -4193,9 +4246,10 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
+    hostlink56) hostlink56 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
     holdout47b) torch_one "$HOLDOUT47B_TORCH" torchholdout47b ;;
