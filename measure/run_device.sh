@@ -1779,6 +1779,12 @@ MHOLDOUT82_DDP="
 --network wide_resnet50_2 --batch 72 --precision fp16 --channels-last
 --network mnasnet1_0 --batch 72 --precision fp16"
 
+# MODE=holdout83b: the two channels-last FP32 jobs of HOLDOUT83_TORCH holdout83's call did not reach (VGG-19 b144
+# was still in cudnn.benchmark's search when the call's time ran out), in a call of their own.
+HOLDOUT83B_TORCH="
+--network vgg19 --batch 144 --precision fp32 --channels-last
+--network resnet34 --batch 144 --precision fp32 --channels-last"
+
 # MODE=holdout80, holdout81, mholdout80 (2 GPUs) (session 55, the model as session 53 left it): ten one-GPU configurations
 # by random.Random(80) and (81), holdout33's rule, and ten multi-GPU jobs by random.Random(8080), mholdout35's rule
 # (tools/draw_holdout.py --emit); predicted in the call, channels-last FP32 PyTorch jobs last.
@@ -4253,6 +4259,7 @@ run_mode() {
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
     holdout47b) torch_one "$HOLDOUT47B_TORCH" torchholdout47b ;;
+    holdout83b) torch_one "$HOLDOUT83B_TORCH" torchholdout83b ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
