@@ -1738,6 +1738,21 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=holdout84 (session 56, the model as session 53 left it): ten one-GPU configurations by random.Random(84),
+# holdout33's rule (tools/draw_holdout.py --emit), predicted in the call; the channels-last FP32 PyTorch job last.
+HOLDOUT84_MEASURE="
+alexnet 160 fp32
+resnet34 152 fp32
+resnet152 256 fp32
+googlenet 200 fp32 graphapi
+resnet50 232 fp16
+alexnet 152 fp32 graphapi"
+HOLDOUT84_TORCH="
+--network vgg16 --batch 104 --precision fp16 --channels-last
+--network alexnet --batch 88 --precision fp16 --channels-last
+--network googlenet --batch 104 --precision fp16
+--network resnet50 --batch 224 --precision fp32 --channels-last"
+
 # MODE=holdout82, holdout83, mholdout82 (2 GPUs) (session 56, the model as session 53 left it): ten one-GPU configurations
 # by random.Random(82) and (83), holdout33's rule, and ten multi-GPU jobs by random.Random(8282), mholdout35's rule
 # (tools/draw_holdout.py --emit); predicted in the call, channels-last FP32 PyTorch jobs last.
@@ -4191,7 +4206,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
