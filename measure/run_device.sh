@@ -1738,6 +1738,22 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=holdout85 (session 57, the model with rule 35 committed and not yet judged): ten one-GPU configurations by
+# random.Random(85), holdout33's rule (tools/draw_holdout.py --emit), predicted in the call; its two channels-last
+# FP32 PyTorch jobs come last as drawn.
+HOLDOUT85_MEASURE="
+resnext50_32x4d 88 fp32
+vgg13 88 fp16
+googlenet 32 fp32
+resnet50 240 fp16 graphapi"
+HOLDOUT85_TORCH="
+--network lenet5 --batch 208 --precision fp16
+--network lenet5 --batch 88 --precision fp32
+--network densenet169 --batch 32 --precision fp16 --channels-last
+--network resnet152 --batch 208 --precision fp16
+--network vgg19 --batch 200 --precision fp32 --channels-last
+--network resnet34 --batch 184 --precision fp32 --channels-last"
+
 # MODE=holdout84 (session 56, the model as session 53 left it): ten one-GPU configurations by random.Random(84),
 # holdout33's rule (tools/draw_holdout.py --emit), predicted in the call; the channels-last FP32 PyTorch job last.
 HOLDOUT84_MEASURE="
@@ -3945,6 +3961,30 @@ eagertrace55() {
     torch_one "$EAGERTRACE55_CONFIGS" torchcal55
 }
 
+# MODE=torchcal57 (session 57, calibration networks only): the data rule 35 is judged on (docs/ACCURACY.md),
+# committed with the rule before the call: the six calibration networks timed by torch_bench on one GPU in FP16
+# NCHW, FP16 channels-last and FP32 NCHW, each at a batch drawn from 128-256 by 8 (Python's random.Random(57),
+# networks in calibration-set.json's order, the three variants in that order; run NCHW first, channels-last last)
+TORCHCAL57_CONFIGS="
+--network resnet18 --batch 136 --precision fp16
+--network vgg11 --batch 184 --precision fp16
+--network mobilenet_v2 --batch 248 --precision fp16
+--network densenet121 --batch 224 --precision fp16
+--network squeezenet1_1 --batch 256 --precision fp16
+--network inception_v3 --batch 224 --precision fp16
+--network resnet18 --batch 128 --precision fp32
+--network vgg11 --batch 208 --precision fp32
+--network mobilenet_v2 --batch 232 --precision fp32
+--network densenet121 --batch 168 --precision fp32
+--network squeezenet1_1 --batch 224 --precision fp32
+--network inception_v3 --batch 248 --precision fp32
+--network resnet18 --batch 216 --precision fp16 --channels-last
+--network vgg11 --batch 256 --precision fp16 --channels-last
+--network mobilenet_v2 --batch 200 --precision fp16 --channels-last
+--network densenet121 --batch 128 --precision fp16 --channels-last
+--network squeezenet1_1 --batch 216 --precision fp16 --channels-last
+--network inception_v3 --batch 152 --precision fp16 --channels-last"
+
 # MODE=eagertrace55b (session 55, after rule 32 was not kept): the calibration networks eagertrace55 did not trace,
 # whose PyTorch runs fell furthest under rule 32 (VGG-11, SqueezeNet 1.1; Inception-v3), at b128 in FP16 and FP32 NCHW
 # and VGG-11 channels-last FP16, every kernel with its operator, into $RES/eagertrace55b/ (tools/trace_compare.py)
@@ -4206,7 +4246,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -4411,6 +4451,7 @@ resnet50 64 fp32 ps2"
         tail -8 "$RES/chlast/kernel-trace-cl3-$DEV.log"
         bundle ;;
     eagertrace55b) eagertrace55b ;; # session 55: the other calibration networks' PyTorch kernel traces, b128
+    torchcal57) torch_one "$TORCHCAL57_CONFIGS" torchcal57 ;; # session 57: rule 35's judging runs, calibration networks
     eagertrace55) eagertrace55 ;; # session 55: PyTorch kernel traces and timings of calibration networks, b128
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
