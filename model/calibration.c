@@ -65,49 +65,11 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
     return 0;
 }
 
-/* "eager_terms": {"nchw" | "channels_last": {group: {class: {pass: {"scale": S}}}}}, scales only. */
-static int parse_eager(cp_jctx *c, const cJSON *obj, cp_calibration *cal)
-{
-    static const char *const layouts[CP_LAYOUT_COUNT] = {"nchw", "channels_last"};
-    if (!cJSON_IsObject(obj))
-        return cp_jfail(c, NULL, "must be an object with nchw and channels_last tables");
-    for (const cJSON *lo = obj->child; lo; lo = lo->next) {
-        int li = 0;
-        while (li < CP_LAYOUT_COUNT && strcmp(layouts[li], lo->string) != 0)
-            li++;
-        if (li == CP_LAYOUT_COUNT)
-            return cp_jfail(c, lo->string, "unknown layout (known: nchw, channels_last)");
-        size_t mark = cp_jpush_key(c, lo->string);
-        if (!cJSON_IsObject(lo))
-            return cp_jfail(c, NULL, "must be an object of precision groups");
-        for (const cJSON *g = lo->child; g; g = g->next) {
-            int gi = 0;
-            while (gi < CP_CG_COUNT && strcmp(group_names[gi], g->string) != 0)
-                gi++;
-            if (gi == CP_CG_COUNT)
-                return cp_jfail(c, g->string, "unknown precision group (known: fp32, tf32, half)");
-            cp_calib_term t[CP_CC_COUNT][CP_CALIB_PASSES];
-            memset(t, 0, sizeof t);
-            size_t m2 = cp_jpush_key(c, g->string);
-            if (parse_table(c, g, t))
-                return -1;
-            cp_jpop(c, m2);
-            for (int k = 0; k < CP_CC_COUNT; k++)
-                for (int p = 0; p < CP_CALIB_PASSES; p++)
-                    cal->eager_scale[li][gi][k][p] = k == CP_CC_CONCAT ? 0 : t[k][p].scale;
-        }
-        cp_jpop(c, mark);
-    }
-    cal->has_eager = true;
-    return 0;
-}
-
 int cp_calibration_parse(const char *text, size_t len, const char *file, cp_calibration *cal, cp_error *err)
 {
     static const char *const known[] = {"format", "device", "source", "library", "training_set", "method",
                                         "fitted", "git_commit", "terms", "description",
-                                        "host_source", "host_training_set", "host_method",
-                                        "eager_terms", "eager_source", "eager_training_set", NULL};
+                                        "host_source", "host_training_set", "host_method", NULL};
     memset(cal, 0, sizeof *cal);
     for (int g = 0; g < CP_CG_COUNT; g++)
         for (int k = 0; k < CP_CC_COUNT; k++)
@@ -154,13 +116,6 @@ int cp_calibration_parse(const char *text, size_t len, const char *file, cp_cali
         cp_jpop(&c, m2);
     }
     cp_jpop(&c, mark);
-    const cJSON *eager = cp_jget(root, "eager_terms");
-    if (eager) {
-        size_t m3 = cp_jpush_key(&c, "eager_terms");
-        if (parse_eager(&c, eager, cal))
-            goto out;
-        cp_jpop(&c, m3);
-    }
     snprintf(cal->file, sizeof cal->file, "%s", file);
     snprintf(cal->source, sizeof cal->source, "%s", source);
     for (int g = 0; g < CP_CG_COUNT; g++)

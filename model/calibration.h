@@ -50,14 +50,12 @@ typedef enum {
  * cost beyond the transposes the model times, which a channels-last pass
  * (the engine alone) never pays. Fitted on the calibration set's GPU-paced
  * channels-last 16-bit PyTorch runs (tools/fit_constant.sh;
- * validation/h100/torch/clcal42/, clcal42b/; docs/CALIBRATION.md), refitted
- * on the same set with eager mode's trace-fitted ReLU and pooling factors
- * (rule 35: session 55's rule 33b, torchcal55 held out of the fit). */
+ * validation/h100/torch/clcal42/, clcal42b/; docs/CALIBRATION.md). */
 #ifndef CP_CL_HALF_CONV_FACTOR_3X3
-#define CP_CL_HALF_CONV_FACTOR_3X3 0.77
+#define CP_CL_HALF_CONV_FACTOR_3X3 0.70
 #endif
 #ifndef CP_CL_HALF_CONV_FACTOR_OTHER
-#define CP_CL_HALF_CONV_FACTOR_OTHER 1.40
+#define CP_CL_HALF_CONV_FACTOR_OTHER 1.10
 #endif
 
 /* The factor on the calibrated time of a strided convolution's data
@@ -90,20 +88,11 @@ typedef struct {
     double host_ms;   /* what the host spends issuing the pass's library calls; 0 when not set */
 } cp_calib_term;
 
-/* Activation layouts of eager mode's factors: NCHW, channels-last. */
-typedef enum { CP_LAYOUT_NCHW, CP_LAYOUT_CHANNELS_LAST, CP_LAYOUT_COUNT } cp_calib_layout;
-
 typedef struct {
     bool loaded;
     char file[256];
     char source[512]; /* one line: what it was fitted on (training runs and microbenchmarks) */
     cp_calib_term term[CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
-    /* eager mode's factors on the analytic time of the kernels PyTorch runs
-     * itself (ReLU, pooling: model/eager.c), fitted on the calibration set's
-     * PyTorch kernel traces ("eager_terms", tools/fit_eager_terms.py); 0
-     * where none was fitted (the pass keeps its term above) */
-    double eager_scale[CP_LAYOUT_COUNT][CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
-    bool has_eager;
     /* some term has host_ms: predictions put the host's issue of every pass
      * ahead of its kernels (predict.h, host time line) */
     bool has_host;

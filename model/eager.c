@@ -160,43 +160,22 @@ static void extra(run *r, const char *name, double items, double in, double out,
     r->e->extra_kernels++;
 }
 
-/* Whether PyTorch runs the layer's passes as kernels of its own (ReLU:
- * clamp_min_, threshold_backward, hardtanh; pooling: max_pool2d_with_indices,
- * avg_pool2d, adaptive_avg_pool2d and their backwards) where the harness
- * calls cuDNN, whose kernels the calibration's terms were fitted on. */
-static bool torch_own_kernels(const cp_layer *l)
-{
-    static const char *const kinds[] = {"relu", "relu6", "maxpool", "avgpool", "adaptive_avgpool", "global_avgpool"};
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (strcmp(l->kind->name, kinds[i]) == 0)
-            return true;
-    return false;
-}
-
 /* The prediction's kernels of one layer pass, with their predicted times,
  * but for the harness's gradient sums (predict.c's "grad_accumulate"): eager
  * mode runs autograd's own (accumulate below). */
-static void pass_kernels(run *r, int node, const cp_layer *l, cp_pass pass)
+static void pass_kernels(run *r, int node, const char *layer)
 {
     const cp_tree *tr = &r->p->tree;
     if (node < 0)
         return;
     /* the pass's calibration (calibration.h): its scale on every kernel, its
-     * per-call offset on the first; PyTorch's own kernels take the factor
-     * fitted on PyTorch's traces instead, where the file has one (rule 33) */
+     * per-call offset on the first */
     double scale = tr->t[node].scale, offset = tr->t[node].offset_ms;
-    const cp_calibration *cal = cp_device_calibration(r->dev, r->p->algos);
-    if (cal->has_eager && torch_own_kernels(l)) {
-        int layout = r->p->net->channels_last ? CP_LAYOUT_CHANNELS_LAST : CP_LAYOUT_NCHW;
-        double f = cal->eager_scale[layout][cp_calib_group_of(r->p->prec)][cp_layer_calib_class(l)][pass];
-        if (f > 0)
-            scale = f, offset = 0;
-    }
     for (int c = tr->t[cp_tree_body(tr, node)].first; c >= 0; c = tr->t[c].next) {
         const char *name = tr->k[tr->t[c].kernel].name;
         if (strcmp(name, "grad_accumulate") == 0)
             continue;
-        kernel(r, scale * tr->t[c].time_ms + offset, name, l->name);
+        kernel(r, scale * tr->t[c].time_ms + offset, name, layer);
         offset = 0;
     }
 }
@@ -484,7 +463,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
             for (int j = 0, n = tensors_of(l, size); j < n; j++)
                 extra(&r, "autocast_cast_weight", size[j], 4 * size[j], 2 * size[j], 0, l->name);
         }
-        pass_kernels(&r, p->layers[i].node[CP_PASS_FWD], l, CP_PASS_FWD);
+        pass_kernels(&r, p->layers[i].node[CP_PASS_FWD], l->name);
         if (k->bn) /* self.num_batches_tracked.add_(1) */
             extra(&r, "bn_num_batches_tracked", 1, 8, 8, 1, l->name);
         if (k->loss && i == loss_layer)
@@ -520,8 +499,8 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
             loss_backward(&r, logits, autocast, l->name);
         for (int j = 0; j < acc[i] && !r.failed; j++)
             accumulate(&r, l, acc_us, autocast);
-        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_DATA], l, CP_PASS_BWD_DATA);
-        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_WEIGHT], l, CP_PASS_BWD_WEIGHT);
+        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_DATA], l->name);
+        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_WEIGHT], l->name);
         int n = tensors_of(l, size);
         if (autocast && k->casts) /* ToCopyBackward: the weight gradients back to fp32 */
             for (int j = 0; j < n; j++)
