@@ -22,6 +22,12 @@ fits read `--exclude calfresh42`.
   python3 tools/calibration_metrics.py v.json              # the calibration set only
   python3 tools/calibration_metrics.py v.json --evaluation  # and the evaluation set (after the choice)
   python3 tools/calibration_metrics.py v.json --only calfresh42
+  python3 tools/calibration_metrics.py v.json --pytorch-paced   # and rule 35's figures, below
+
+--pytorch-paced adds the figures an eager-mode kernel rule is judged by (rule 35, docs/ACCURACY.md, session 57):
+the one-GPU PyTorch runs the GPU paced, those whose measured host issue time (validate's host_enqueue_ms) is
+under 0.6 of their measured iteration (measured values only, so the set does not move with the model), their
+MAPE and bias, and the same by device x precision x layout.
 """
 import argparse
 import json
@@ -71,12 +77,43 @@ def metrics(runs, which, only=(), exclude=()):
     return passes, one, one_target, several
 
 
+PACED_HOST_SHARE = 0.6  # rule 35's filter
+
+
+def pytorch_paced(runs, which, only=(), exclude=()):
+    """The one-GPU PyTorch runs of the set whose measured host issue time is under
+    PACED_HOST_SHARE of their measured iteration (runs whose note says "not scored" left out)."""
+    out = []
+    for r in runs:
+        it = r.get("iteration") or {}
+        host, meas = r.get("host_enqueue_ms"), it.get("measured_ms", 0)
+        if (r.get("set") == which and kept(r, only, exclude) and r.get("source") == "pytorch" and
+                r.get("gpus", 1) == 1 and "not scored" not in (r.get("note") or "") and host is not None and
+                meas > 0 and host / meas < PACED_HOST_SHARE):
+            out.append(r)
+    return out
+
+
+def print_paced(runs, which):
+    err = [r["iteration"]["error_pct"] for r in runs]
+    print(f"{which:11}  PyTorch one GPU, host under {PACED_HOST_SHARE} of the iteration: "
+          f"{mean([abs(e) for e in err]):.3f}% over {len(err)} (bias {mean(err):+.2f}%)")
+    groups = {}
+    for r in runs:
+        layout = "channels-last" if "channels-last" in r.get("label", "") else "nchw"
+        groups.setdefault((r.get("device"), r.get("precision"), layout), []).append(r["iteration"]["error_pct"])
+    for (dev, prec, layout), e in sorted(groups.items()):
+        print(f"{'':11}    {dev} {prec} {layout}: {mean([abs(x) for x in e]):.3f}% over {len(e)} (bias {mean(e):+.2f}%)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("validate_json", help="cnnperf validate --format json output")
     ap.add_argument("--evaluation", action="store_true", help="also print the evaluation set's figures")
     ap.add_argument("--only", action="append", default=[], metavar="S", help="only runs whose file contains S")
     ap.add_argument("--exclude", action="append", default=[], metavar="S", help="leave out runs whose file contains S")
+    ap.add_argument("--pytorch-paced", action="store_true",
+                    help="also the one-GPU PyTorch runs the GPU paced (host under 0.6 of the iteration), by group")
     args = ap.parse_args()
     with open(args.validate_json) as fh:
         runs = json.load(fh).get("runs", [])
@@ -85,6 +122,8 @@ def main():
         print(f"{which:11}  passes {mean(passes):.3f}% over {len(passes)}  one GPU {mean(one):.3f}% over {len(one)}"
               f"  (target's filter {mean(one_target):.3f}% over {len(one_target)})"
               f"  several GPUs {mean(several):.3f}% over {len(several)}")
+        if args.pytorch_paced:
+            print_paced(pytorch_paced(runs, which, args.only, args.exclude), which)
     return 0
 
 
