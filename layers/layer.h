@@ -94,6 +94,9 @@ static inline bool cp_layer_packed_grouped(const cp_layer *l, const cp_exec *x)
     return (in & (in - 1)) == 0 && (out & (out - 1)) == 0; /* powers of two */
 }
 
+/* A pooling window's cover: how many windows hold an input element, on average over the input (layers/pool.c). */
+double cp_pool_cover(const cp_layer *l);
+
 /* Two weight-gradient kernels layers/conv.c picks by a convolution's shape, for the tests that bound what they
  * cost: FP32 3x3 as winograd_nonfused with its GEMM unsplit (WINOGRAD_WGRAD_MIN_*), and PyTorch's 16-bit 1x1
  * between NHWC copies (WGRAD16_1X1_DIRECT_MAX_CHANNELS, docs/ACCURACY.md rule 21). */

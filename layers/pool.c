@@ -190,13 +190,17 @@ static double covering(int in, int out, int k, int s, int p)
     return taps / in;
 }
 
+double cp_pool_cover(const cp_layer *l)
+{
+    return covering(l->in[0].h, l->out.h, l->kh, l->sh, l->ph) * covering(l->in[0].w, l->out.w, l->kw, l->sw, l->pw);
+}
+
 static int avgpool_nhwc_kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out)
 {
     double xb = cp_act_bytes(x, l->in[0]), yb = cp_act_bytes(x, l->out);
     double outs = (double)x->batch * cp_shape_elems(l->out), ins = (double)x->batch * cp_shape_elems(l->in[0]);
     double flops = window_flops(l, pass, x->batch);
-    cp_shape i = l->in[0], o = l->out;
-    double cover = covering(i.h, o.h, l->kh, l->sh, l->ph) * covering(i.w, o.w, l->kw, l->sw, l->pw);
+    double cover = cp_pool_cover(l);
     double instr;
     if (pass == CP_PASS_FWD) {
         out[0] = cp_stream_kernel(x->dev, x->prec, "avgpool_fwd_nhwc", outs, xb, yb, flops);

@@ -65,11 +65,80 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
     return 0;
 }
 
+/* "eager_terms": {"nchw" | "channels_last": {group: {class: {pass: {"scale": S}}}}}, scales only. */
+static int parse_eager(cp_jctx *c, const cJSON *obj, cp_calibration *cal)
+{
+    static const char *const layouts[CP_LAYOUT_COUNT] = {"nchw", "channels_last"};
+    if (!cJSON_IsObject(obj))
+        return cp_jfail(c, NULL, "must be an object with nchw and channels_last tables");
+    for (const cJSON *lo = obj->child; lo; lo = lo->next) {
+        int li = 0;
+        while (li < CP_LAYOUT_COUNT && strcmp(layouts[li], lo->string) != 0)
+            li++;
+        if (li == CP_LAYOUT_COUNT)
+            return cp_jfail(c, lo->string, "unknown layout (known: nchw, channels_last)");
+        size_t mark = cp_jpush_key(c, lo->string);
+        if (!cJSON_IsObject(lo))
+            return cp_jfail(c, NULL, "must be an object of precision groups");
+        for (const cJSON *g = lo->child; g; g = g->next) {
+            int gi = 0;
+            while (gi < CP_CG_COUNT && strcmp(group_names[gi], g->string) != 0)
+                gi++;
+            if (gi == CP_CG_COUNT)
+                return cp_jfail(c, g->string, "unknown precision group (known: fp32, tf32, half)");
+            cp_calib_term t[CP_CC_COUNT][CP_CALIB_PASSES];
+            memset(t, 0, sizeof t);
+            size_t m2 = cp_jpush_key(c, g->string);
+            if (parse_table(c, g, t))
+                return -1;
+            cp_jpop(c, m2);
+            for (int k = 0; k < CP_CC_COUNT; k++)
+                for (int p = 0; p < CP_CALIB_PASSES; p++)
+                    cal->eager_scale[li][gi][k][p] = k == CP_CC_CONCAT ? 0 : t[k][p].scale;
+        }
+        cp_jpop(c, mark);
+    }
+    cal->has_eager = true;
+    return 0;
+}
+
+/* "eager_pool": {"maxpool" | "avgpool": {"forward_ps_per_output": A, "forward_ps_per_tap": B,
+ * "backward_ps_per_input": C, "backward_ps_per_cover": D, "layers": N}} */
+static int parse_eager_pool(cp_jctx *c, const cJSON *obj, cp_calibration *cal)
+{
+    static const char *const kinds[2] = {"maxpool", "avgpool"};
+    static const char *const known[] = {"forward_ps_per_output", "forward_ps_per_tap", "backward_ps_per_input",
+                                        "backward_ps_per_cover", "layers", NULL};
+    if (!cJSON_IsObject(obj))
+        return cp_jfail(c, NULL, "must be an object with maxpool and avgpool rates");
+    for (const cJSON *k = obj->child; k; k = k->next) {
+        int ki = 0;
+        while (ki < 2 && strcmp(kinds[ki], k->string) != 0)
+            ki++;
+        if (ki == 2)
+            return cp_jfail(c, k->string, "unknown pooling kind (known: maxpool, avgpool)");
+        size_t mark = cp_jpush_key(c, k->string);
+        if (!cJSON_IsObject(k))
+            return cp_jfail(c, NULL, "must be an object of per-element times in ps");
+        if (cp_jonly(c, k, known) ||
+            cp_jnum(c, k, "forward_ps_per_output", true, 0, 0, 1e4, &cal->eager_pool[ki].fwd_per_output_ps) ||
+            cp_jnum(c, k, "forward_ps_per_tap", true, 0, 0, 1e4, &cal->eager_pool[ki].fwd_per_tap_ps) ||
+            cp_jnum(c, k, "backward_ps_per_input", true, 0, 0, 1e4, &cal->eager_pool[ki].bwd_per_input_ps) ||
+            cp_jnum(c, k, "backward_ps_per_cover", true, 0, 0, 1e4, &cal->eager_pool[ki].bwd_per_cover_ps))
+            return -1;
+        cal->eager_pool[ki].set = true;
+        cp_jpop(c, mark);
+    }
+    return 0;
+}
+
 int cp_calibration_parse(const char *text, size_t len, const char *file, cp_calibration *cal, cp_error *err)
 {
     static const char *const known[] = {"format", "device", "source", "library", "training_set", "method",
                                         "fitted", "git_commit", "terms", "description",
-                                        "host_source", "host_training_set", "host_method", NULL};
+                                        "host_source", "host_training_set", "host_method",
+                                        "eager_terms", "eager_source", "eager_training_set",
+                                        "eager_pool", "eager_pool_source", "eager_pool_training_set", NULL};
     memset(cal, 0, sizeof *cal);
     for (int g = 0; g < CP_CG_COUNT; g++)
         for (int k = 0; k < CP_CC_COUNT; k++)
@@ -116,6 +185,20 @@ int cp_calibration_parse(const char *text, size_t len, const char *file, cp_cali
         cp_jpop(&c, m2);
     }
     cp_jpop(&c, mark);
+    const cJSON *eager = cp_jget(root, "eager_terms");
+    if (eager) {
+        size_t m3 = cp_jpush_key(&c, "eager_terms");
+        if (parse_eager(&c, eager, cal))
+            goto out;
+        cp_jpop(&c, m3);
+    }
+    const cJSON *pool = cp_jget(root, "eager_pool");
+    if (pool) {
+        size_t m4 = cp_jpush_key(&c, "eager_pool");
+        if (parse_eager_pool(&c, pool, cal))
+            goto out;
+        cp_jpop(&c, m4);
+    }
     snprintf(cal->file, sizeof cal->file, "%s", file);
     snprintf(cal->source, sizeof cal->source, "%s", source);
     for (int g = 0; g < CP_CG_COUNT; g++)

@@ -88,11 +88,29 @@ typedef struct {
     double host_ms;   /* what the host spends issuing the pass's library calls; 0 when not set */
 } cp_calib_term;
 
+/* Activation layouts of eager mode's factors: NCHW, channels-last. */
+typedef enum { CP_LAYOUT_NCHW, CP_LAYOUT_CHANNELS_LAST, CP_LAYOUT_COUNT } cp_calib_layout;
+
 typedef struct {
     bool loaded;
     char file[256];
     char source[512]; /* one line: what it was fitted on (training runs and microbenchmarks) */
     cp_calib_term term[CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
+    /* eager mode's factors on the analytic time of the kernels PyTorch runs
+     * itself (ReLU, pooling: model/eager.c), fitted on the calibration set's
+     * PyTorch kernel traces ("eager_terms", tools/fit_eager_terms.py); 0
+     * where none was fitted (the pass keeps its term above) */
+    double eager_scale[CP_LAYOUT_COUNT][CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
+    bool has_eager;
+    /* eager mode's NCHW windowed pooling as PyTorch's own kernels ("eager_pool",
+     * tools/fit_eager_pool.py; rule 36): per element, in any precision, the
+     * forward's time per output and per tap of its window, the backward's per
+     * input and per window covering it; picoseconds. Index 0: max pooling,
+     * 1: average pooling; .set false where no trace of that kind was fitted */
+    struct {
+        bool set;
+        double fwd_per_output_ps, fwd_per_tap_ps, bwd_per_input_ps, bwd_per_cover_ps;
+    } eager_pool[2];
     /* some term has host_ms: predictions put the host's issue of every pass
      * ahead of its kernels (predict.h, host time line) */
     bool has_host;

@@ -160,22 +160,66 @@ static void extra(run *r, const char *name, double items, double in, double out,
     r->e->extra_kernels++;
 }
 
+/* Whether PyTorch runs the layer's passes as element-wise kernels of its
+ * own (ReLU: clamp_min_, threshold_backward; ReLU6: hardtanh) where the
+ * harness calls cuDNN, whose kernels the calibration's terms were fitted on. */
+static bool torch_own_elementwise(const cp_layer *l)
+{
+    return strcmp(l->kind->name, "relu") == 0 || strcmp(l->kind->name, "relu6") == 0;
+}
+
+/* An NCHW windowed pooling pass as PyTorch's own kernel (max_pool2d_with_indices,
+ * avg_pool2d and their backwards; rule 36): one kernel whose time is a rate
+ * per element, the same in every precision, fitted on the calibration set's
+ * traces; global and adaptive average pooling are other kernels (aten::mean)
+ * and keep the harness's. Its time in ms, or -1 where the file has no rate. */
+static double torch_pool_ms(const run *r, const cp_calibration *cal, const cp_layer *l, cp_pass pass)
+{
+    int kind = strcmp(l->kind->name, "maxpool") == 0 ? 0 : strcmp(l->kind->name, "avgpool") == 0 ? 1 : -1;
+    if (kind < 0 || r->p->net->channels_last || !cal->eager_pool[kind].set)
+        return -1;
+    double batch = r->p->batch, ps;
+    if (pass == CP_PASS_FWD)
+        ps = batch * cp_shape_elems(l->out) *
+             (cal->eager_pool[kind].fwd_per_output_ps + cal->eager_pool[kind].fwd_per_tap_ps * l->kh * l->kw);
+    else if (pass == CP_PASS_BWD_DATA)
+        ps = batch * cp_shape_elems(l->in[0]) *
+             (cal->eager_pool[kind].bwd_per_input_ps + cal->eager_pool[kind].bwd_per_cover_ps * cp_pool_cover(l));
+    else
+        return -1;
+    return ps * 1e-9 + r->dev->launch_overhead_us * 1e-3;
+}
+
 /* The prediction's kernels of one layer pass, with their predicted times,
  * but for the harness's gradient sums (predict.c's "grad_accumulate"): eager
  * mode runs autograd's own (accumulate below). */
-static void pass_kernels(run *r, int node, const char *layer)
+static void pass_kernels(run *r, int node, const cp_layer *l, cp_pass pass)
 {
     const cp_tree *tr = &r->p->tree;
     if (node < 0)
         return;
     /* the pass's calibration (calibration.h): its scale on every kernel, its
-     * per-call offset on the first */
+     * per-call offset on the first; PyTorch's own kernels are timed as the
+     * calibration set's traces show them instead, where the file has them
+     * (rules 33 and 36) */
     double scale = tr->t[node].scale, offset = tr->t[node].offset_ms;
+    const cp_calibration *cal = cp_device_calibration(r->dev, r->p->algos);
+    double pool_ms = torch_pool_ms(r, cal, l, pass);
+    if (pool_ms >= 0) {
+        kernel(r, pool_ms, pass == CP_PASS_FWD ? "torch_pool_fwd" : "torch_pool_bwd", l->name);
+        return;
+    }
+    if (cal->has_eager && torch_own_elementwise(l)) {
+        int layout = r->p->net->channels_last ? CP_LAYOUT_CHANNELS_LAST : CP_LAYOUT_NCHW;
+        double f = cal->eager_scale[layout][cp_calib_group_of(r->p->prec)][cp_layer_calib_class(l)][pass];
+        if (f > 0)
+            scale = f, offset = 0;
+    }
     for (int c = tr->t[cp_tree_body(tr, node)].first; c >= 0; c = tr->t[c].next) {
         const char *name = tr->k[tr->t[c].kernel].name;
         if (strcmp(name, "grad_accumulate") == 0)
             continue;
-        kernel(r, scale * tr->t[c].time_ms + offset, name, layer);
+        kernel(r, scale * tr->t[c].time_ms + offset, name, l->name);
         offset = 0;
     }
 }
@@ -463,7 +507,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
             for (int j = 0, n = tensors_of(l, size); j < n; j++)
                 extra(&r, "autocast_cast_weight", size[j], 4 * size[j], 2 * size[j], 0, l->name);
         }
-        pass_kernels(&r, p->layers[i].node[CP_PASS_FWD], l->name);
+        pass_kernels(&r, p->layers[i].node[CP_PASS_FWD], l, CP_PASS_FWD);
         if (k->bn) /* self.num_batches_tracked.add_(1) */
             extra(&r, "bn_num_batches_tracked", 1, 8, 8, 1, l->name);
         if (k->loss && i == loss_layer)
@@ -499,8 +543,8 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
             loss_backward(&r, logits, autocast, l->name);
         for (int j = 0; j < acc[i] && !r.failed; j++)
             accumulate(&r, l, acc_us, autocast);
-        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_DATA], l->name);
-        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_WEIGHT], l->name);
+        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_DATA], l, CP_PASS_BWD_DATA);
+        pass_kernels(&r, p->layers[i].node[CP_PASS_BWD_WEIGHT], l, CP_PASS_BWD_WEIGHT);
         int n = tensors_of(l, size);
         if (autocast && k->casts) /* ToCopyBackward: the weight gradients back to fp32 */
             for (int j = 0; j < n; j++)

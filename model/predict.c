@@ -84,8 +84,7 @@ const cp_calibration *cp_device_calibration(const cp_device *d, cp_algos algos)
     return algos == CP_ALGOS_PYTORCH && d->calib_graph.loaded ? &d->calib_graph : &d->calib;
 }
 
-/* The precision group a calibration's terms are kept by. */
-static cp_calib_group calib_group(cp_precision prec)
+cp_calib_group cp_calib_group_of(cp_precision prec)
 {
     return prec == CP_PREC_FP32 ? CP_CG_FP32 : prec == CP_PREC_TF32 ? CP_CG_TF32 : CP_CG_HALF;
 }
@@ -122,7 +121,7 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     const cp_calibration *cal = cp_device_calibration(x->dev, x->algos);
     if (!cal->loaded)
         return;
-    cp_calib_group g = calib_group(x->prec);
+    cp_calib_group g = cp_calib_group_of(x->prec);
     cp_calib_class cls = cp_layer_calib_class(l);
     /* timed by its own microbenchmark constants (layers/conv.c), not its filter class's fit */
     if (pass != CP_PASS_UPDATE && strcmp(l->kind->name, "conv") == 0 && cp_layer_packed_grouped(l, x))
@@ -310,7 +309,7 @@ static int next_pass(const cp_network *net, int k, int *layer, cp_pass *pass)
 static int host_timeline(cp_prediction *p, const cp_calibration *cal, cp_error *err)
 {
     const cp_network *net = p->net;
-    cp_calib_group g = calib_group(p->prec);
+    cp_calib_group g = cp_calib_group_of(p->prec);
     cp_tree *tr = &p->tree;
     int dag = p->timeline = cp_tree_node(tr, -1, CP_TASK_DAG, "iteration (host issue, GPU)", -1);
     int load = cp_tree_fixed(tr, dag, "loading", p->loading_ms);

@@ -137,4 +137,7 @@ const cp_calibration *cp_device_calibration(const cp_device *d, cp_algos algos);
  * prediction applies it: for reports and the fitting tool. */
 cp_calib_class cp_layer_calib_class(const cp_layer *l);
 
+/* The precision group a calibration keeps a precision's terms by. */
+cp_calib_group cp_calib_group_of(cp_precision prec);
+
 #endif
