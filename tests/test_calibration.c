@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "model/calibration.h"
+#include "model/eager.h"
 #include "model/predict.h"
 
 static int parse(const char *text, cp_calibration *c, cp_error *err)
@@ -72,6 +73,9 @@ static void test_concat_class_falls_back_to_elementwise(void **state)
     cp_network_free(&net);
 }
 
+/* three of eager_pool's four rates (the fourth, backward_ps_per_cover, where a case needs it) */
+#define POOL_RATES "\"forward_ps_per_output\": 10, \"forward_ps_per_tap\": 1, \"backward_ps_per_input\": 8"
+
 static void test_bad_files_name_the_field(void **state)
 {
     (void)state;
@@ -97,6 +101,14 @@ static void test_bad_files_name_the_field(void **state)
         {HEAD "\"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": 1, \"host_us\": 5}}}}}", "$.host_source"},
         {HEAD "\"host_source\": \"h\", \"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": 1, \"host_us\": -5}}}}}",
          "$.terms.fp32.fc.forward.host_us"},
+        {HEAD "\"terms\": {}, \"eager_pool\": {\"lppool\": {}}}", "$.eager_pool.lppool"},
+        {HEAD "\"terms\": {}, \"eager_pool\": [1]}", "$.eager_pool"},
+        {HEAD "\"terms\": {}, \"eager_pool\": {\"maxpool\": {\"forward_ps_per_output\": 9}}}",
+         "$.eager_pool.maxpool.forward_ps_per_tap"},
+        {HEAD "\"terms\": {}, \"eager_pool\": {\"maxpool\": {" POOL_RATES ", \"backward_ps_per_cover\": -1}}}",
+         "$.eager_pool.maxpool.backward_ps_per_cover"},
+        {HEAD "\"terms\": {}, \"eager_pool\": {\"avgpool\": {" POOL_RATES ", \"backward_ps_per_cover\": 1, \"taps\": 3}}}",
+         "$.eager_pool.avgpool.taps"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cp_calibration c;
@@ -521,6 +533,62 @@ static void test_auto_attaches_embedded_calibrations(void **state)
     cp_calibration_set_default("none");
 }
 
+/* Rule 36: eager mode times an NCHW windowed pooling pass as PyTorch's own kernel, the file's rate per element
+ * (any precision) plus the launch gap, in place of the prediction's kernels and their terms; the global average
+ * pooling, channels-last runs and kinds without a rate keep the prediction's. ResNet-18's 3x3/2 max pooling of
+ * a 64x112x112 input, batch 32, FP16. */
+static double event_ms(const cp_eager *e, const char *name, const char *layer)
+{
+    double ms = -1;
+    for (int i = 0; i < e->n_events; i++)
+        if (e->events[i].gpu && strcmp(e->events[i].name, name) == 0 && strcmp(e->events[i].detail, layer) == 0)
+            ms = e->events[i].end_ms - e->events[i].start_ms;
+    return ms;
+}
+
+static void test_eager_pool_times_pytorch_kernels(void **state)
+{
+    (void)state;
+    cp_device dev;
+    cp_network net;
+    cp_error err;
+    load_uncalibrated(&dev, &net);
+    assert_int_equal(parse(HEAD "\"terms\": {}, \"eager_pool\": {\"maxpool\": {" POOL_RATES
+                                ", \"backward_ps_per_cover\": 2}}}",
+                           &dev.calib_graph, &err),
+                     0);
+    assert_true(dev.calib_graph.eager_pool[0].set);
+    assert_false(dev.calib_graph.eager_pool[1].set);
+    const cp_layer *pool = NULL;
+    for (int i = 0; i < net.n_layers; i++)
+        if (strcmp(net.layers[i].name, "maxpool") == 0)
+            pool = &net.layers[i];
+    assert_non_null(pool);
+    double cover = cp_pool_cover(pool); /* 167 taps over 112 rows, squared */
+    assert_true(fabs(cover - (167.0 / 112) * (167.0 / 112)) < 1e-12);
+    for (int cl = 0; cl < 2; cl++) {
+        net.channels_last = cl;
+        cp_prediction p = {0};
+        cp_eager e = {0};
+        cp_eager_costs costs = {0};
+        e.record = 1;
+        assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &p, &err), 0);
+        assert_int_equal(cp_eager_run(&p, &costs, &e, &err), 0);
+        double fwd = event_ms(&e, "torch_pool_fwd", "maxpool"), bwd = event_ms(&e, "torch_pool_bwd", "maxpool");
+        if (cl) { /* channels-last: the prediction's own kernels */
+            assert_true(fwd < 0 && bwd < 0);
+        } else {
+            double launch = dev.launch_overhead_us * 1e-3;
+            assert_true(fabs(fwd - (32.0 * 64 * 56 * 56 * (10 + 1 * 9) * 1e-9 + launch)) < 1e-9);
+            assert_true(fabs(bwd - (32.0 * 64 * 112 * 112 * (8 + 2 * cover) * 1e-9 + launch)) < 1e-9);
+            assert_true(event_ms(&e, "torch_pool_bwd", "avgpool") < 0); /* global: aten::mean, not avg_pool2d */
+        }
+        cp_eager_free(&e);
+        cp_prediction_free(&p);
+    }
+    cp_network_free(&net);
+}
+
 /* The fitted files must never have been fitted on an evaluation network. */
 static void test_fitted_files_name_only_the_calibration_set(void **state)
 {
@@ -562,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_strided_gradients_take_their_factors),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),
         cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),
+        cmocka_unit_test(test_eager_pool_times_pytorch_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
