@@ -121,8 +121,9 @@ def main():
     cal = json.load(open(a.calibration))
     cal["eager_terms"] = terms
     cal["eager_source"] = (f"fitted by tools/fit_eager_terms.py on {len(set(used))} PyTorch kernel traces of the "
-                           f"calibration set: traced time of PyTorch's own ReLU and pooling kernels over the "
-                           f"analytic model's, per layout, precision group, class and pass")
+                           f"calibration set: traced time of PyTorch's own kernels ({', '.join(sorted(classes))}; "
+                           f"{', '.join(sorted(layouts))}) over the analytic model's, per layout, precision group, "
+                           f"class and pass")
     cal["eager_training_set"] = sorted(set(used))
     tmp = a.calibration + ".tmp"
     with open(tmp, "w") as f:
