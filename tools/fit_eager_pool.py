@@ -25,6 +25,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from profile_section import write_json  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = {"maxpool": ("aten::max_pool2d_with_indices", "aten::max_pool2d_with_indices_backward"),
        "avgpool": ("aten::avg_pool2d", "aten::avg_pool2d_backward")}
@@ -135,11 +138,7 @@ def main():
     cal["eager_pool_source"] = (f"fitted by tools/fit_eager_pool.py on {len(used)} PyTorch kernel traces of the "
                                 "calibration set: PyTorch's own NCHW pooling kernels' time per element, any precision")
     cal["eager_pool_training_set"] = sorted(used)
-    tmp = a.calibration + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(cal, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, a.calibration)
+    write_json(a.calibration, cal)
     print(f"fit_eager_pool: wrote eager_pool into {a.calibration}")
     return 0
 

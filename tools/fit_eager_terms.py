@@ -34,6 +34,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_compare  # noqa: E402  (kernel classes and trace reading, shared)
+from profile_section import write_json  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # model layer kind -> calibration class of eager_terms
@@ -125,11 +126,7 @@ def main():
                            f"{', '.join(sorted(layouts))}) over the analytic model's, per layout, precision group, "
                            f"class and pass")
     cal["eager_training_set"] = sorted(set(used))
-    tmp = a.calibration + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(cal, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, a.calibration)
+    write_json(a.calibration, cal)
     print(f"fit_eager_terms: wrote eager_terms into {a.calibration}")
 
 

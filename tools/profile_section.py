@@ -1,6 +1,7 @@
 """profile_section: replace one top-level section of a device profile
 (devices/<id>.json) in place, keeping the rest of the file as it is laid
-out; shared by tools/eager_profile.py and tools/legacy_host_profile.py."""
+out; shared by tools/eager_profile.py and tools/legacy_host_profile.py. write_json: a whole calibration
+file rewritten through a temporary file, for tools/fit_eager_terms.py and fit_eager_pool.py."""
 import json
 import os
 import sys
@@ -36,3 +37,13 @@ def replace_section(path, key, section, order=None):
         fh.write(new)
     os.replace(tmp, path)
     return 0
+
+
+def write_json(path, obj):
+    """obj as path's whole content (one key a line at the top, as the calibration files are laid out),
+    written through a temporary file and a rename."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(obj, fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, path)
