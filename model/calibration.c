@@ -102,31 +102,44 @@ static int parse_eager(cp_jctx *c, const cJSON *obj, cp_calibration *cal)
     return 0;
 }
 
-/* "eager_pool": {"maxpool" | "avgpool": {"forward_ps_per_output": A, "forward_ps_per_tap": B,
- * "backward_ps_per_input": C, "backward_ps_per_cover": D, "layers": N}} */
+/* "eager_pool": {"nchw" | "channels_last": {"maxpool" | "avgpool": {"forward_ps_per_output": A,
+ * "forward_ps_per_tap": B, "backward_ps_per_input": C, "backward_ps_per_cover": D, "layers": N}}} */
 static int parse_eager_pool(cp_jctx *c, const cJSON *obj, cp_calibration *cal)
 {
+    static const char *const layouts[CP_LAYOUT_COUNT] = {"nchw", "channels_last"};
     static const char *const kinds[2] = {"maxpool", "avgpool"};
     static const char *const known[] = {"forward_ps_per_output", "forward_ps_per_tap", "backward_ps_per_input",
                                         "backward_ps_per_cover", "layers", NULL};
     if (!cJSON_IsObject(obj))
-        return cp_jfail(c, NULL, "must be an object with maxpool and avgpool rates");
-    for (const cJSON *k = obj->child; k; k = k->next) {
-        int ki = 0;
-        while (ki < 2 && strcmp(kinds[ki], k->string) != 0)
-            ki++;
-        if (ki == 2)
-            return cp_jfail(c, k->string, "unknown pooling kind (known: maxpool, avgpool)");
-        size_t mark = cp_jpush_key(c, k->string);
-        if (!cJSON_IsObject(k))
-            return cp_jfail(c, NULL, "must be an object of per-element times in ps");
-        if (cp_jonly(c, k, known) ||
-            cp_jnum(c, k, "forward_ps_per_output", true, 0, 0, 1e4, &cal->eager_pool[ki].fwd_per_output_ps) ||
-            cp_jnum(c, k, "forward_ps_per_tap", true, 0, 0, 1e4, &cal->eager_pool[ki].fwd_per_tap_ps) ||
-            cp_jnum(c, k, "backward_ps_per_input", true, 0, 0, 1e4, &cal->eager_pool[ki].bwd_per_input_ps) ||
-            cp_jnum(c, k, "backward_ps_per_cover", true, 0, 0, 1e4, &cal->eager_pool[ki].bwd_per_cover_ps))
-            return -1;
-        cal->eager_pool[ki].set = true;
+        return cp_jfail(c, NULL, "must be an object with nchw and channels_last tables");
+    for (const cJSON *lo = obj->child; lo; lo = lo->next) {
+        int li = 0;
+        while (li < CP_LAYOUT_COUNT && strcmp(layouts[li], lo->string) != 0)
+            li++;
+        if (li == CP_LAYOUT_COUNT)
+            return cp_jfail(c, lo->string, "unknown layout (known: nchw, channels_last)");
+        size_t mark = cp_jpush_key(c, lo->string);
+        if (!cJSON_IsObject(lo))
+            return cp_jfail(c, NULL, "must be an object with maxpool and avgpool rates");
+        for (const cJSON *k = lo->child; k; k = k->next) {
+            int ki = 0;
+            while (ki < 2 && strcmp(kinds[ki], k->string) != 0)
+                ki++;
+            if (ki == 2)
+                return cp_jfail(c, k->string, "unknown pooling kind (known: maxpool, avgpool)");
+            size_t m2 = cp_jpush_key(c, k->string);
+            if (!cJSON_IsObject(k))
+                return cp_jfail(c, NULL, "must be an object of per-element times in ps");
+            cp_eager_pool_rate *r = &cal->eager_pool[li][ki];
+            if (cp_jonly(c, k, known) ||
+                cp_jnum(c, k, "forward_ps_per_output", true, 0, 0, 1e4, &r->fwd_per_output_ps) ||
+                cp_jnum(c, k, "forward_ps_per_tap", true, 0, 0, 1e4, &r->fwd_per_tap_ps) ||
+                cp_jnum(c, k, "backward_ps_per_input", true, 0, 0, 1e4, &r->bwd_per_input_ps) ||
+                cp_jnum(c, k, "backward_ps_per_cover", true, 0, 0, 1e4, &r->bwd_per_cover_ps))
+                return -1;
+            r->set = true;
+            cp_jpop(c, m2);
+        }
         cp_jpop(c, mark);
     }
     return 0;

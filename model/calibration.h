@@ -91,6 +91,12 @@ typedef struct {
 /* Activation layouts of eager mode's factors: NCHW, channels-last. */
 typedef enum { CP_LAYOUT_NCHW, CP_LAYOUT_CHANNELS_LAST, CP_LAYOUT_COUNT } cp_calib_layout;
 
+/* PyTorch's own pooling kernel of one layout and kind, per element (cp_calibration.eager_pool). */
+typedef struct {
+    bool set;
+    double fwd_per_output_ps, fwd_per_tap_ps, bwd_per_input_ps, bwd_per_cover_ps;
+} cp_eager_pool_rate;
+
 typedef struct {
     bool loaded;
     char file[256];
@@ -102,15 +108,13 @@ typedef struct {
      * where none was fitted (the pass keeps its term above) */
     double eager_scale[CP_LAYOUT_COUNT][CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
     bool has_eager;
-    /* eager mode's NCHW windowed pooling as PyTorch's own kernels ("eager_pool",
+    /* eager mode's windowed pooling as PyTorch's own kernels ("eager_pool",
      * tools/fit_eager_pool.py; rule 36): per element, in any precision, the
      * forward's time per output and per tap of its window, the backward's per
-     * input and per window covering it; picoseconds. Index 0: max pooling,
-     * 1: average pooling; .set false where no trace of that kind was fitted */
-    struct {
-        bool set;
-        double fwd_per_output_ps, fwd_per_tap_ps, bwd_per_input_ps, bwd_per_cover_ps;
-    } eager_pool[2];
+     * input and per window covering it; picoseconds. By layout, then kind (0:
+     * max pooling, 1: average pooling); .set false where none was fitted (the
+     * shipped files have NCHW rates only) */
+    cp_eager_pool_rate eager_pool[CP_LAYOUT_COUNT][2];
     /* some term has host_ms: predictions put the host's issue of every pass
      * ahead of its kernels (predict.h, host time line) */
     bool has_host;

@@ -168,23 +168,26 @@ static bool torch_own_elementwise(const cp_layer *l)
     return strcmp(l->kind->name, "relu") == 0 || strcmp(l->kind->name, "relu6") == 0;
 }
 
-/* An NCHW windowed pooling pass as PyTorch's own kernel (max_pool2d_with_indices,
+/* A windowed pooling pass as PyTorch's own kernel (max_pool2d_with_indices,
  * avg_pool2d and their backwards; rule 36): one kernel whose time is a rate
  * per element, the same in every precision, fitted on the calibration set's
- * traces; global and adaptive average pooling are other kernels (aten::mean)
- * and keep the harness's. Its time in ms, or -1 where the file has no rate. */
+ * traces of the run's layout (the shipped files: NCHW only); global and
+ * adaptive average pooling are other kernels (aten::mean) and keep the
+ * harness's. Its time in ms, or -1 where the file has no rate. */
 static double torch_pool_ms(const run *r, const cp_calibration *cal, const cp_layer *l, cp_pass pass)
 {
     int kind = strcmp(l->kind->name, "maxpool") == 0 ? 0 : strcmp(l->kind->name, "avgpool") == 0 ? 1 : -1;
-    if (kind < 0 || r->p->net->channels_last || !cal->eager_pool[kind].set)
+    if (kind < 0)
+        return -1;
+    const cp_eager_pool_rate *rate =
+        &cal->eager_pool[r->p->net->channels_last ? CP_LAYOUT_CHANNELS_LAST : CP_LAYOUT_NCHW][kind];
+    if (!rate->set)
         return -1;
     double batch = r->p->batch, ps;
     if (pass == CP_PASS_FWD)
-        ps = batch * cp_shape_elems(l->out) *
-             (cal->eager_pool[kind].fwd_per_output_ps + cal->eager_pool[kind].fwd_per_tap_ps * l->kh * l->kw);
+        ps = batch * cp_shape_elems(l->out) * (rate->fwd_per_output_ps + rate->fwd_per_tap_ps * l->kh * l->kw);
     else if (pass == CP_PASS_BWD_DATA)
-        ps = batch * cp_shape_elems(l->in[0]) *
-             (cal->eager_pool[kind].bwd_per_input_ps + cal->eager_pool[kind].bwd_per_cover_ps * cp_pool_cover(l));
+        ps = batch * cp_shape_elems(l->in[0]) * (rate->bwd_per_input_ps + rate->bwd_per_cover_ps * cp_pool_cover(l));
     else
         return -1;
     return ps * 1e-9 + r->dev->launch_overhead_us * 1e-3;

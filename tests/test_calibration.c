@@ -101,14 +101,15 @@ static void test_bad_files_name_the_field(void **state)
         {HEAD "\"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": 1, \"host_us\": 5}}}}}", "$.host_source"},
         {HEAD "\"host_source\": \"h\", \"terms\": {\"fp32\": {\"fc\": {\"forward\": {\"scale\": 1, \"host_us\": -5}}}}}",
          "$.terms.fp32.fc.forward.host_us"},
-        {HEAD "\"terms\": {}, \"eager_pool\": {\"lppool\": {}}}", "$.eager_pool.lppool"},
+        {HEAD "\"terms\": {}, \"eager_pool\": {\"nchw\": {\"lppool\": {}}}}", "$.eager_pool.nchw.lppool"},
         {HEAD "\"terms\": {}, \"eager_pool\": [1]}", "$.eager_pool"},
-        {HEAD "\"terms\": {}, \"eager_pool\": {\"maxpool\": {\"forward_ps_per_output\": 9}}}",
-         "$.eager_pool.maxpool.forward_ps_per_tap"},
-        {HEAD "\"terms\": {}, \"eager_pool\": {\"maxpool\": {" POOL_RATES ", \"backward_ps_per_cover\": -1}}}",
-         "$.eager_pool.maxpool.backward_ps_per_cover"},
-        {HEAD "\"terms\": {}, \"eager_pool\": {\"avgpool\": {" POOL_RATES ", \"backward_ps_per_cover\": 1, \"taps\": 3}}}",
-         "$.eager_pool.avgpool.taps"},
+        {HEAD "\"terms\": {}, \"eager_pool\": {\"nhwc\": {}}}", "$.eager_pool.nhwc"},
+        {HEAD "\"terms\": {}, \"eager_pool\": {\"nchw\": {\"maxpool\": {\"forward_ps_per_output\": 9}}}}",
+         "$.eager_pool.nchw.maxpool.forward_ps_per_tap"},
+        {HEAD "\"terms\": {}, \"eager_pool\": {\"nchw\": {\"maxpool\": {" POOL_RATES ", \"backward_ps_per_cover\": -1}}}}",
+         "$.eager_pool.nchw.maxpool.backward_ps_per_cover"},
+        {HEAD "\"terms\": {}, \"eager_pool\": {\"channels_last\": {\"avgpool\": {" POOL_RATES ", \"backward_ps_per_cover\": 1, \"taps\": 3}}}}",
+         "$.eager_pool.channels_last.avgpool.taps"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cp_calibration c;
@@ -553,12 +554,13 @@ static void test_eager_pool_times_pytorch_kernels(void **state)
     cp_network net;
     cp_error err;
     load_uncalibrated(&dev, &net);
-    assert_int_equal(parse(HEAD "\"terms\": {}, \"eager_pool\": {\"maxpool\": {" POOL_RATES
-                                ", \"backward_ps_per_cover\": 2}}}",
+    assert_int_equal(parse(HEAD "\"terms\": {}, \"eager_pool\": {\"nchw\": {\"maxpool\": {" POOL_RATES
+                                ", \"backward_ps_per_cover\": 2}}}}",
                            &dev.calib_graph, &err),
                      0);
-    assert_true(dev.calib_graph.eager_pool[0].set);
-    assert_false(dev.calib_graph.eager_pool[1].set);
+    assert_true(dev.calib_graph.eager_pool[CP_LAYOUT_NCHW][0].set);
+    assert_false(dev.calib_graph.eager_pool[CP_LAYOUT_NCHW][1].set);
+    assert_false(dev.calib_graph.eager_pool[CP_LAYOUT_CHANNELS_LAST][0].set);
     const cp_layer *pool = NULL;
     for (int i = 0; i < net.n_layers; i++)
         if (strcmp(net.layers[i].name, "maxpool") == 0)
@@ -575,7 +577,7 @@ static void test_eager_pool_times_pytorch_kernels(void **state)
         assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &p, &err), 0);
         assert_int_equal(cp_eager_run(&p, &costs, &e, &err), 0);
         double fwd = event_ms(&e, "torch_pool_fwd", "maxpool"), bwd = event_ms(&e, "torch_pool_bwd", "maxpool");
-        if (cl) { /* channels-last: the prediction's own kernels */
+        if (cl) { /* channels-last, where the file has no rates: the prediction's own kernels */
             assert_true(fwd < 0 && bwd < 0);
         } else {
             double launch = dev.launch_overhead_us * 1e-3;
@@ -583,6 +585,23 @@ static void test_eager_pool_times_pytorch_kernels(void **state)
             assert_true(fabs(bwd - (32.0 * 64 * 112 * 112 * (8 + 2 * cover) * 1e-9 + launch)) < 1e-9);
             assert_true(event_ms(&e, "torch_pool_bwd", "avgpool") < 0); /* global: aten::mean, not avg_pool2d */
         }
+        cp_eager_free(&e);
+        cp_prediction_free(&p);
+    }
+    /* rates of the other layout only: now channels-last takes them and NCHW keeps the prediction's kernels */
+    assert_int_equal(parse(HEAD "\"terms\": {}, \"eager_pool\": {\"channels_last\": {\"maxpool\": {" POOL_RATES
+                                ", \"backward_ps_per_cover\": 2}}}}",
+                           &dev.calib_graph, &err),
+                     0);
+    for (int cl = 0; cl < 2; cl++) {
+        net.channels_last = cl;
+        cp_prediction p = {0};
+        cp_eager e = {0};
+        cp_eager_costs costs = {0};
+        e.record = 1;
+        assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &p, &err), 0);
+        assert_int_equal(cp_eager_run(&p, &costs, &e, &err), 0);
+        assert_true((event_ms(&e, "torch_pool_fwd", "maxpool") >= 0) == cl);
         cp_eager_free(&e);
         cp_prediction_free(&p);
     }

@@ -11,7 +11,8 @@ order, backward in reverse; `cnnperf layers` gives each layer's shapes and windo
     forward  t = N_out x (a + b x taps)        backward  t = N_in x (c + d x cover)
 
 by least squares on the relative error, in picoseconds, then writes them as the device's graph calibration
-file's "eager_pool" (model/calibration.h). Global and adaptive average pooling are not fitted: PyTorch runs
+file's "eager_pool" under "nchw" (model/calibration.h; the format takes "channels_last" too, which nothing fits
+yet: PyTorch's NHWC pooling kernels follow the same model in the traces, docs/ACCURACY.md session 57). Global and adaptive average pooling are not fitted: PyTorch runs
 them as other kernels (aten::mean). Only traces of calibration-set networks are read (docs/CALIBRATION.md).
 
   python3 tools/fit_eager_pool.py --calibration calibration/h200-graph.json \\
@@ -134,7 +135,7 @@ def main():
         return 0
     with open(a.calibration) as fh:
         cal = json.load(fh)
-    cal["eager_pool"] = section
+    cal["eager_pool"] = {"nchw": section}
     cal["eager_pool_source"] = (f"fitted by tools/fit_eager_pool.py on {len(used)} PyTorch kernel traces of the "
                                 "calibration set: PyTorch's own NCHW pooling kernels' time per element, any precision")
     cal["eager_pool_training_set"] = sorted(used)
