@@ -65,82 +65,82 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
     return 0;
 }
 
-/* "eager_terms": {"nchw" | "channels_last": {group: {class: {pass: {"scale": S}}}}}, scales only. */
-static int parse_eager(cp_jctx *c, const cJSON *obj, cp_calibration *cal)
+/* The index of item's key among names[n], or -1 with the error naming it (what: "layout", ...). */
+static int key_index(cp_jctx *c, const cJSON *item, const char *const *names, int n, const char *what,
+                     const char *known)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], item->string) == 0)
+            return i;
+    cp_jfail(c, item->string, "unknown %s (known: %s)", what, known);
+    return -1;
+}
+
+/* A table per activation layout, {"nchw" | "channels_last": {...}}: fn parses each (eager_terms, eager_pool). */
+typedef int (*layout_table_fn)(cp_jctx *c, const cJSON *table, int layout, cp_calibration *cal);
+
+static int each_layout(cp_jctx *c, const cJSON *obj, const char *holds, layout_table_fn fn, cp_calibration *cal)
 {
     static const char *const layouts[CP_LAYOUT_COUNT] = {"nchw", "channels_last"};
     if (!cJSON_IsObject(obj))
         return cp_jfail(c, NULL, "must be an object with nchw and channels_last tables");
     for (const cJSON *lo = obj->child; lo; lo = lo->next) {
-        int li = 0;
-        while (li < CP_LAYOUT_COUNT && strcmp(layouts[li], lo->string) != 0)
-            li++;
-        if (li == CP_LAYOUT_COUNT)
-            return cp_jfail(c, lo->string, "unknown layout (known: nchw, channels_last)");
+        int li = key_index(c, lo, layouts, CP_LAYOUT_COUNT, "layout", "nchw, channels_last");
+        if (li < 0)
+            return -1;
         size_t mark = cp_jpush_key(c, lo->string);
         if (!cJSON_IsObject(lo))
-            return cp_jfail(c, NULL, "must be an object of precision groups");
-        for (const cJSON *g = lo->child; g; g = g->next) {
-            int gi = 0;
-            while (gi < CP_CG_COUNT && strcmp(group_names[gi], g->string) != 0)
-                gi++;
-            if (gi == CP_CG_COUNT)
-                return cp_jfail(c, g->string, "unknown precision group (known: fp32, tf32, half)");
-            cp_calib_term t[CP_CC_COUNT][CP_CALIB_PASSES];
-            memset(t, 0, sizeof t);
-            size_t m2 = cp_jpush_key(c, g->string);
-            if (parse_table(c, g, t))
-                return -1;
-            cp_jpop(c, m2);
-            for (int k = 0; k < CP_CC_COUNT; k++)
-                for (int p = 0; p < CP_CALIB_PASSES; p++)
-                    cal->eager_scale[li][gi][k][p] = k == CP_CC_CONCAT ? 0 : t[k][p].scale;
-        }
+            return cp_jfail(c, NULL, "must be an object of %s", holds);
+        if (fn(c, lo, li, cal))
+            return -1;
         cp_jpop(c, mark);
+    }
+    return 0;
+}
+
+/* "eager_terms": {layout: {group: {class: {pass: {"scale": S}}}}}, scales only. */
+static int eager_terms_table(cp_jctx *c, const cJSON *lo, int li, cp_calibration *cal)
+{
+    for (const cJSON *g = lo->child; g; g = g->next) {
+        int gi = key_index(c, g, group_names, CP_CG_COUNT, "precision group", "fp32, tf32, half");
+        if (gi < 0)
+            return -1;
+        cp_calib_term t[CP_CC_COUNT][CP_CALIB_PASSES];
+        memset(t, 0, sizeof t);
+        size_t m2 = cp_jpush_key(c, g->string);
+        if (parse_table(c, g, t))
+            return -1;
+        cp_jpop(c, m2);
+        for (int k = 0; k < CP_CC_COUNT; k++)
+            for (int p = 0; p < CP_CALIB_PASSES; p++)
+                cal->eager_scale[li][gi][k][p] = k == CP_CC_CONCAT ? 0 : t[k][p].scale;
     }
     cal->has_eager = true;
     return 0;
 }
 
-/* "eager_pool": {"nchw" | "channels_last": {"maxpool" | "avgpool": {"forward_ps_per_output": A,
- * "forward_ps_per_tap": B, "backward_ps_per_input": C, "backward_ps_per_cover": D, "layers": N}}} */
-static int parse_eager_pool(cp_jctx *c, const cJSON *obj, cp_calibration *cal)
+/* "eager_pool": {layout: {"maxpool" | "avgpool": {"forward_ps_per_output": A, "forward_ps_per_tap": B,
+ * "backward_ps_per_input": C, "backward_ps_per_cover": D, "layers": N}}} */
+static int eager_pool_table(cp_jctx *c, const cJSON *lo, int li, cp_calibration *cal)
 {
-    static const char *const layouts[CP_LAYOUT_COUNT] = {"nchw", "channels_last"};
     static const char *const kinds[2] = {"maxpool", "avgpool"};
     static const char *const known[] = {"forward_ps_per_output", "forward_ps_per_tap", "backward_ps_per_input",
                                         "backward_ps_per_cover", "layers", NULL};
-    if (!cJSON_IsObject(obj))
-        return cp_jfail(c, NULL, "must be an object with nchw and channels_last tables");
-    for (const cJSON *lo = obj->child; lo; lo = lo->next) {
-        int li = 0;
-        while (li < CP_LAYOUT_COUNT && strcmp(layouts[li], lo->string) != 0)
-            li++;
-        if (li == CP_LAYOUT_COUNT)
-            return cp_jfail(c, lo->string, "unknown layout (known: nchw, channels_last)");
-        size_t mark = cp_jpush_key(c, lo->string);
-        if (!cJSON_IsObject(lo))
-            return cp_jfail(c, NULL, "must be an object with maxpool and avgpool rates");
-        for (const cJSON *k = lo->child; k; k = k->next) {
-            int ki = 0;
-            while (ki < 2 && strcmp(kinds[ki], k->string) != 0)
-                ki++;
-            if (ki == 2)
-                return cp_jfail(c, k->string, "unknown pooling kind (known: maxpool, avgpool)");
-            size_t m2 = cp_jpush_key(c, k->string);
-            if (!cJSON_IsObject(k))
-                return cp_jfail(c, NULL, "must be an object of per-element times in ps");
-            cp_eager_pool_rate *r = &cal->eager_pool[li][ki];
-            if (cp_jonly(c, k, known) ||
-                cp_jnum(c, k, "forward_ps_per_output", true, 0, 0, 1e4, &r->fwd_per_output_ps) ||
-                cp_jnum(c, k, "forward_ps_per_tap", true, 0, 0, 1e4, &r->fwd_per_tap_ps) ||
-                cp_jnum(c, k, "backward_ps_per_input", true, 0, 0, 1e4, &r->bwd_per_input_ps) ||
-                cp_jnum(c, k, "backward_ps_per_cover", true, 0, 0, 1e4, &r->bwd_per_cover_ps))
-                return -1;
-            r->set = true;
-            cp_jpop(c, m2);
-        }
-        cp_jpop(c, mark);
+    for (const cJSON *k = lo->child; k; k = k->next) {
+        int ki = key_index(c, k, kinds, 2, "pooling kind", "maxpool, avgpool");
+        if (ki < 0)
+            return -1;
+        size_t m2 = cp_jpush_key(c, k->string);
+        if (!cJSON_IsObject(k))
+            return cp_jfail(c, NULL, "must be an object of per-element times in ps");
+        cp_eager_pool_rate *r = &cal->eager_pool[li][ki];
+        if (cp_jonly(c, k, known) || cp_jnum(c, k, "forward_ps_per_output", true, 0, 0, 1e4, &r->fwd_per_output_ps) ||
+            cp_jnum(c, k, "forward_ps_per_tap", true, 0, 0, 1e4, &r->fwd_per_tap_ps) ||
+            cp_jnum(c, k, "backward_ps_per_input", true, 0, 0, 1e4, &r->bwd_per_input_ps) ||
+            cp_jnum(c, k, "backward_ps_per_cover", true, 0, 0, 1e4, &r->bwd_per_cover_ps))
+            return -1;
+        r->set = true;
+        cp_jpop(c, m2);
     }
     return 0;
 }
@@ -201,14 +201,14 @@ int cp_calibration_parse(const char *text, size_t len, const char *file, cp_cali
     const cJSON *eager = cp_jget(root, "eager_terms");
     if (eager) {
         size_t m3 = cp_jpush_key(&c, "eager_terms");
-        if (parse_eager(&c, eager, cal))
+        if (each_layout(&c, eager, "precision groups", eager_terms_table, cal))
             goto out;
         cp_jpop(&c, m3);
     }
     const cJSON *pool = cp_jget(root, "eager_pool");
     if (pool) {
         size_t m4 = cp_jpush_key(&c, "eager_pool");
-        if (parse_eager_pool(&c, pool, cal))
+        if (each_layout(&c, pool, "maxpool and avgpool rates", eager_pool_table, cal))
             goto out;
         cp_jpop(&c, m4);
     }
