@@ -16,6 +16,17 @@ static const char *const pass_keys[CP_CALIB_PASSES] = {"forward", "backward_data
 const char *cp_calib_class_name(cp_calib_class c) { return (unsigned)c < CP_CC_COUNT ? class_names[c] : "?"; }
 const char *cp_calib_group_name(cp_calib_group g) { return (unsigned)g < CP_CG_COUNT ? group_names[g] : "?"; }
 
+/* The index of item's key among names[n], or -1 with the error naming it (what: "layout", ...). */
+static int key_index(cp_jctx *c, const cJSON *item, const char *const *names, int n, const char *what,
+                     const char *known)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], item->string) == 0)
+            return i;
+    cp_jfail(c, item->string, "unknown %s (known: %s)", what, known);
+    return -1;
+}
+
 static int parse_pass(cp_jctx *c, const cJSON *obj, cp_calib_term *t)
 {
     static const char *const known[] = {"scale", "offset_us", "points", "host_us", "host_points", NULL};
@@ -36,23 +47,20 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
         return cp_jfail(c, NULL, "must be an object of layer classes");
     bool concat = false;
     for (const cJSON *cl = obj->child; cl; cl = cl->next) {
-        int k = 0;
-        while (k < CP_CC_COUNT && strcmp(class_names[k], cl->string) != 0)
-            k++;
-        if (k == CP_CC_COUNT)
-            return cp_jfail(c, cl->string,
-                            "unknown layer class (known: conv_first, conv_grouped, conv_1x1, conv_3x3, conv_3x3_wide, "
-                            "conv_kxk, conv_large, fc, batchnorm, elementwise, concat, maxpool, pool, other)");
+        int k = key_index(c, cl, class_names, CP_CC_COUNT, "layer class",
+                          "conv_first, conv_grouped, conv_1x1, conv_3x3, conv_3x3_wide, conv_kxk, conv_large, fc, "
+                          "batchnorm, elementwise, concat, maxpool, pool, other");
+        if (k < 0)
+            return -1;
         concat |= k == CP_CC_CONCAT;
         size_t mark = cp_jpush_key(c, cl->string);
         if (!cJSON_IsObject(cl))
             return cp_jfail(c, NULL, "must be an object of passes");
         for (const cJSON *ps = cl->child; ps; ps = ps->next) {
-            int p = 0;
-            while (p < CP_CALIB_PASSES && strcmp(pass_keys[p], ps->string) != 0)
-                p++;
-            if (p == CP_CALIB_PASSES)
-                return cp_jfail(c, ps->string, "unknown pass (known: forward, backward_data, backward_weight, update)");
+            int p = key_index(c, ps, pass_keys, CP_CALIB_PASSES, "pass",
+                              "forward, backward_data, backward_weight, update");
+            if (p < 0)
+                return -1;
             size_t m2 = cp_jpush_key(c, ps->string);
             if (parse_pass(c, ps, &terms[k][p]))
                 return -1;
@@ -63,17 +71,6 @@ static int parse_table(cp_jctx *c, const cJSON *obj, cp_calib_term (*terms)[CP_C
     if (!concat) /* fitted before concatenation had a class of its own (session 50) */
         memcpy(terms[CP_CC_CONCAT], terms[CP_CC_ELEMENTWISE], sizeof terms[CP_CC_CONCAT]);
     return 0;
-}
-
-/* The index of item's key among names[n], or -1 with the error naming it (what: "layout", ...). */
-static int key_index(cp_jctx *c, const cJSON *item, const char *const *names, int n, const char *what,
-                     const char *known)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], item->string) == 0)
-            return i;
-    cp_jfail(c, item->string, "unknown %s (known: %s)", what, known);
-    return -1;
 }
 
 /* A table per activation layout, {"nchw" | "channels_last": {...}}: fn parses each (eager_terms, eager_pool). */
@@ -185,32 +182,28 @@ int cp_calibration_parse(const char *text, size_t len, const char *file, cp_cali
     }
     size_t mark = cp_jpush_key(&c, "terms");
     for (const cJSON *g = terms->child; g; g = g->next) {
-        int gi = 0;
-        while (gi < CP_CG_COUNT && strcmp(group_names[gi], g->string) != 0)
-            gi++;
-        if (gi == CP_CG_COUNT) {
-            cp_jfail(&c, g->string, "unknown precision group (known: fp32, tf32, half)");
+        int gi = key_index(&c, g, group_names, CP_CG_COUNT, "precision group", "fp32, tf32, half");
+        if (gi < 0)
             goto out;
-        }
         size_t m2 = cp_jpush_key(&c, g->string);
         if (parse_table(&c, g, cal->term[gi]))
             goto out;
         cp_jpop(&c, m2);
     }
     cp_jpop(&c, mark);
-    const cJSON *eager = cp_jget(root, "eager_terms");
-    if (eager) {
-        size_t m3 = cp_jpush_key(&c, "eager_terms");
-        if (each_layout(&c, eager, "precision groups", eager_terms_table, cal))
+    static const struct {
+        const char *key, *holds;
+        layout_table_fn fn;
+    } eager_sections[] = {{"eager_terms", "precision groups", eager_terms_table},
+                          {"eager_pool", "maxpool and avgpool rates", eager_pool_table}};
+    for (size_t i = 0; i < sizeof eager_sections / sizeof *eager_sections; i++) {
+        const cJSON *section = cp_jget(root, eager_sections[i].key);
+        if (!section)
+            continue;
+        size_t m3 = cp_jpush_key(&c, eager_sections[i].key);
+        if (each_layout(&c, section, eager_sections[i].holds, eager_sections[i].fn, cal))
             goto out;
         cp_jpop(&c, m3);
-    }
-    const cJSON *pool = cp_jget(root, "eager_pool");
-    if (pool) {
-        size_t m4 = cp_jpush_key(&c, "eager_pool");
-        if (each_layout(&c, pool, "maxpool and avgpool rates", eager_pool_table, cal))
-            goto out;
-        cp_jpop(&c, m4);
     }
     snprintf(cal->file, sizeof cal->file, "%s", file);
     snprintf(cal->source, sizeof cal->source, "%s", source);
