@@ -102,10 +102,11 @@ typedef struct {
     char file[256];
     char source[512]; /* one line: what it was fitted on (training runs and microbenchmarks) */
     cp_calib_term term[CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
-    /* eager mode's factors on the analytic time of the kernels PyTorch runs
-     * itself (ReLU, pooling: model/eager.c), fitted on the calibration set's
-     * PyTorch kernel traces ("eager_terms", tools/fit_eager_terms.py); 0
-     * where none was fitted (the pass keeps its term above) */
+    /* eager mode's factors on the analytic time of the element-wise kernels
+     * PyTorch runs itself (ReLU, ReLU6: model/eager.c), fitted on the
+     * calibration set's PyTorch kernel traces ("eager_terms",
+     * tools/fit_eager_terms.py); 0 where none was fitted (the pass keeps its
+     * term above) */
     double eager_scale[CP_LAYOUT_COUNT][CP_CG_COUNT][CP_CC_COUNT][CP_CALIB_PASSES];
     bool has_eager;
     /* eager mode's windowed pooling as PyTorch's own kernels ("eager_pool",

@@ -174,13 +174,12 @@ static bool torch_own_elementwise(const cp_layer *l)
  * traces of the run's layout (the shipped files: NCHW only); global and
  * adaptive average pooling are other kernels (aten::mean) and keep the
  * harness's. Its time in ms, or -1 where the file has no rate. */
-static double torch_pool_ms(const run *r, const cp_calibration *cal, const cp_layer *l, cp_pass pass)
+static double torch_pool_ms(const run *r, const cp_calibration *cal, int layout, const cp_layer *l, cp_pass pass)
 {
     int kind = strcmp(l->kind->name, "maxpool") == 0 ? 0 : strcmp(l->kind->name, "avgpool") == 0 ? 1 : -1;
     if (kind < 0)
         return -1;
-    const cp_eager_pool_rate *rate =
-        &cal->eager_pool[r->p->net->channels_last ? CP_LAYOUT_CHANNELS_LAST : CP_LAYOUT_NCHW][kind];
+    const cp_eager_pool_rate *rate = &cal->eager_pool[layout][kind];
     if (!rate->set)
         return -1;
     double batch = r->p->batch, ps;
@@ -207,13 +206,13 @@ static void pass_kernels(run *r, int node, const cp_layer *l, cp_pass pass)
      * (rules 33 and 36) */
     double scale = tr->t[node].scale, offset = tr->t[node].offset_ms;
     const cp_calibration *cal = cp_device_calibration(r->dev, r->p->algos);
-    double pool_ms = torch_pool_ms(r, cal, l, pass);
+    int layout = r->p->net->channels_last ? CP_LAYOUT_CHANNELS_LAST : CP_LAYOUT_NCHW;
+    double pool_ms = torch_pool_ms(r, cal, layout, l, pass);
     if (pool_ms >= 0) {
         kernel(r, pool_ms, pass == CP_PASS_FWD ? "torch_pool_fwd" : "torch_pool_bwd", l->name);
         return;
     }
     if (cal->has_eager && torch_own_elementwise(l)) {
-        int layout = r->p->net->channels_last ? CP_LAYOUT_CHANNELS_LAST : CP_LAYOUT_NCHW;
         double f = cal->eager_scale[layout][cp_calib_group_of(r->p->prec)][cp_layer_calib_class(l)][pass];
         if (f > 0)
             scale = f, offset = 0;
