@@ -43,6 +43,28 @@ def is_op(kernel, op):
     return kernel.get("op") == op if kernel.get("op") else NAMES[op] in kernel["name"]
 
 
+def read_records(path):
+    """The kernel trace's network records (a cnnperf-kernel-trace/1 file, .json or .json.xz)."""
+    with (lzma.open if path.endswith(".xz") else open)(path, "rt") as fh:
+        return [r for r in json.load(fh)["records"] if r.get("op") == "network"]
+
+
+def matched_pools(rec, layers):
+    """(kind, layer, forward us, backward us) of each windowed pooling layer of `layers` (a network's layer
+    records in order, from `cnnperf layers` or `cnnperf predict`) with its traced kernels in `rec`: the forward
+    kernels in layer order, the backward ones in reverse. Raises ValueError where the counts differ."""
+    for kind, (fop, bop) in OPS.items():
+        mine = [l for l in layers if l["kind"] == kind]
+        fwd = [k["median_us"] for k in rec["kernels"] if is_op(k, fop)]
+        bwd = [k["median_us"] for k in rec["kernels"] if is_op(k, bop)][::-1]
+        if not mine:
+            continue
+        if len(fwd) != len(mine) or len(bwd) != len(mine):
+            raise ValueError(f"{rec['network']}: {len(mine)} {kind} layers, {len(fwd)} forward and {len(bwd)} "
+                             "backward kernels traced")
+        yield from ((kind, l, f, b) for l, f, b in zip(mine, fwd, bwd))
+
+
 def elems(shape):
     n = 1
     for x in shape.split("x"):
@@ -85,35 +107,27 @@ def main():
     pts = {k: {"forward": [], "backward": []} for k in OPS}
     used = set()
     for path in a.traces:
-        with (lzma.open if path.endswith(".xz") else open)(path, "rt") as fh:
-            records = json.load(fh)["records"]
-        for rec in records:
-            if rec.get("op") != "network" or (rec.get("memory_format") or "nchw") != "nchw":
+        for rec in read_records(path):
+            if (rec.get("memory_format") or "nchw") != "nchw":
                 continue
             if rec["network"] not in calib_nets:
                 sys.exit(f"fit_eager_pool: {path}: {rec['network']} is not a calibration-set network")
             out = subprocess.run([a.cnnperf, "layers", "--network", rec["network"], "--format", "json"],
                                  check=True, capture_output=True, text=True).stdout
-            layers = json.loads(out)["layers"]
-            for kind, (fop, bop) in OPS.items():
-                mine = [l for l in layers if l["kind"] == kind]
-                fwd = [k["median_us"] for k in rec["kernels"] if is_op(k, fop)]
-                bwd = [k["median_us"] for k in rec["kernels"] if is_op(k, bop)][::-1]
-                if not mine:
-                    continue
-                if len(fwd) != len(mine) or len(bwd) != len(mine):
-                    sys.exit(f"fit_eager_pool: {path}: {rec['network']}: {len(mine)} {kind} layers, {len(fwd)} "
-                             f"forward and {len(bwd)} backward kernels traced")
-                for l, f, b in zip(mine, fwd, bwd):
-                    h = l["hyper"]
-                    (kh, kw), (sh, sw), (ph, pw) = h["kernel"], h["stride"], h["pad"]
-                    ci, hi, wi = (int(x) for x in l["input"].split("x"))
-                    co, ho, wo = (int(x) for x in l["output"].split("x"))
-                    cover = covering(hi, ho, kh, sh, ph) * covering(wi, wo, kw, sw, pw)
-                    nb = rec["batch"]
-                    tag = f"{rec['network']} b{nb} {rec['precision']} {l['name']}"
-                    pts[kind]["forward"].append((nb * elems(l["output"]) * 1e-6, kh * kw, f, tag))
-                    pts[kind]["backward"].append((nb * elems(l["input"]) * 1e-6, cover, b, tag))
+            try:
+                pools = list(matched_pools(rec, json.loads(out)["layers"]))
+            except ValueError as e:
+                sys.exit(f"fit_eager_pool: {path}: {e}")
+            for kind, l, f, b in pools:
+                h = l["hyper"]
+                (kh, kw), (sh, sw), (ph, pw) = h["kernel"], h["stride"], h["pad"]
+                _, hi, wi = (int(x) for x in l["input"].split("x"))
+                _, ho, wo = (int(x) for x in l["output"].split("x"))
+                cover = covering(hi, ho, kh, sh, ph) * covering(wi, wo, kw, sw, pw)
+                nb = rec["batch"]
+                tag = f"{rec['network']} b{nb} {rec['precision']} {l['name']}"
+                pts[kind]["forward"].append((nb * elems(l["output"]) * 1e-6, kh * kw, f, tag))
+                pts[kind]["backward"].append((nb * elems(l["input"]) * 1e-6, cover, b, tag))
             used.add(os.path.relpath(os.path.abspath(path), REPO))
     section = {}
     for kind, by in pts.items():

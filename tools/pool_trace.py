@@ -13,15 +13,15 @@ Read calibration networks' traces only (docs/CALIBRATION.md).
 """
 import argparse
 import json
-import lzma
 import os
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_eager_pool import matched_pools, read_records  # noqa: E402  (the kernels' matching to layers, shared)
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OPS = {"maxpool": ("aten::max_pool2d_with_indices", "aten::max_pool2d_with_indices_backward"),
-       "avgpool": ("aten::avg_pool2d", "aten::avg_pool2d_backward")}
 
 
 def main():
@@ -34,11 +34,8 @@ def main():
           f"{'bwd us':>7} {'model':>7} {'ratio':>5}")
     with tempfile.TemporaryDirectory() as tmp:
         for path in args.traces:
-            opener = lzma.open if path.endswith(".xz") else open
-            with opener(path, "rt") as fh:
-                records = json.load(fh)["records"]
-            for r in records:
-                if r.get("memory_format", "nchw") != "nchw":
+            for r in read_records(path):
+                if (r.get("memory_format") or "nchw") != "nchw":
                     continue
                 out = os.path.join(tmp, "p.json")
                 subprocess.run([args.cnnperf, "predict", "--network", r["network"], "--batch", str(r["batch"]),
@@ -47,20 +44,15 @@ def main():
                                check=True, capture_output=True)
                 with open(out) as fh:
                     layers = json.load(fh)["layers"]
-                for kind, (fop, bop) in OPS.items():
-                    mine = [l for l in layers if l["kind"] == kind]
-                    fwd = [k["median_us"] for k in r["kernels"] if k.get("op") == fop]
-                    bwd = [k["median_us"] for k in r["kernels"] if k.get("op") == bop][::-1]
-                    if not mine:
-                        continue
-                    if len(fwd) != len(mine) or len(bwd) != len(mine):
-                        print(f"{r['network']} {kind}: {len(mine)} layers, {len(fwd)} forward and {len(bwd)} "
-                              "backward kernels traced; not matched", file=sys.stderr)
-                        continue
-                    for l, f, b in zip(mine, fwd, bwd):
-                        mf, mb = 1e3 * l["forward_ms"], 1e3 * l["backward_data_ms"]
-                        print(f"{r['network']:13} {r['precision']:4} {kind:7} {l['name'][:20]:20} {l['output']:12} "
-                              f"{f:7.1f} {mf:7.1f} {f / mf:5.2f} {b:7.1f} {mb:7.1f} {b / mb:5.2f}")
+                try:
+                    pools = list(matched_pools(r, layers))
+                except ValueError as e:
+                    print(f"{path}: {e}; not matched", file=sys.stderr)
+                    continue
+                for kind, l, f, b in pools:
+                    mf, mb = 1e3 * l["forward_ms"], 1e3 * l["backward_data_ms"]
+                    print(f"{r['network']:13} {r['precision']:4} {kind:7} {l['name'][:20]:20} {l['output']:12} "
+                          f"{f:7.1f} {mf:7.1f} {f / mf:5.2f} {b:7.1f} {mb:7.1f} {b / mb:5.2f}")
     return 0
 
 
