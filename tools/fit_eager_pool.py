@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""fit_eager_pool: eager mode's NCHW windowed pooling as PyTorch's own kernels (rule 36, docs/ACCURACY.md
-session 57), fitted on the calibration set's PyTorch kernel traces (tools/kernel_trace.py --op network).
+"""fit_eager_pool: eager mode's windowed pooling as PyTorch's own kernels (rule 36 for NCHW, docs/ACCURACY.md
+session 57; rule 37 for channels-last, session 58), fitted on the calibration set's PyTorch kernel traces
+(tools/kernel_trace.py --op network) of one memory layout.
 
-PyTorch pools an NCHW tensor with kernels of its own (max_pool2d_with_indices, avg_pool2d and their backwards),
+PyTorch pools a tensor with kernels of its own (max_pool2d_with_indices, avg_pool2d and their backwards; NCHW
+and NHWC variants),
 whose time the traces show to be the same in FP16 and FP32 and a rate per element: the forward per output
 element and per tap of its window, the backward per input element and per window that covers it. For each
 traced step this matches the pooling kernels to the network's maxpool and avgpool layers (forward in layer
@@ -11,12 +13,14 @@ order, backward in reverse; `cnnperf layers` gives each layer's shapes and windo
     forward  t = N_out x (a + b x taps)        backward  t = N_in x (c + d x cover)
 
 by least squares on the relative error, in picoseconds, then writes them as the device's graph calibration
-file's "eager_pool" under "nchw" (model/calibration.h; the format takes "channels_last" too, which nothing fits
-yet: PyTorch's NHWC pooling kernels follow the same model in the traces, docs/ACCURACY.md session 57). Global and adaptive average pooling are not fitted: PyTorch runs
-them as other kernels (aten::mean). Only traces of calibration-set networks are read (docs/CALIBRATION.md).
+file's "eager_pool" under the layout's key, "nchw" or "channels_last" (--layout; model/calibration.h), leaving
+the other layout's as it is. Global and adaptive average pooling are not fitted: PyTorch runs them as other
+kernels (aten::mean). Only traces of calibration-set networks are read (docs/CALIBRATION.md).
 
   python3 tools/fit_eager_pool.py --calibration calibration/h200-graph.json \\
       validation/h200/torch/torchcal55/traces/kernels-torch-b128-fp16-h200.json.xz ...
+  python3 tools/fit_eager_pool.py --layout channels_last --calibration calibration/h200-graph.json \
+      validation/h200/torch/torchcal55/traces/kernels-torch-cl-b128-fp16-h200.json.xz ...
   --dry-run prints the fit and each layer's error and writes nothing.
 """
 import argparse
@@ -32,7 +36,7 @@ from profile_section import write_json  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = {"maxpool": ("aten::max_pool2d_with_indices", "aten::max_pool2d_with_indices_backward"),
        "avgpool": ("aten::avg_pool2d", "aten::avg_pool2d_backward")}
-# traces without operators (Nsight Compute's, validation/h100/ncu/): the kernels' own names
+# traces without operators (Nsight Compute's, validation/h100/ncu/, all NCHW): the kernels' own names
 NAMES = {"aten::max_pool2d_with_indices": "max_pool_forward_nchw",
          "aten::max_pool2d_with_indices_backward": "max_pool_backward_nchw",
          "aten::avg_pool2d": "avg_pool2d_out_cuda_frame<",
@@ -100,15 +104,23 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("traces", nargs="+", help="cnnperf-kernel-trace/1 files (.json or .json.xz)")
     ap.add_argument("--calibration", required=True, help="the device's graph calibration file to write them to")
+    ap.add_argument("--layout", choices=("nchw", "channels_last"), default="nchw",
+                    help="the memory layout whose traces are read and whose rates are written")
+    ap.add_argument("--kinds", default="maxpool,avgpool",
+                    help="the pooling kinds to fit, comma-separated; the others keep the harness's terms (rule 37's "
+                         "channels-last: maxpool)")
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
     ap.add_argument("--dry-run", action="store_true")
     a = ap.parse_args()
+    unknown = set(a.kinds.split(",")) - set(OPS)
+    if unknown:
+        sys.exit(f"fit_eager_pool: --kinds: {', '.join(sorted(unknown))} is not one of {', '.join(OPS)}")
     calib_nets = set(json.load(open(os.path.join(REPO, "validation", "calibration-set.json")))["networks"])
     pts = {k: {"forward": [], "backward": []} for k in OPS}
     used = set()
     for path in a.traces:
         for rec in read_records(path):
-            if (rec.get("memory_format") or "nchw") != "nchw":
+            if (rec.get("memory_format") or "nchw") != a.layout:
                 continue
             if rec["network"] not in calib_nets:
                 sys.exit(f"fit_eager_pool: {path}: {rec['network']} is not a calibration-set network")
@@ -119,6 +131,8 @@ def main():
             except ValueError as e:
                 sys.exit(f"fit_eager_pool: {path}: {e}")
             for kind, l, f, b in pools:
+                if kind not in a.kinds.split(","):
+                    continue
                 h = l["hyper"]
                 (kh, kw), (sh, sw), (ph, pw) = h["kernel"], h["stride"], h["pad"]
                 _, hi, wi = (int(x) for x in l["input"].split("x"))
@@ -149,10 +163,16 @@ def main():
         return 0
     with open(a.calibration) as fh:
         cal = json.load(fh)
-    cal["eager_pool"] = {"nchw": section}
-    cal["eager_pool_source"] = (f"fitted by tools/fit_eager_pool.py on {len(used)} PyTorch kernel traces of the "
-                                "calibration set: PyTorch's own NCHW pooling kernels' time per element, any precision")
-    cal["eager_pool_training_set"] = sorted(used)
+    cal.setdefault("eager_pool", {})[a.layout] = section
+    cal["eager_pool"] = {k: cal["eager_pool"][k] for k in ("nchw", "channels_last") if k in cal["eager_pool"]}
+    train = cal.setdefault("eager_pool_training_set", {})
+    if isinstance(train, list):  # the NCHW-only files of rule 36
+        train = {"nchw": train}
+    train[a.layout] = sorted(used)
+    cal["eager_pool_training_set"] = {k: train[k] for k in ("nchw", "channels_last") if k in train}
+    cal["eager_pool_source"] = ("fitted by tools/fit_eager_pool.py, per layout, on the calibration set's PyTorch "
+                                "kernel traces listed in eager_pool_training_set: PyTorch's own pooling kernels' "
+                                "time per element, any precision")
     write_json(a.calibration, cal)
     print(f"fit_eager_pool: wrote eager_pool into {a.calibration}")
     return 0
