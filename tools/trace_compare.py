@@ -76,13 +76,25 @@ def open_json(path):
 
 
 def predict(cnnperf, device, rec):
+    """Eager mode's prediction of the traced step and its time line's GPU kernels (name, us)."""
     fmt = rec.get("memory_format") or "nchw"
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+    with tempfile.NamedTemporaryFile(suffix=".json") as out, tempfile.NamedTemporaryFile(suffix=".json") as tl:
         cmd = [cnnperf, "predict", "--network", rec["network"], "--device", device, "--batch", str(rec["batch"]),
                "--precision", rec["precision"], "--mode", "eager", "--memory-format",
-               "channels_last" if fmt == "channels_last" else "nchw", "--format", "json", "-o", out.name]
+               "channels_last" if fmt == "channels_last" else "nchw", "--format", "json", "-o", out.name,
+               "--trace", tl.name]
         subprocess.run(cmd, check=True)
-        return json.load(open(out.name))
+        events = json.load(open(tl.name))
+        events = events["traceEvents"] if isinstance(events, dict) else events
+        kernels = [(e["name"].split(" ")[0], e["dur"]) for e in events if e.get("ph") == "X" and e.get("cat") == "gpu"]
+        return json.load(open(out.name)), kernels
+
+
+def step_kernels_us(kernels):
+    """Eager mode's GPU time for what a kernel trace holds: every kernel of the step but the input batch's copy
+    (the traced step trains on a batch already on the GPU) and the optimizer's foreach kernels (listed, not
+    compared, on the traced side too)."""
+    return sum(us for name, us in kernels if name not in ("input", "labels") and not name.startswith("foreach_"))
 
 
 def model_table(pred):
@@ -103,29 +115,51 @@ def model_table(pred):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("trace", help="a cnnperf-kernel-trace/1 file (.json or .json.xz)")
+    ap.add_argument("trace", nargs="+", help="cnnperf-kernel-trace/1 files (.json or .json.xz)")
     ap.add_argument("--device", default="h100")
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
+    ap.add_argument("--totals", action="store_true",
+                    help="print only each step's traced kernels (the optimizer's left out) against eager mode's "
+                         "kernels for them, and their mean absolute error")
     a = ap.parse_args()
-    d = open_json(a.trace)
-    if d.get("schema") not in (None, "cnnperf-kernel-trace/1"):
-        sys.exit(f"trace_compare: {a.trace}: schema {d.get('schema')!r}, not cnnperf-kernel-trace/1")
-    for rec in d["records"]:
-        if rec.get("op") != "network":
+    errors = []
+    for path in a.trace:
+        d = open_json(path)
+        if d.get("schema") not in (None, "cnnperf-kernel-trace/1"):
+            sys.exit(f"trace_compare: {path}: schema {d.get('schema')!r}, not cnnperf-kernel-trace/1")
+        for rec in d["records"]:
+            if rec.get("op") == "network":
+                errors.append(compare(a, rec))
+    if a.totals and errors:
+        print(f"mean |eager - traced| / traced: {sum(map(abs, errors)) / len(errors):.2f}% over {len(errors)} steps, "
+              f"bias {sum(errors) / len(errors):+.2f}%")
+
+
+def compare(a, rec):
+    """Prints one traced step against eager mode; returns eager's kernel total's error against it, in percent."""
+    traced = collections.Counter()
+    for k in rec["kernels"]:
+        traced[kernel_class(k)] += k["median_us"]
+    pred, kernels = predict(a.cnnperf, a.device, rec)
+    step_traced = sum(us for (cls, _), us in traced.items() if cls != "update")
+    step_model = step_kernels_us(kernels)
+    err = 100 * (step_model / step_traced - 1)
+    title = f"{rec['network']} b{rec['batch']} {rec['precision']} {rec.get('memory_format') or 'nchw'}"
+    if a.totals:
+        print(f"{title:40s} traced {step_traced:9.0f} us  eager's kernels {step_model:9.0f} us  {err:+6.1f}%")
+        return err
+    model = model_table(pred)
+    print(f"\n{title}: traced {sum(traced.values()):.0f} us, model's layer passes {sum(model.values()):.0f} us; "
+              f"the step but the optimizer: traced {step_traced:.0f} us, eager's kernels {step_model:.0f} us "
+          f"({err:+.1f}%)")
+    print(f"  {'class':10s} {'pass':26s} {'traced us':>10s} {'model us':>10s} {'model/traced':>12s}")
+    for key in sorted(set(traced) | set(model)):
+        tr, mo = traced.get(key, 0.0), model.get(key, 0.0)
+        if tr < 1 and mo < 1:
             continue
-        traced = collections.Counter()
-        for k in rec["kernels"]:
-            traced[kernel_class(k)] += k["median_us"]
-        model = model_table(predict(a.cnnperf, a.device, rec))
-        print(f"\n{rec['network']} b{rec['batch']} {rec['precision']} {rec.get('memory_format') or 'nchw'}: "
-              f"traced {sum(traced.values()):.0f} us, model's layer passes {sum(model.values()):.0f} us")
-        print(f"  {'class':10s} {'pass':26s} {'traced us':>10s} {'model us':>10s} {'model/traced':>12s}")
-        for key in sorted(set(traced) | set(model)):
-            tr, mo = traced.get(key, 0.0), model.get(key, 0.0)
-            if tr < 1 and mo < 1:
-                continue
-            ratio = f"{mo / tr:12.2f}" if tr >= 1 else f"{'-':>12s}"
-            print(f"  {key[0]:10s} {key[1]:26s} {tr:10.1f} {mo:10.1f} {ratio}")
+        ratio = f"{mo / tr:12.2f}" if tr >= 1 else f"{'-':>12s}"
+        print(f"  {key[0]:10s} {key[1]:26s} {tr:10.1f} {mo:10.1f} {ratio}")
+    return err
 
 
 if __name__ == "__main__":
