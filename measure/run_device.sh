@@ -3992,6 +3992,37 @@ TORCHCAL57_CONFIGS="
 --network squeezenet1_1 --batch 216 --precision fp16 --channels-last
 --network inception_v3 --batch 152 --precision fp16 --channels-last"
 
+# MODE=torchcal58 and torchcal58b (session 58, calibration networks only): the data rule 37 is judged on
+# (docs/ACCURACY.md), committed with the rule before the calls: the six calibration networks in channels-last, at
+# batches drawn from 128-256 by 8 (Python's random.Random(58): networks in calibration-set.json's order, each
+# network's FP16 batch, then an FP32 one for the three with max pooling, ResNet-18, DenseNet-121, SqueezeNet 1.1).
+# torchcal58: every kernel of one FP16 step of each (tools/kernel_trace.py, into $RES/torchcal58/traces/), then
+# the six timed by torch_bench, predicted in the call; torchcal58b: the same for the three FP32 ones (cudnn.benchmark
+# takes minutes over FP32 channels-last, so they have a call of their own).
+TORCHCAL58_CONFIGS="
+--network resnet18 --batch 176 --precision fp16 --channels-last
+--network vgg11 --batch 176 --precision fp16 --channels-last
+--network mobilenet_v2 --batch 136 --precision fp16 --channels-last
+--network densenet121 --batch 176 --precision fp16 --channels-last
+--network squeezenet1_1 --batch 224 --precision fp16 --channels-last
+--network inception_v3 --batch 200 --precision fp16 --channels-last"
+TORCHCAL58B_CONFIGS="
+--network resnet18 --batch 176 --precision fp32 --channels-last
+--network densenet121 --batch 240 --precision fp32 --channels-last
+--network squeezenet1_1 --batch 216 --precision fp32 --channels-last"
+# torchcal58_traces DIR SECONDS CONFIGS: one kernel trace a configuration (its own batch), into DIR/traces/
+torchcal58_traces() {
+    local c net batch prec
+    while read -r c; do
+        [ -n "$c" ] || continue
+        read -r _ net _ batch _ prec _ <<<"$c"
+        [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "kernel_trace $net skipped: past the deadline"; continue; }
+        net_trace "$1/traces" "kernels-torch-cl-$net-b$batch-$prec" kernel-trace "$2" "$net" "$batch" "$prec" --channels-last
+        bundle
+    done <<<"$3"
+    grep -v -i warn "$1/traces/kernel-trace-$DEV.log" | tail -10
+}
+
 # MODE=eagertrace55b (session 55, after rule 32 was not kept): the calibration networks eagertrace55 did not trace,
 # whose PyTorch runs fell furthest under rule 32 (VGG-11, SqueezeNet 1.1; Inception-v3), at b128 in FP16 and FP32 NCHW
 # and VGG-11 channels-last FP16, every kernel with its operator, into $RES/eagertrace55b/ (tools/trace_compare.py)
@@ -4460,6 +4491,12 @@ resnet50 64 fp32 ps2"
         bundle ;;
     eagertrace55b) eagertrace55b ;; # session 55: the other calibration networks' PyTorch kernel traces, b128
     torchcal57) torch_one "$TORCHCAL57_CONFIGS" torchcal57 ;; # session 57: rule 35's judging runs, calibration networks
+    torchcal58) # session 58: rule 37's judging data, channels-last FP16 on the calibration networks
+        torchcal58_traces "$RES/torchcal58" 150 "$TORCHCAL58_CONFIGS"
+        torch_one "$TORCHCAL58_CONFIGS" torchcal58 ;;
+    torchcal58b) # session 58: the same in FP32
+        torchcal58_traces "$RES/torchcal58b" 240 "$TORCHCAL58B_CONFIGS"
+        torch_one "$TORCHCAL58B_CONFIGS" torchcal58b ;;
     eagertrace55) eagertrace55 ;; # session 55: PyTorch kernel traces and timings of calibration networks, b128
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
