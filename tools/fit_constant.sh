@@ -18,6 +18,11 @@
 #   tools/fit_constant.sh cl-half-3x3  the 3x3 classes' factor alone (the others' from FIT_CFLAGS, e.g.
 #   tools/fit_constant.sh cl-half-other  -DCP_CL_HALF_CONV_FACTOR_OTHER=0.9), and the others' alone: the
 #                                      steps of a coordinate descent; same runs, 0.70-1.10 by 0.01
+#   tools/fit_constant.sh cl-half-3x3-traced, cl-half-other-traced  the same two factors (rule 37, docs/ACCURACY.md
+#                                      session 58) fitted on kernels instead of iterations: eager mode's kernels
+#                                      for a traced step against the step's traced kernels (tools/trace_compare.py
+#                                      --totals), mean absolute error over the calibration set's channels-last
+#                                      16-bit kernel traces (CL_HALF_TRACES below), 0.50-1.60 by 0.02
 # FIT_GRID="0.60 0.61 ..." replaces the grid; FIT_EXCLUDE=STRING leaves the runs whose file path contains it out
 # of the fit (a rule's held-out calibration runs, session 55's rule 33b).
 set -euo pipefail
@@ -27,10 +32,36 @@ case "${1:-}" in
   cl-half) names="CP_CL_HALF_CONV_FACTOR_3X3 CP_CL_HALF_CONV_FACTOR_OTHER" grid=$(seq 0.70 0.01 1.00) ;;
   cl-half-3x3) names=CP_CL_HALF_CONV_FACTOR_3X3 grid=$(seq 0.70 0.01 1.10) ;;
   cl-half-other) names=CP_CL_HALF_CONV_FACTOR_OTHER grid=$(seq 0.70 0.01 1.10) ;;
-  *) echo "usage: $0 eager-host|cl-half|cl-half-3x3|cl-half-other" >&2; exit 2 ;;
+  cl-half-3x3-traced) names=CP_CL_HALF_CONV_FACTOR_3X3 grid=$(seq 0.50 0.02 1.60) ;;
+  cl-half-other-traced) names=CP_CL_HALF_CONV_FACTOR_OTHER grid=$(seq 0.50 0.02 1.60) ;;
+  *) echo "usage: $0 eager-host|cl-half|cl-half-3x3|cl-half-other|cl-half-3x3-traced|cl-half-other-traced" >&2
+     exit 2 ;;
 esac
 grid=${FIT_GRID:-$grid}
 b=build-fit
+# the calibration set's channels-last 16-bit kernel traces (tools/kernel_trace.py --op network), by device
+CL_HALF_TRACES_H200="validation/h200/torch/torchcal55/traces/kernels-torch-cl-b128-fp16-h200.json.xz
+validation/h200/torch/torchcal55/traces/kernels-torch-b-cl-b128-fp16-h200.json.xz"
+CL_HALF_TRACES_H100="validation/h100/torch/chlast29/kernels-torch-cl-fp16-h100.json.xz
+validation/h100/torch/chlast29/kernels-torch-cl2-fp16-h100.json.xz
+validation/h100/torch/chlast29/kernels-torch-cl2-b128-fp16-h100.json.xz"
+if [[ $1 == *-traced ]]; then
+  for v in $grid; do
+    defs=${FIT_CFLAGS:-}
+    for n in $names; do defs+=" -D$n=$v"; done
+    cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$defs" >/dev/null
+    cmake --build "$b" -j"$(nproc 2>/dev/null || echo 2)" --target cnnperf >/dev/null
+    # shellcheck disable=SC2086
+    { python3 tools/trace_compare.py --totals --device h200 --cnnperf "$b/cnnperf" $CL_HALF_TRACES_H200
+      python3 tools/trace_compare.py --totals --device h100 --cnnperf "$b/cnnperf" $CL_HALF_TRACES_H100; } |
+      python3 -c '
+import re, sys
+err = [float(re.search(r"\s([-+][0-9.]+)%$", line).group(1)) for line in sys.stdin if "eager\x27s kernels" in line]
+print(f"{sys.argv[1]} {sys.argv[2]}: {sum(map(abs, err)) / len(err):.2f}% over {len(err)} traced steps, "
+      f"bias {sum(err) / len(err):+.2f}%")' "$names" "$v"
+  done
+  exit 0
+fi
 mapfile -t measured < <(grep -v -E '^[[:space:]]*(#|$)' validation/measured-folders.txt)
 fitted=() # after the first value: the files of the runs fitted on (a run's prediction is its own)
 for v in $grid; do
