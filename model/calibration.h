@@ -49,16 +49,13 @@ typedef enum {
  * run their NCHW-adapted variants; part of a 16-bit scale is that path's
  * cost beyond the transposes the model times, which a channels-last pass
  * (the engine alone) never pays. Fitted on the calibration set's GPU-paced
- * channels-last 16-bit PyTorch runs (validation/h100/torch/clcal42/,
- * clcal42b/), then, once PyTorch's own max pooling and ReLU were timed as
- * their traces show (rule 37, docs/ACCURACY.md session 58), on the
- * calibration set's channels-last 16-bit kernel traces (tools/fit_constant.sh
- * cl-half-3x3-traced, cl-half-other-traced; docs/CALIBRATION.md). */
+ * channels-last 16-bit PyTorch runs (tools/fit_constant.sh;
+ * validation/h100/torch/clcal42/, clcal42b/; docs/CALIBRATION.md). */
 #ifndef CP_CL_HALF_CONV_FACTOR_3X3
-#define CP_CL_HALF_CONV_FACTOR_3X3 0.76
+#define CP_CL_HALF_CONV_FACTOR_3X3 0.70
 #endif
 #ifndef CP_CL_HALF_CONV_FACTOR_OTHER
-#define CP_CL_HALF_CONV_FACTOR_OTHER 1.12
+#define CP_CL_HALF_CONV_FACTOR_OTHER 1.10
 #endif
 
 /* The factor on the calibrated time of a strided convolution's data
