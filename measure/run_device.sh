@@ -4023,6 +4023,21 @@ torchcal58_traces() {
     grep -v -i warn "$1/traces/kernel-trace-$DEV.log" | tail -10
 }
 
+# MODE=torchcal59 and torchcal59b (session 58): rule 38's judging data, as torchcal58 with batches drawn by
+# random.Random(59) (same order): torchcal59 traces and times the six FP16 configurations, then traces the three FP32
+# ones; torchcal59b times the FP32 ones. Committed with the rule before the calls.
+TORCHCAL59_CONFIGS="
+--network resnet18 --batch 184 --precision fp16 --channels-last
+--network vgg11 --batch 240 --precision fp16 --channels-last
+--network mobilenet_v2 --batch 128 --precision fp16 --channels-last
+--network densenet121 --batch 160 --precision fp16 --channels-last
+--network squeezenet1_1 --batch 128 --precision fp16 --channels-last
+--network inception_v3 --batch 248 --precision fp16 --channels-last"
+TORCHCAL59B_CONFIGS="
+--network resnet18 --batch 144 --precision fp32 --channels-last
+--network densenet121 --batch 200 --precision fp32 --channels-last
+--network squeezenet1_1 --batch 128 --precision fp32 --channels-last"
+
 # MODE=eagertrace55b (session 55, after rule 32 was not kept): the calibration networks eagertrace55 did not trace,
 # whose PyTorch runs fell furthest under rule 32 (VGG-11, SqueezeNet 1.1; Inception-v3), at b128 in FP16 and FP32 NCHW
 # and VGG-11 channels-last FP16, every kernel with its operator, into $RES/eagertrace55b/ (tools/trace_compare.py)
@@ -4497,6 +4512,11 @@ resnet50 64 fp32 ps2"
     torchcal58b) # session 58: the same in FP32
         torchcal58_traces "$RES/torchcal58b" 240 "$TORCHCAL58B_CONFIGS"
         torch_one "$TORCHCAL58B_CONFIGS" torchcal58b ;;
+    torchcal59) # session 58: rule 38's judging data
+        torchcal58_traces "$RES/torchcal59" 150 "$TORCHCAL59_CONFIGS"
+        torch_one "$TORCHCAL59_CONFIGS" torchcal59
+        torchcal58_traces "$RES/torchcal59" 150 "$TORCHCAL59B_CONFIGS" ;;
+    torchcal59b) torch_one "$TORCHCAL59B_CONFIGS" torchcal59b ;; # session 58: rule 38's FP32 timings
     eagertrace55) eagertrace55 ;; # session 55: PyTorch kernel traces and timings of calibration networks, b128
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
