@@ -148,7 +148,8 @@ int cp_calibration_parse(const char *text, size_t len, const char *file, cp_cali
                                         "fitted", "git_commit", "terms", "description",
                                         "host_source", "host_training_set", "host_method",
                                         "eager_terms", "eager_source", "eager_training_set",
-                                        "eager_pool", "eager_pool_source", "eager_pool_training_set", NULL};
+                                        "eager_pool", "eager_pool_source", "eager_pool_training_set",
+                                        "cl_half_conv_factors", "cl_half_conv_source", NULL};
     memset(cal, 0, sizeof *cal);
     for (int g = 0; g < CP_CG_COUNT; g++)
         for (int k = 0; k < CP_CC_COUNT; k++)
@@ -204,6 +205,19 @@ int cp_calibration_parse(const char *text, size_t len, const char *file, cp_cali
         if (each_layout(&c, section, eager_sections[i].holds, eager_sections[i].fn, cal))
             goto out;
         cp_jpop(&c, m3);
+    }
+    const cJSON *cl = cp_jget(root, "cl_half_conv_factors");
+    if (cl) {
+        static const char *const cl_known[] = {"conv_3x3", "other", NULL};
+        size_t m4 = cp_jpush_key(&c, "cl_half_conv_factors");
+        if (!cJSON_IsObject(cl)) {
+            cp_jfail(&c, NULL, "must be an object with conv_3x3 and other");
+            goto out;
+        }
+        if (cp_jonly(&c, cl, cl_known) || cp_jnum(&c, cl, "conv_3x3", true, 0, 0.01, 10, &cal->cl_half_conv_3x3) ||
+            cp_jnum(&c, cl, "other", true, 0, 0.01, 10, &cal->cl_half_conv_other))
+            goto out;
+        cp_jpop(&c, m4);
     }
     snprintf(cal->file, sizeof cal->file, "%s", file);
     snprintf(cal->source, sizeof cal->source, "%s", source);

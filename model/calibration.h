@@ -116,6 +116,10 @@ typedef struct {
      * max pooling, 1: average pooling); .set false where none was fitted (the
      * shipped files have NCHW rates only) */
     cp_eager_pool_rate eager_pool[CP_LAYOUT_COUNT][2];
+    /* the device's own channels-last 16-bit convolution factors
+     * ("cl_half_conv_factors": {"conv_3x3": A, "other": B}, rule 38): 0
+     * where the file has none (CP_CL_HALF_CONV_FACTOR_3X3 and _OTHER hold) */
+    double cl_half_conv_3x3, cl_half_conv_other;
     /* some term has host_ms: predictions put the host's issue of every pass
      * ahead of its kernels (predict.h, host time line) */
     bool has_host;

@@ -131,8 +131,9 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
     p->tree.t[node].offset_ms = t->offset_ms;
     /* The calibration is fitted on NCHW runs. Channels-last batch norm and
      * average pooling run other kernels (batchnorm.c, pool.c), timed as they
-     * are; a convolution keeps its class's scale (16-bit: times
-     * CP_CL_HALF_CONV_FACTOR_3X3 or _OTHER) but not the offset, a pass's
+     * are; a convolution keeps its class's scale (16-bit: times the
+     * device's cl_half_conv_factors, else CP_CL_HALF_CONV_FACTOR_3X3 or
+     * _OTHER) but not the offset, a pass's
      * fixed cost that stood for the NCHW pass's extra launches (layout
      * transposes) */
     if (x->channels_last && (strcmp(l->kind->name, "batchnorm") == 0 || strcmp(l->kind->name, "avgpool") == 0) &&
@@ -145,8 +146,9 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
          * the NCHW runs the scale was fitted on never had: the scale is the
          * engines', the transposes keep their own time */
         double tr = transpose_share(k, n, x->dev);
-        double half = cls == CP_CC_CONV_3X3 || cls == CP_CC_CONV_3X3_WIDE ? CP_CL_HALF_CONV_FACTOR_3X3
-                                                                            : CP_CL_HALF_CONV_FACTOR_OTHER;
+        bool is_3x3 = cls == CP_CC_CONV_3X3 || cls == CP_CC_CONV_3X3_WIDE;
+        double own = is_3x3 ? cal->cl_half_conv_3x3 : cal->cl_half_conv_other; /* the device's (rule 38) */
+        double half = own > 0 ? own : is_3x3 ? CP_CL_HALF_CONV_FACTOR_3X3 : CP_CL_HALF_CONV_FACTOR_OTHER;
         double engine = g == CP_CG_HALF ? t->scale * half : t->scale;
         p->tree.t[node].scale = engine * (1 - tr) + tr;
     }

@@ -110,6 +110,12 @@ static void test_bad_files_name_the_field(void **state)
          "$.eager_pool.nchw.maxpool.backward_ps_per_cover"},
         {HEAD "\"terms\": {}, \"eager_pool\": {\"channels_last\": {\"avgpool\": {" POOL_RATES ", \"backward_ps_per_cover\": 1, \"taps\": 3}}}}",
          "$.eager_pool.channels_last.avgpool.taps"},
+        {HEAD "\"terms\": {}, \"cl_half_conv_factors\": [0.7]}", "$.cl_half_conv_factors"},
+        {HEAD "\"terms\": {}, \"cl_half_conv_factors\": {\"conv_3x3\": 0.7}}", "$.cl_half_conv_factors.other"},
+        {HEAD "\"terms\": {}, \"cl_half_conv_factors\": {\"conv_3x3\": 0.7, \"other\": 0}}",
+         "$.cl_half_conv_factors.other"},
+        {HEAD "\"terms\": {}, \"cl_half_conv_factors\": {\"conv_3x3\": 0.7, \"other\": 1, \"conv_1x1\": 1}}",
+         "$.cl_half_conv_factors.conv_1x1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cp_calibration c;
@@ -458,6 +464,41 @@ static void test_channels_last_half_takes_the_factor(void **state)
     cp_network_free(&net);
 }
 
+/* A graph calibration file's own channels-last factors (rule 38) replace
+ * CP_CL_HALF_CONV_FACTOR_3X3 and _OTHER for that device's 16-bit passes. */
+static void test_channels_last_half_takes_the_files_factors(void **state)
+{
+    (void)state;
+    cp_error err;
+    cp_device dev;
+    cp_network net;
+    load_uncalibrated(&dev, &net);
+    cp_prediction a = {0}, b = {0};
+    net.channels_last = true;
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &a, &err), 0);
+    assert_int_equal(parse(HEAD "\"terms\": {\"half\": {\"conv_3x3\": {\"forward\": {\"scale\": 2}},"
+                                "\"conv_1x1\": {\"forward\": {\"scale\": 3}}}},"
+                                "\"cl_half_conv_factors\": {\"conv_3x3\": 0.5, \"other\": 1.5}}",
+                           &dev.calib_graph, &err),
+                     0);
+    assert_int_equal(cp_predict_with(&net, &dev, 32, CP_PREC_FP16, CP_ALGOS_PYTORCH, &b, &err), 0);
+    int threes = 0, ones = 0;
+    for (int i = 0; i < net.n_layers; i++) {
+        cp_calib_class cls = cp_layer_calib_class(&net.layers[i]);
+        double f = cls == CP_CC_CONV_3X3 ? 2 * 0.5 : cls == CP_CC_CONV_1X1 ? 3 * 1.5 : 0;
+        if (f == 0)
+            continue;
+        double want = f * a.layers[i].ms[CP_PASS_FWD];
+        if (fabs(b.layers[i].ms[CP_PASS_FWD] - want) > 1e-6 * want)
+            fail_msg("%s forward: %.9f ms, want %.9f", net.layers[i].name, b.layers[i].ms[CP_PASS_FWD], want);
+        *(cls == CP_CC_CONV_3X3 ? &threes : &ones) += 1;
+    }
+    assert_true(threes > 0 && ones > 0);
+    cp_prediction_free(&a);
+    cp_prediction_free(&b);
+    cp_network_free(&net);
+}
+
 /* A strided convolution's data gradient (not a first layer's, not a
  * depthwise one's) takes CP_STRIDED_DGRAD_FACTOR on its calibrated time,
  * scale and offset alike, and in FP32 its weight gradient
@@ -645,6 +686,7 @@ int main(void)
         cmocka_unit_test(test_graph_calibration_applies_to_pytorch_algorithms),
         cmocka_unit_test(test_channels_last_fp32_transposes_keep_their_time),
         cmocka_unit_test(test_channels_last_half_takes_the_factor),
+        cmocka_unit_test(test_channels_last_half_takes_the_files_factors),
         cmocka_unit_test(test_strided_gradients_take_their_factors),
         cmocka_unit_test(test_auto_attaches_embedded_calibrations),
         cmocka_unit_test(test_fitted_files_name_only_the_calibration_set),

@@ -22,7 +22,9 @@
 #                                      session 58) fitted on kernels instead of iterations: eager mode's kernels
 #                                      for a traced step against the step's traced kernels (tools/trace_compare.py
 #                                      --totals), mean absolute error over the calibration set's channels-last
-#                                      16-bit kernel traces (CL_HALF_TRACES below), 0.50-1.60 by 0.02
+#                                      16-bit kernel traces (CL_HALF_TRACES below; FIT_DEVICES=h200 reads one
+#                                      device's, for its graph calibration file's cl_half_conv_factors, rule 38),
+#                                      0.50-1.60 by 0.02
 # FIT_GRID="0.60 0.61 ..." replaces the grid; FIT_EXCLUDE=STRING leaves the runs whose file path contains it out
 # of the fit (a rule's held-out calibration runs, session 55's rule 33b).
 set -euo pipefail
@@ -41,7 +43,8 @@ grid=${FIT_GRID:-$grid}
 b=build-fit
 # the calibration set's channels-last 16-bit kernel traces (tools/kernel_trace.py --op network), by device
 CL_HALF_TRACES_H200="validation/h200/torch/torchcal55/traces/kernels-torch-cl-b128-fp16-h200.json.xz
-validation/h200/torch/torchcal55/traces/kernels-torch-b-cl-b128-fp16-h200.json.xz"
+validation/h200/torch/torchcal55/traces/kernels-torch-b-cl-b128-fp16-h200.json.xz
+$(ls validation/h200/torch/torchcal58/traces/kernels-torch-cl-*-fp16-h200.json.xz)"
 CL_HALF_TRACES_H100="validation/h100/torch/chlast29/kernels-torch-cl-fp16-h100.json.xz
 validation/h100/torch/chlast29/kernels-torch-cl2-fp16-h100.json.xz
 validation/h100/torch/chlast29/kernels-torch-cl2-b128-fp16-h100.json.xz"
@@ -52,12 +55,14 @@ if [[ $1 == *-traced ]]; then
     cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$defs" >/dev/null
     cmake --build "$b" -j"$(nproc 2>/dev/null || echo 2)" --target cnnperf >/dev/null
     # shellcheck disable=SC2086
-    { python3 tools/trace_compare.py --totals --device h200 --cnnperf "$b/cnnperf" $CL_HALF_TRACES_H200
-      python3 tools/trace_compare.py --totals --device h100 --cnnperf "$b/cnnperf" $CL_HALF_TRACES_H100; } |
+    for dev in ${FIT_DEVICES:-h200 h100}; do
+      traces=CL_HALF_TRACES_${dev^^}
+      python3 tools/trace_compare.py --totals --device "$dev" --cnnperf "$b/cnnperf" ${!traces}
+    done |
       python3 -c '
 import re, sys
 err = [float(re.search(r"\s([-+][0-9.]+)%$", line).group(1)) for line in sys.stdin if "eager\x27s kernels" in line]
-print(f"{sys.argv[1]} {sys.argv[2]}: {sum(map(abs, err)) / len(err):.2f}% over {len(err)} traced steps, "
+print(f"{sys.argv[1]} {sys.argv[2]}: {sum(map(abs, err)) / len(err):.3f}% over {len(err)} traced steps, "
       f"bias {sum(err) / len(err):+.2f}%")' "$names" "$v"
   done
   exit 0
