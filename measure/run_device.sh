@@ -1738,6 +1738,22 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=holdout86 (session 58, the shipped model after rules 37 and 38 were put back): ten one-GPU configurations by
+# random.Random(86), holdout33's rule (tools/draw_holdout.py --emit), predicted in the call; the channels-last FP32
+# PyTorch job comes last as drawn.
+HOLDOUT86_MEASURE="
+wide_resnet50_2 216 fp32 graphapi
+resnet34 32 fp16
+resnet152 136 fp32"
+HOLDOUT86_TORCH="
+--network vgg19 --batch 224 --precision fp16
+--network vgg16 --batch 32 --precision fp16
+--network wide_resnet50_2 --batch 160 --precision fp16 --channels-last
+--network resnet101 --batch 40 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 256 --precision fp16 --channels-last
+--network googlenet --batch 240 --precision fp32
+--network resnet152 --batch 48 --precision fp32 --channels-last"
+
 # MODE=holdout85 (session 57, the model with rule 35 committed and not yet judged): ten one-GPU configurations by
 # random.Random(85), holdout33's rule (tools/draw_holdout.py --emit), predicted in the call; its two channels-last
 # FP32 PyTorch jobs come last as drawn.
@@ -4299,7 +4315,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
