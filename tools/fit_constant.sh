@@ -42,9 +42,11 @@ esac
 grid=${FIT_GRID:-$grid}
 b=build-fit
 # the calibration set's channels-last 16-bit kernel traces (tools/kernel_trace.py --op network), by device
+# shellcheck disable=SC2034 # read by name below (${!traces})
 CL_HALF_TRACES_H200="validation/h200/torch/torchcal55/traces/kernels-torch-cl-b128-fp16-h200.json.xz
 validation/h200/torch/torchcal55/traces/kernels-torch-b-cl-b128-fp16-h200.json.xz
-$(ls validation/h200/torch/torchcal58/traces/kernels-torch-cl-*-fp16-h200.json.xz)"
+$(printf '%s\n' validation/h200/torch/torchcal58/traces/kernels-torch-cl-*-fp16-h200.json.xz)"
+# shellcheck disable=SC2034
 CL_HALF_TRACES_H100="validation/h100/torch/chlast29/kernels-torch-cl-fp16-h100.json.xz
 validation/h100/torch/chlast29/kernels-torch-cl2-fp16-h100.json.xz
 validation/h100/torch/chlast29/kernels-torch-cl2-b128-fp16-h100.json.xz"
