@@ -28,9 +28,7 @@ import argparse
 import collections
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_compare  # noqa: E402  (kernel classes and trace reading, shared)
@@ -56,11 +54,7 @@ def traced_class(kernel):
 
 def model_times(cnnperf, device, rec):
     layout = "channels_last" if (rec.get("memory_format") or "nchw") == "channels_last" else "nchw"
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        subprocess.run([cnnperf, "predict", "--network", rec["network"], "--device", device, "--batch",
-                        str(rec["batch"]), "--precision", rec["precision"], "--mode", "eager", "--memory-format",
-                        layout, "--calibration", "none", "--format", "json", "-o", out.name], check=True)
-        pred = json.load(open(out.name))
+    pred, _ = trace_compare.predict(cnnperf, device, rec, calibration="none")
     t = collections.Counter()
     for layer in pred["layers"]:
         c = KIND_CLASS.get(layer["kind"])

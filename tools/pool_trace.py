@@ -12,14 +12,12 @@ Read calibration networks' traces only (docs/CALIBRATION.md).
   python3 tools/pool_trace.py validation/h200/torch/torchcal55/traces/kernels-torch-b128-fp16-h200.json.xz --device h200
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fit_eager_pool import matched_pools, read_records  # noqa: E402  (the kernels' matching to layers, shared)
+from trace_compare import predict  # noqa: E402  (a traced step predicted in eager mode, shared)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -32,27 +30,20 @@ def main():
     args = ap.parse_args()
     print(f"{'network':13} {'prec':4} {'kind':7} {'layer':20} {'output':12} {'fwd us':>7} {'model':>7} {'ratio':>5} "
           f"{'bwd us':>7} {'model':>7} {'ratio':>5}")
-    with tempfile.TemporaryDirectory() as tmp:
-        for path in args.traces:
-            for r in read_records(path):
-                if (r.get("memory_format") or "nchw") != "nchw":
-                    continue
-                out = os.path.join(tmp, "p.json")
-                subprocess.run([args.cnnperf, "predict", "--network", r["network"], "--batch", str(r["batch"]),
-                                "--precision", r["precision"], "--device", args.device, "--mode", "eager",
-                                "--calibration", "none", "--format", "json", "-o", out],
-                               check=True, capture_output=True)
-                with open(out) as fh:
-                    layers = json.load(fh)["layers"]
-                try:
-                    pools = list(matched_pools(r, layers))
-                except ValueError as e:
-                    print(f"{path}: {e}; not matched", file=sys.stderr)
-                    continue
-                for kind, l, f, b in pools:
-                    mf, mb = 1e3 * l["forward_ms"], 1e3 * l["backward_data_ms"]
-                    print(f"{r['network']:13} {r['precision']:4} {kind:7} {l['name'][:20]:20} {l['output']:12} "
-                          f"{f:7.1f} {mf:7.1f} {f / mf:5.2f} {b:7.1f} {mb:7.1f} {b / mb:5.2f}")
+    for path in args.traces:
+        for r in read_records(path):
+            if (r.get("memory_format") or "nchw") != "nchw":
+                continue
+            layers = predict(args.cnnperf, args.device, r, calibration="none")[0]["layers"]
+            try:
+                pools = list(matched_pools(r, layers))
+            except ValueError as e:
+                print(f"{path}: {e}; not matched", file=sys.stderr)
+                continue
+            for kind, l, f, b in pools:
+                mf, mb = 1e3 * l["forward_ms"], 1e3 * l["backward_data_ms"]
+                print(f"{r['network']:13} {r['precision']:4} {kind:7} {l['name'][:20]:20} {l['output']:12} "
+                      f"{f:7.1f} {mf:7.1f} {f / mf:5.2f} {b:7.1f} {mb:7.1f} {b / mb:5.2f}")
     return 0
 
 

@@ -75,14 +75,16 @@ def open_json(path):
         return json.load(f)
 
 
-def predict(cnnperf, device, rec):
-    """Eager mode's prediction of the traced step and its time line's GPU kernels (name, us)."""
+def predict(cnnperf, device, rec, calibration=None):
+    """Eager mode's prediction of a traced step (its network, batch, precision and memory format) on device, and
+    its time line's GPU kernels (name, us); calibration "none" gives the analytic model without fitted terms.
+    Shared by tools/fit_eager_terms.py and tools/pool_trace.py."""
     fmt = rec.get("memory_format") or "nchw"
     with tempfile.NamedTemporaryFile(suffix=".json") as out, tempfile.NamedTemporaryFile(suffix=".json") as tl:
         cmd = [cnnperf, "predict", "--network", rec["network"], "--device", device, "--batch", str(rec["batch"]),
                "--precision", rec["precision"], "--mode", "eager", "--memory-format",
                "channels_last" if fmt == "channels_last" else "nchw", "--format", "json", "-o", out.name,
-               "--trace", tl.name]
+               "--trace", tl.name] + (["--calibration", calibration] if calibration else [])
         subprocess.run(cmd, check=True)
         events = json.load(open(tl.name))
         events = events["traceEvents"] if isinstance(events, dict) else events
