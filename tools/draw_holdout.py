@@ -11,6 +11,7 @@ measure/run_device.sh is what its seed gives:
   python3 tools/draw_holdout.py 68 --check holdout68
   python3 tools/draw_holdout.py 6868 --multi --check mholdout68
   python3 tools/draw_holdout.py 70 --emit holdout70  # the lists to paste into run_device.sh
+  python3 tools/draw_holdout.py 871 --precisions bf16,tf32 --harnesses graph,legacy,torch --emit pholdout87
 
 Per job, in this order, from random.Random(seed): a network of the evaluation
 networks (networks/*.json less validation/calibration-set.json's) in name
@@ -18,6 +19,13 @@ order, a batch of the multiples of 8 in 32..256, fp16 or fp32, and the harness:
 one GPU cnnperf-measure's graph or legacy API, PyTorch NCHW or channels-last;
 several GPUs NCCL (graph API), NCCL (legacy API), one or two CPU parameter
 servers (graph API), PyTorch DDP NCHW or channels-last. Ten jobs.
+--precisions draws the precision from another list (the same number of draws,
+so the default reproduces every list drawn before it): bf16,tf32 is how Hopper
+is mostly trained (autocast to bfloat16; PyTorch's default TF32 convolutions),
+outside the issue's targets (fp32 and fp16) and reported apart. --harnesses
+draws the harness from a subset (pholdout87 leaves PyTorch's channels-last out:
+cudnn.benchmark's search takes minutes a job there in FP32 and TF32, more than
+a call holds for several).
 
 The run order is not the draw's: run_device.sh runs cnnperf-measure's jobs
 before PyTorch's and PyTorch's channels-last FP32 jobs last (cudnn.benchmark
@@ -45,14 +53,15 @@ def evaluation_networks():
     return sorted(shipped - calibration)
 
 
-def draw(seed, multi, jobs=10):
+def draw(seed, multi, jobs=10, precisions=('fp16', 'fp32'), harnesses=None):
     nets, rng = evaluation_networks(), random.Random(seed)
+    harnesses = list(harnesses or (MULTI_GPU if multi else ONE_GPU))
     out = []
     for _ in range(jobs):
         net = rng.choice(nets)
         batch = rng.choice(range(32, 257, 8))
-        prec = rng.choice(['fp16', 'fp32'])
-        harness = rng.choice(MULTI_GPU if multi else ONE_GPU)
+        prec = rng.choice(list(precisions))
+        harness = rng.choice(harnesses)
         out.append((net, batch, prec, harness))
     return out
 
@@ -78,8 +87,8 @@ def as_lists(jobs, multi):
         lines = lists.setdefault(key, [])
         if line not in lines:
             lines.append(line)
-    for lines in lists.values():  # PyTorch's channels-last FP32 jobs last, each list's order otherwise the draw's
-        lines.sort(key=lambda l: '--channels-last' in l and 'fp32' in l)
+    for lines in lists.values():  # PyTorch's channels-last FP32 (and TF32) jobs last, each list's order otherwise the draw's
+        lines.sort(key=lambda l: '--channels-last' in l and ('fp32' in l or 'tf32' in l))
     return lists
 
 
@@ -105,8 +114,17 @@ def main():
     ap.add_argument('--multi', action='store_true', help='several GPUs (mholdout35\'s rule)')
     ap.add_argument('--check', metavar='MODE', help='compare with run_device.sh\'s lists of MODE')
     ap.add_argument('--emit', metavar='MODE', help='write MODE\'s lists for run_device.sh')
+    ap.add_argument('--precisions', default='fp16,fp32', help='the precisions drawn from, in this order (default fp16,fp32)')
+    ap.add_argument('--harnesses', help='the harnesses drawn from, in this order (default: all of the rule\'s: '
+                    + ','.join(ONE_GPU) + '; --multi ' + ','.join(MULTI_GPU) + ')')
     a = ap.parse_args()
-    jobs = draw(a.seed, a.multi)
+    harnesses = a.harnesses.split(',') if a.harnesses else None
+    if harnesses and any(h not in (MULTI_GPU if a.multi else ONE_GPU) for h in harnesses):
+        ap.error(f'--harnesses: expected a comma-separated list of {",".join(MULTI_GPU if a.multi else ONE_GPU)}, got \'{a.harnesses}\'')
+    precisions = a.precisions.split(',')
+    if not precisions or any(p not in ('fp32', 'tf32', 'fp16', 'bf16') for p in precisions):
+        ap.error(f'--precisions: expected a comma-separated list of fp32, tf32, fp16, bf16, got \'{a.precisions}\'')
+    jobs = draw(a.seed, a.multi, precisions=precisions, harnesses=harnesses)
     if a.emit:
         emit(a.emit, as_lists(jobs, a.multi), a.multi)
         return 0
