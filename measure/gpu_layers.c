@@ -652,9 +652,22 @@ static void lrn_backward_data(cm_net *n, cm_layer *L)
 
 /* --- dropout ------------------------------------------------------------------- */
 
+/* cuDNN's dropout takes fp32 and fp16, not bf16 (CUDNN_STATUS_NOT_SUPPORTED):
+ * bf16 runs the project's own kernel (kernels.h), L->drop left NULL, the
+ * reserve its one-byte mask. */
+static long long dropout_elements(const cm_net *n, const cm_layer *L)
+{
+    return (long long)(L->y_bytes / cm_dtype_size(n->gpu->dtype));
+}
+
 static void dropout_setup(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
+    if (g->dtype == CM_BF16) {
+        L->drop_reserve_size = (size_t)dropout_elements(n, L);
+        L->drop_reserve = cm_alloc(L->drop_reserve_size);
+        return;
+    }
     size_t states = 0;
     cudnnCheck(cudnnCreateDropoutDescriptor(&L->drop));
     cudnnCheck(cudnnDropoutGetStatesSize(g->dnn, &states));
@@ -667,6 +680,11 @@ static void dropout_setup(cm_net *n, cm_layer *L)
 
 static void dropout_forward(cm_net *n, cm_layer *L)
 {
+    if (!L->drop) {
+        cm_dropout_bf16_forward(&n->gpu->kern, cm_input(n, L, 0), L->y, L->drop_reserve, dropout_elements(n, L),
+                                L->l->p, 1234ull + (unsigned long long)L->index, n->gpu->stream);
+        return;
+    }
     cudnnCheck(cudnnDropoutForward(n->gpu->dnn, L->drop, L->x_desc[0], cm_input(n, L, 0), L->y_desc, L->y,
                                    L->drop_reserve, L->drop_reserve_size));
 }
@@ -674,8 +692,12 @@ static void dropout_forward(cm_net *n, cm_layer *L)
 static void dropout_backward_data(cm_net *n, cm_layer *L)
 {
     void *dx = grad_or_fail(n, L, 0);
-    cudnnCheck(cudnnDropoutBackward(n->gpu->dnn, L->drop, L->y_desc, cm_dy(L), L->x_desc[0], dx, L->drop_reserve,
-                                    L->drop_reserve_size));
+    if (!L->drop)
+        cm_dropout_bf16_backward(&n->gpu->kern, cm_dy(L), L->drop_reserve, dx, dropout_elements(n, L), L->l->p,
+                                 n->gpu->stream);
+    else
+        cudnnCheck(cudnnDropoutBackward(n->gpu->dnn, L->drop, L->y_desc, cm_dy(L), L->x_desc[0], dx, L->drop_reserve,
+                                        L->drop_reserve_size));
     cm_grad_done(n, L, 0, dx);
 }
 

@@ -72,6 +72,23 @@ static const char source[] =
     "extern \"C\" __global__ void bias_sum_##T(const float *part, S *db, int c, int slices) { \\\n"
     "    int ch = blockIdx.x * blockDim.x + threadIdx.x; if (ch >= c) return; float t = 0.0f; \\\n"
     "    for (int i = 0; i < slices; i++) t += part[(long long)ch * slices + i]; st_##T(db, ch, t); }\n"
+    /* Dropout with a one-byte mask, as a framework's fused dropout runs it, for
+     * the type cuDNN's dropout does not take (bf16: CUDNN_STATUS_NOT_SUPPORTED).
+     * The mask comes from a counter hash of (seed, element), the same each
+     * iteration: what is timed is the traffic (x, y and the mask; dy, the
+     * mask and dx), not the draw. */
+    "__device__ __forceinline__ unsigned drop_hash(unsigned long long seed, long long i) {\n"
+    "    unsigned long long z = seed + (unsigned long long)i * 0x9e3779b97f4a7c15ull;\n"
+    "    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull; z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;\n"
+    "    return (unsigned)((z ^ (z >> 31)) >> 32); }\n"
+    "#define DROP(T, S) extern \"C\" __global__ void dropout_fwd_##T(const S *x, S *y, unsigned char *mask,"
+    " long long n, unsigned long long keep, float scale, unsigned long long seed) { \\\n"
+    "    GRID_STRIDE(i, n) { unsigned char m = (unsigned long long)drop_hash(seed, i) < keep; mask[i] = m; \\\n"
+    "        st_##T(y, i, m ? ld_##T(x, i) * scale : 0.0f); } } \\\n"
+    "extern \"C\" __global__ void dropout_bwd_##T(const S *dy, const unsigned char *mask, S *dx, long long n,"
+    " float scale) { \\\n"
+    "    GRID_STRIDE(i, n) st_##T(dx, i, mask[i] ? ld_##T(dy, i) * scale : 0.0f); }\n"
+    "DROP(bf16, u16)\n"
     CM_SPIN_KERNEL_SRC /* --host-profile-behind */
     "BIAS(f32, float)\n"
     "BIAS(f16, u16)\n"
@@ -128,6 +145,8 @@ void cm_kernels_load(cm_kernels *k)
         snprintf(name, sizeof name, "bias_sum_%s", type_names[t]);
         cudaCheck(cudaLibraryGetKernel(&k->bias_sum[t], k->lib, name));
     }
+    cudaCheck(cudaLibraryGetKernel(&k->dropout_fwd_bf16, k->lib, "dropout_fwd_bf16"));
+    cudaCheck(cudaLibraryGetKernel(&k->dropout_bwd_bf16, k->lib, "dropout_bwd_bf16"));
     cudaCheck(cudaLibraryGetKernel(&k->spin, k->lib, "spin"));
     /* Grid-stride loops: enough blocks to fill every SM several times over. */
     k->max_blocks = 16 * sms;
@@ -190,6 +209,26 @@ void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int
     void *args2[] = {&part, &db, &c, &slices};
     dim3 grid2 = {(unsigned)((c + BIAS_THREADS - 1) / BIAS_THREADS), 1, 1};
     cudaCheck(cudaLaunchKernel((const void *)k->bias_sum[t], grid2, block, args2, 0, s));
+}
+
+void cm_dropout_bf16_forward(const cm_kernels *k, const void *x, void *y, unsigned char *mask, long long n, double p,
+                             unsigned long long seed, cudaStream_t s)
+{
+    /* keep an element when its 32-bit draw is under (1 - p) 2^32; p = 0 keeps all */
+    unsigned long long keep = (unsigned long long)((1.0 - p) * 4294967296.0);
+    float scale = p < 1.0 ? (float)(1.0 / (1.0 - p)) : 0.0f;
+    void *args[] = {&x, &y, &mask, &n, &keep, &scale, &seed};
+    dim3 block = {256, 1, 1};
+    cudaCheck(cudaLaunchKernel((const void *)k->dropout_fwd_bf16, grid_for(k, n), block, args, 0, s));
+}
+
+void cm_dropout_bf16_backward(const cm_kernels *k, const void *dy, const unsigned char *mask, void *dx, long long n,
+                              double p, cudaStream_t s)
+{
+    float scale = p < 1.0 ? (float)(1.0 / (1.0 - p)) : 0.0f;
+    void *args[] = {&dy, &mask, &dx, &n, &scale};
+    dim3 block = {256, 1, 1};
+    cudaCheck(cudaLaunchKernel((const void *)k->dropout_bwd_bf16, grid_for(k, n), block, args, 0, s));
 }
 
 void cm_spin(const cm_kernels *k, double us, cudaStream_t s)

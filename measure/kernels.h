@@ -10,7 +10,8 @@
  * - The bias gradient of a convolution (sum of dy over batch and pixels),
  *   spread over all SMs as a framework's reduction is (cuDNN's
  *   cudnnConvolutionBackwardBias runs one block per channel, and has no
- *   bf16). */
+ *   bf16).
+ * - Dropout in bf16, which cuDNN's dropout does not take. */
 #ifndef CM_KERNELS_H
 #define CM_KERNELS_H
 
@@ -25,6 +26,7 @@ typedef struct {
     cudaKernel_t sgd[CM_DTYPE_COUNT];  /* by gradient type */
     cudaKernel_t xent[CM_DTYPE_COUNT]; /* by activation type */
     cudaKernel_t bias_part[CM_DTYPE_COUNT], bias_rows[CM_DTYPE_COUNT], bias_sum[CM_DTYPE_COUNT];
+    cudaKernel_t dropout_fwd_bf16, dropout_bwd_bf16;
     cudaKernel_t spin;
     int max_blocks, sms;
 } cm_kernels;
@@ -52,6 +54,13 @@ void cm_xent_backward(const cm_kernels *k, cm_dtype t, const void *p, const int 
 void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int n, int c, long long hw,
                   float *part, cudaStream_t s);
 int cm_bias_slices(const cm_kernels *k, int n, int c, long long hw);
+
+/* Dropout of n bf16 elements with probability p: y = x m / (1 - p), the
+ * mask m (one byte an element) drawn from seed; backward dx = dy m / (1 - p). */
+void cm_dropout_bf16_forward(const cm_kernels *k, const void *x, void *y, unsigned char *mask, long long n, double p,
+                             unsigned long long seed, cudaStream_t s);
+void cm_dropout_bf16_backward(const cm_kernels *k, const void *dy, const unsigned char *mask, void *dx, long long n,
+                              double p, cudaStream_t s);
 
 /* One thread that keeps the GPU busy for us microseconds: work queued
  * behind it waits, and so does a host call that synchronises. */

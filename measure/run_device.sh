@@ -1738,6 +1738,22 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=pholdout87b (session 59): pholdout87's two legacy-API bf16 jobs its call could not run (cuDNN's dropout takes
+# no bf16, CUDNN_STATUS_NOT_SUPPORTED; cnnperf-measure now runs its own dropout kernel there), after the networks with
+# dropout have trained in bf16 with --check-loss (their loss must fall)
+PHOLDOUT87B_MEASURE="
+vgg19 216 bf16
+googlenet 152 bf16"
+pholdout87b() {
+    local net
+    for net in alexnet vgg16 googlenet; do
+        say "check-loss $net b32 bf16"
+        timeout 120 "$MEASURE" --network "$net" --batch 32 --precision bf16 --check-loss 20 </dev/null ||
+            fail "check-loss $net bf16"
+    done
+    holdout_runs pholdout87b "$PHOLDOUT87B_MEASURE" "" legacy
+}
+
 # MODE=pholdout87 (session 59, the shipped model): ten one-GPU configurations in the precisions Hopper is mostly
 # trained in, bfloat16 autocast and TF32, which the issue's targets (fp32, fp16) leave out and this project had
 # hardly measured through PyTorch (one TF32 run): random.Random(871), holdout33's rule with bf16/tf32 for
@@ -4310,6 +4326,7 @@ run_mode() {
             -o "$RES/ddp/ddp-overhead-$DEV.json" </dev/null 2>&1 | grep -E '^torch_bench' || fail "ddp overhead"
         ddp "$(sed 's/ --channels-last//' <<<"$DDPCL_CONFIGS")" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
+    pholdout87b) pholdout87b ;;
     ddphost) ddphost ;;
     hostshare) # session 31: DDP's operator_scale paired (torch_bench --host-share, three times), beside the call's
         # eager costs alone; the two unpaired estimates (both ranks at once against alone minutes apart) were 1.19
