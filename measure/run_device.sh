@@ -4075,14 +4075,35 @@ TORCHCAL58B_CONFIGS="
 --network resnet18 --batch 176 --precision fp32 --channels-last
 --network densenet121 --batch 240 --precision fp32 --channels-last
 --network squeezenet1_1 --batch 216 --precision fp32 --channels-last"
-# torchcal58_traces DIR SECONDS CONFIGS: one kernel trace a configuration (its own batch), into DIR/traces/
+# MODE=torchtf32cal (session 59, calibration networks only): PyTorch in TF32, which the evaluation's first TF32 runs
+# (pholdout87: GoogLeNet, ResNet-34, VGG-16 +5 to +7%, GPU-paced) say eager mode times long, though the harness's TF32
+# runs are right: the six calibration networks in NCHW TF32 at b128, timed by torch_bench and every kernel of one
+# step traced (tools/trace_compare.py), for a rule to be stated before its judging data; then three calibration
+# networks in bf16 and fp16 in one process each (torch_bench --precision bf16,fp16), whose host times say whether
+# bfloat16's autocast costs the host what float16's does (pholdout87's ResNet-101 b64 bf16: 53.0 ms of host
+# against 41.5 predicted).
+TORCHTF32CAL_CONFIGS="
+--network resnet18 --batch 128 --precision tf32
+--network vgg11 --batch 128 --precision tf32
+--network mobilenet_v2 --batch 128 --precision tf32
+--network densenet121 --batch 128 --precision tf32
+--network squeezenet1_1 --batch 128 --precision tf32
+--network inception_v3 --batch 128 --precision tf32"
+TORCHBF16CAL_CONFIGS="
+--network resnet18 --batch 64 --precision bf16,fp16
+--network densenet121 --batch 64 --precision bf16,fp16
+--network inception_v3 --batch 64 --precision bf16,fp16"
+
+# torchcal58_traces DIR SECONDS CONFIGS: one kernel trace a configuration (its own batch and layout), into DIR/traces/
 torchcal58_traces() {
-    local c net batch prec
+    local c net batch prec cl
     while read -r c; do
         [ -n "$c" ] || continue
         read -r _ net _ batch _ prec _ <<<"$c"
         [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "kernel_trace $net skipped: past the deadline"; continue; }
-        net_trace "$1/traces" "kernels-torch-cl-$net-b$batch-$prec" kernel-trace "$2" "$net" "$batch" "$prec" --channels-last
+        cl=
+        [[ $c == *--channels-last* ]] && cl=--channels-last
+        net_trace "$1/traces" "kernels-torch${cl:+-cl}-$net-b$batch-$prec" kernel-trace "$2" "$net" "$batch" "$prec" $cl
         bundle
     done <<<"$3"
     grep -v -i warn "$1/traces/kernel-trace-$DEV.log" | tail -10
@@ -4582,6 +4603,10 @@ resnet50 64 fp32 ps2"
         torchcal58_traces "$RES/torchcal59" 150 "$TORCHCAL59_CONFIGS"
         torch_one "$TORCHCAL59_CONFIGS" torchcal59
         torchcal58_traces "$RES/torchcal59" 150 "$TORCHCAL59B_CONFIGS" ;;
+    torchtf32cal) # session 59: PyTorch TF32 on the calibration networks, timed and traced; bf16 beside fp16
+        torch_one "$TORCHTF32CAL_CONFIGS" torchtf32cal
+        torchcal58_traces "$RES/torchtf32cal" 150 "$TORCHTF32CAL_CONFIGS"
+        EAGER_FROM="$RES/torchtf32cal/eager-overhead-$DEV.json" torch_one "$TORCHBF16CAL_CONFIGS" torchbf16cal ;;
     torchcal59b) torch_one "$TORCHCAL59B_CONFIGS" torchcal59b ;; # session 58: rule 38's FP32 timings
     eagertrace55) eagertrace55 ;; # session 55: PyTorch kernel traces and timings of calibration networks, b128
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
