@@ -1738,6 +1738,23 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=pholdout88 (session 59): rule 39's judging data (docs/ACCURACY.md), committed with the rule before the call:
+# ten PyTorch NCHW TF32 jobs on the evaluation networks, random.Random(872), holdout33's rule with tf32 for the
+# precision and PyTorch NCHW for the harness (tools/draw_holdout.py 872 --precisions tf32 --harnesses torch --emit
+# pholdout88), predicted in the call. EAGER_FROM may name an eager-overhead file measured earlier that session
+# (the call's device time is short).
+PHOLDOUT88_TORCH="
+--network resnet50 --batch 232 --precision tf32
+--network resnet152 --batch 136 --precision tf32
+--network alexnet --batch 240 --precision tf32
+--network lenet5 --batch 56 --precision tf32
+--network resnet152 --batch 200 --precision tf32
+--network googlenet --batch 256 --precision tf32
+--network wide_resnet50_2 --batch 232 --precision tf32
+--network vgg13 --batch 152 --precision tf32
+--network googlenet --batch 248 --precision tf32
+--network resnext50_32x4d --batch 168 --precision tf32"
+
 # MODE=pholdout87b (session 59): pholdout87's two legacy-API bf16 jobs its call could not run (cuDNN's dropout takes
 # no bf16, CUDNN_STATUS_NOT_SUPPORTED; cnnperf-measure now runs its own dropout kernel there), after the networks with
 # dropout have trained in bf16 with --check-loss (their loss must fall)
@@ -4348,6 +4365,7 @@ run_mode() {
         ddp "$(sed 's/ --channels-last//' <<<"$DDPCL_CONFIGS")" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     pholdout87b) pholdout87b ;;
+    pholdout88) torch_one "$PHOLDOUT88_TORCH" torchpholdout88 ;;
     ddphost) ddphost ;;
     hostshare) # session 31: DDP's operator_scale paired (torch_bench --host-share, three times), beside the call's
         # eager costs alone; the two unpaired estimates (both ranks at once against alone minutes apart) were 1.19

@@ -213,7 +213,10 @@ static void pass_kernels(run *r, int node, const cp_layer *l, cp_pass pass)
         return;
     }
     if (cal->has_eager && torch_own_elementwise(l)) {
-        double f = cal->eager_scale[layout][cp_calib_group_of(r->p->prec)][cp_layer_calib_class(l)][pass];
+        /* TF32 is the math of convolutions and matrix products only: PyTorch's
+         * ReLU on a TF32 run is its FP32 kernel on the same FP32 tensors */
+        cp_precision own = r->p->prec == CP_PREC_TF32 ? CP_PREC_FP32 : r->p->prec;
+        double f = cal->eager_scale[layout][cp_calib_group_of(own)][cp_layer_calib_class(l)][pass];
         if (f > 0)
             scale = f, offset = 0;
     }
