@@ -653,6 +653,49 @@ static void test_json_fields(void **state)
     cp_network_free(&net);
 }
 
+/* Rule 39: TF32 is the math of convolutions and matrix products; PyTorch's
+ * ReLU on a TF32 run is the FP32 run's kernel on the same FP32 tensors, so
+ * eager mode gives it the FP32 time (the H200's graph calibration has traced
+ * FP32 ReLU factors and none for TF32). */
+static double relu_kernels_ms(const char *network, const cp_device *d, cp_precision prec)
+{
+    cp_network net;
+    cp_prediction p = {0};
+    cp_eager e = {.record = 1};
+    cp_error err;
+    if (cp_network_load(network, &net, &err) ||
+        cp_predict_with(&net, d, 64, prec, CP_ALGOS_PYTORCH, &p, &err)) /* eager mode's path, as the CLI runs it */
+        fail_msg("%s: %s", network, err.msg);
+    run(&p, NULL, &e);
+    double relu = 0;
+    for (int i = 0; i < e.n_events; i++)
+        if (e.events[i].gpu && strncmp(e.events[i].name, "relu_", 5) == 0)
+            relu += e.events[i].end_ms - e.events[i].start_ms;
+    cp_eager_free(&e);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
+    return relu;
+}
+
+static void test_tf32_relu_as_fp32(void **state)
+{
+    (void)state;
+    cp_device h200;
+    cp_error err;
+    cp_calibration_set_default("auto"); /* calibration/h200-graph.json, as the program loads it */
+    int rc = cp_device_load("h200", &h200, &err);
+    cp_calibration_set_default("none");
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_true(cp_device_calibration(&h200, CP_ALGOS_PYTORCH)->has_eager);
+    double fp32 = relu_kernels_ms("resnet18", &h200, CP_PREC_FP32);
+    double tf32 = relu_kernels_ms("resnet18", &h200, CP_PREC_TF32);
+    assert_true(fp32 > 0);
+    /* the same kernels; the time line's clock differences leave ~1e-5 of rounding (the harness's TF32 term was 1.4x) */
+    if (fabs(tf32 / fp32 - 1) > 1e-4)
+        fail_msg("ReLU kernels: TF32 %.9f ms, FP32 %.9f ms", tf32, fp32);
+}
+
 /* One GPU through the multi-GPU path in eager mode is the eager time line;
  * with 8 GPUs the per-GPU compute is still eager, so the iteration is at
  * least the single GPU's. */
@@ -725,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_bad_overhead_files),
         cmocka_unit_test(test_json_fields),
         cmocka_unit_test(test_distributed_eager),
+        cmocka_unit_test(test_tf32_relu_as_fp32),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
