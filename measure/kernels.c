@@ -211,12 +211,18 @@ void cm_bias_grad(const cm_kernels *k, cm_dtype t, const void *dy, void *db, int
     cudaCheck(cudaLaunchKernel((const void *)k->bias_sum[t], grid2, block, args2, 0, s));
 }
 
+/* what a kept element is multiplied by: 1 / (1 - p), 0 where all are dropped */
+static float dropout_scale(double p)
+{
+    return p < 1.0 ? (float)(1.0 / (1.0 - p)) : 0.0f;
+}
+
 void cm_dropout_bf16_forward(const cm_kernels *k, const void *x, void *y, unsigned char *mask, long long n, double p,
                              unsigned long long seed, cudaStream_t s)
 {
     /* keep an element when its 32-bit draw is under (1 - p) 2^32; p = 0 keeps all */
     unsigned long long keep = (unsigned long long)((1.0 - p) * 4294967296.0);
-    float scale = p < 1.0 ? (float)(1.0 / (1.0 - p)) : 0.0f;
+    float scale = dropout_scale(p);
     void *args[] = {&x, &y, &mask, &n, &keep, &scale, &seed};
     dim3 block = {256, 1, 1};
     cudaCheck(cudaLaunchKernel((const void *)k->dropout_fwd_bf16, grid_for(k, n), block, args, 0, s));
@@ -225,7 +231,7 @@ void cm_dropout_bf16_forward(const cm_kernels *k, const void *x, void *y, unsign
 void cm_dropout_bf16_backward(const cm_kernels *k, const void *dy, const unsigned char *mask, void *dx, long long n,
                               double p, cudaStream_t s)
 {
-    float scale = p < 1.0 ? (float)(1.0 / (1.0 - p)) : 0.0f;
+    float scale = dropout_scale(p);
     void *args[] = {&dy, &mask, &dx, &n, &scale};
     dim3 block = {256, 1, 1};
     cudaCheck(cudaLaunchKernel((const void *)k->dropout_bwd_bf16, grid_for(k, n), block, args, 0, s));
