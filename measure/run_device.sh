@@ -4957,6 +4957,14 @@ vgg19 64 fp16" "--warmup 3 --iters 10"
         ncu_engines 200 "
 densenet121 64 fp16
 inception_v3 64 fp16" ;;
+    ncutf32) # session 59, for a later rule: which kernels the graph API's engines run for TF32 1x1 convolutions
+        # on planes that are no whole number of 16-byte vectors (SqueezeNet's 55x55 and 27x27, Inception-v3's 35x35
+        # and 17x17): PyTorch's cuDNN 9.19 runs them as GEMMs on NCHW with no transposes (torchtf32cal's traces),
+        # the model transposes them and its TF32 conv_1x1 terms were fitted on cnnperf-measure's cuDNN; names,
+        # grids and GPU times, each run's engine choice beside its CSV
+        ncu_engines 200 "
+squeezenet1_1 128 tf32
+inception_v3 64 tf32" ;;
     ncu52) # session 52: the kernels behind DenseNet-121 b64 FP32's graph-API engines (the narrow 3x3 weight
         # gradients rules 27-28 could not fit: FFT engine 18 on 56x56 and 28x28, Winograd on 7x7 and 14x14),
         # names, grids and GPU times, each run's engine choice beside its CSV
