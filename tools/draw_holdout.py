@@ -41,6 +41,9 @@ import random
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_bench import PRECISIONS  # noqa: E402  (what torch_bench and cnnperf-measure take; no torch imported)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ONE_GPU = ['graph', 'legacy', 'torch', 'torch-cl']
 MULTI_GPU = ['nccl-graph', 'nccl-legacy', 'ps1', 'ps2', 'ddp', 'ddp-cl']
@@ -118,12 +121,13 @@ def main():
     ap.add_argument('--harnesses', help='the harnesses drawn from, in this order (default: all of the rule\'s: '
                     + ','.join(ONE_GPU) + '; --multi ' + ','.join(MULTI_GPU) + ')')
     a = ap.parse_args()
+    rule = MULTI_GPU if a.multi else ONE_GPU
     harnesses = a.harnesses.split(',') if a.harnesses else None
-    if harnesses and any(h not in (MULTI_GPU if a.multi else ONE_GPU) for h in harnesses):
-        ap.error(f'--harnesses: expected a comma-separated list of {",".join(MULTI_GPU if a.multi else ONE_GPU)}, got \'{a.harnesses}\'')
+    if harnesses and any(h not in rule for h in harnesses):
+        ap.error(f'--harnesses: expected a comma-separated list of {",".join(rule)}, got \'{a.harnesses}\'')
     precisions = a.precisions.split(',')
-    if not precisions or any(p not in ('fp32', 'tf32', 'fp16', 'bf16') for p in precisions):
-        ap.error(f'--precisions: expected a comma-separated list of fp32, tf32, fp16, bf16, got \'{a.precisions}\'')
+    if any(p not in PRECISIONS for p in precisions):
+        ap.error(f'--precisions: expected a comma-separated list of {", ".join(PRECISIONS)}, got \'{a.precisions}\'')
     jobs = draw(a.seed, a.multi, precisions=precisions, harnesses=harnesses)
     if a.emit:
         emit(a.emit, as_lists(jobs, a.multi), a.multi)
