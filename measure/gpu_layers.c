@@ -660,6 +660,12 @@ static long long dropout_elements(const cm_net *n, const cm_layer *L)
     return (long long)(L->y_bytes / cm_dtype_size(n->gpu->dtype));
 }
 
+/* each layer's mask from its own fixed seed, through cuDNN or the bf16 kernel */
+static unsigned long long dropout_seed(const cm_layer *L)
+{
+    return 1234ull + (unsigned long long)L->index;
+}
+
 static void dropout_setup(cm_net *n, cm_layer *L)
 {
     cm_gpu *g = n->gpu;
@@ -672,8 +678,7 @@ static void dropout_setup(cm_net *n, cm_layer *L)
     cudnnCheck(cudnnCreateDropoutDescriptor(&L->drop));
     cudnnCheck(cudnnDropoutGetStatesSize(g->dnn, &states));
     L->drop_states = cm_alloc(states);
-    cudnnCheck(cudnnSetDropoutDescriptor(L->drop, g->dnn, (float)L->l->p, L->drop_states, states,
-                                         1234ull + (unsigned long long)L->index));
+    cudnnCheck(cudnnSetDropoutDescriptor(L->drop, g->dnn, (float)L->l->p, L->drop_states, states, dropout_seed(L)));
     cudnnCheck(cudnnDropoutGetReserveSpaceSize(L->x_desc[0], &L->drop_reserve_size));
     L->drop_reserve = cm_alloc(L->drop_reserve_size);
 }
@@ -682,7 +687,7 @@ static void dropout_forward(cm_net *n, cm_layer *L)
 {
     if (!L->drop) {
         cm_dropout_bf16_forward(&n->gpu->kern, cm_input(n, L, 0), L->y, L->drop_reserve, dropout_elements(n, L),
-                                L->l->p, 1234ull + (unsigned long long)L->index, n->gpu->stream);
+                                L->l->p, dropout_seed(L), n->gpu->stream);
         return;
     }
     cudnnCheck(cudnnDropoutForward(n->gpu->dnn, L->drop, L->x_desc[0], cm_input(n, L, 0), L->y_desc, L->y,
