@@ -104,14 +104,20 @@ static void uniform_costs(cp_eager_costs *c, double v)
     snprintf(c->source, sizeof c->source, "test: %g us", v);
 }
 
-static void predict(const char *network, const cp_device *d, int batch, cp_precision prec, cp_network *net,
-                    cp_prediction *p)
+static void predict_with(const char *network, const cp_device *d, int batch, cp_precision prec, cp_algos algos,
+                         cp_network *net, cp_prediction *p)
 {
     cp_error err;
     if (cp_network_load(network, net, &err))
         fail_msg("%s", err.msg);
-    if (cp_predict(net, d, batch, prec, p, &err))
+    if (cp_predict_with(net, d, batch, prec, algos, p, &err))
         fail_msg("%s: %s", network, err.msg);
+}
+
+static void predict(const char *network, const cp_device *d, int batch, cp_precision prec, cp_network *net,
+                    cp_prediction *p)
+{
+    predict_with(network, d, batch, prec, CP_ALGOS_FIND, net, p);
 }
 
 static void run(const cp_prediction *p, const cp_eager_costs *c, cp_eager *e)
@@ -662,10 +668,7 @@ static double relu_kernels_ms(const char *network, const cp_device *d, cp_precis
     cp_network net;
     cp_prediction p = {0};
     cp_eager e = {.record = 1};
-    cp_error err;
-    if (cp_network_load(network, &net, &err) ||
-        cp_predict_with(&net, d, 64, prec, CP_ALGOS_PYTORCH, &p, &err)) /* eager mode's path, as the CLI runs it */
-        fail_msg("%s: %s", network, err.msg);
+    predict_with(network, d, 64, prec, CP_ALGOS_PYTORCH, &net, &p); /* eager mode's path, as the CLI runs it */
     run(&p, NULL, &e);
     double relu = 0;
     for (int i = 0; i < e.n_events; i++)
