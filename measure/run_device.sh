@@ -3809,7 +3809,7 @@ ncu_profile() {
         [ -n "$net" ] || continue
         [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { say "deadline: ncu $net stopped here"; break; }
         local tag
-        tag="$(basename "$net" .json)-b$batch-$prec"
+        tag="$(basename "$net" .json)-b$batch-$prec${NCU_TAG:-}"
         say "ncu $tag"
         # --clock-control none: the GPU keeps its own clocks (ncu would otherwise lock them at base)
         # shellcheck disable=SC2086
@@ -3831,10 +3831,13 @@ json.dump({"format": "cnnperf-conv-engines/1", "command": p["command"], "gpu_nam
     done <<<"$NCU_CONFIGS"
 }
 
-# ncu_engines TIMEOUT CONFIGS: ncu_profile through the graph API with names, grids and GPU times only (a whole
-# network's replay stays short) and each run's engine choice beside its CSV (ncu1x1, ncu52)
+# ncu_engines TIMEOUT CONFIGS [API]: ncu_profile through the graph API (or API: legacy, its files tagged -legacy)
+# with names, grids and GPU times only (a whole network's replay stays short) and each run's engine or algorithm
+# choice beside its CSV (ncu1x1, ncu52, ncutf32)
 ncu_engines() {
-    CONV_API=graph NCU_KEEP_ENGINES=1 NCU_METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size \
+    local api=${3:-graph} suffix=""
+    [ "$api" = graph ] || suffix=-$api
+    CONV_API=$api NCU_TAG=$suffix NCU_KEEP_ENGINES=1 NCU_METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size \
         NCU_TIMEOUT=$1 NCU_CONFIGS=$2 ncu_profile
 }
 
@@ -4961,10 +4964,19 @@ inception_v3 64 fp16" ;;
         # on planes that are no whole number of 16-byte vectors (SqueezeNet's 55x55 and 27x27, Inception-v3's 35x35
         # and 17x17): PyTorch's cuDNN 9.19 runs them as GEMMs on NCHW with no transposes (torchtf32cal's traces),
         # the model transposes them and its TF32 conv_1x1 terms were fitted on cnnperf-measure's cuDNN; names,
-        # grids and GPU times, each run's engine choice beside its CSV
+        # grids and GPU times, each run's engine choice beside its CSV. Session 60 added the TF32 fits' own
+        # configurations (DenseNet-121's 7x7 1x1 layers come out 0.71-0.82 of the model, its 14x14 transition
+        # 1.6-2.3x: engines 67/71/68) and the legacy API's algorithms on two of them
         ncu_engines 200 "
 squeezenet1_1 128 tf32
-inception_v3 64 tf32" ;;
+inception_v3 64 tf32
+densenet121 64 tf32
+mobilenet_v2 64 tf32
+resnet18 64 tf32
+vgg11 64 tf32"
+        ncu_engines 200 "
+densenet121 64 tf32
+inception_v3 64 tf32" legacy ;;
     ncu52) # session 52: the kernels behind DenseNet-121 b64 FP32's graph-API engines (the narrow 3x3 weight
         # gradients rules 27-28 could not fit: FFT engine 18 on 56x56 and 28x28, Winograd on 7x7 and 14x14),
         # names, grids and GPU times, each run's engine choice beside its CSV
