@@ -1738,6 +1738,27 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=tf32fresh60 (session 60): rule 40's judging data (docs/ACCURACY.md), committed with the rule before the call:
+# TF32 runs of the two networks rule 40 changes (SqueezeNet 1.1 and Inception-v3, the only shipped networks with
+# 1x1 layers on planes of 4-byte rows of 64 pixels or more; calibration networks, so in no evaluation figure),
+# through each harness, at batches no run or fit has used: per network and harness two multiples of 8 in 32..256
+# but 64 and 128, random.Random(60).sample, networks and harnesses in the order below. Results in
+# results/tf32fresh60 and results/torchtf32fresh60, which no calibration fit reads.
+TF32FRESH60_MEASURE="
+inception_v3 112 tf32
+inception_v3 192 tf32
+inception_v3 72 tf32 graphapi
+inception_v3 104 tf32 graphapi
+squeezenet1_1 168 tf32
+squeezenet1_1 160 tf32
+squeezenet1_1 120 tf32 graphapi
+squeezenet1_1 40 tf32 graphapi"
+TF32FRESH60_TORCH="
+--network inception_v3 --batch 96 --precision tf32
+--network inception_v3 --batch 248 --precision tf32
+--network squeezenet1_1 --batch 248 --precision tf32
+--network squeezenet1_1 --batch 48 --precision tf32"
+
 # MODE=pholdout88 (session 59): rule 39's judging data (docs/ACCURACY.md), committed with the rule before the call:
 # ten PyTorch NCHW TF32 jobs on the evaluation networks, random.Random(872), holdout33's rule with tf32 for the
 # precision and PyTorch NCHW for the harness (tools/draw_holdout.py 872 --precisions tf32 --harnesses torch --emit
@@ -4407,7 +4428,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | pholdout87) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | pholdout87 | tf32fresh60) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
