@@ -616,7 +616,6 @@ const char *cp_conv_pass_algorithm(const cp_kernel *k, int n)
     } by_name[] = {
         {"winograd_", "winograd"},       {"fft_", "fft"},          {"wgrad_engine", "wgrad_engine"},
         {"wgrad_xmma", "wgrad_engine"},  {"conv_direct", "direct"}, {"xmma_", "implicit_gemm"},
-        {"conv_nchw4_", "nchw_gemm"},
         {"conv_fprop", "implicit_gemm"}, {"conv_dgrad", "implicit_gemm"}, {"conv_wgrad", "implicit_gemm"},
     };
     for (size_t a = 0; a < sizeof by_name / sizeof by_name[0]; a++)
@@ -634,84 +633,6 @@ bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x)
 bool cp_conv_wgrad_1x1_via_nhwc(const cp_layer *l, const cp_exec *x)
 {
     return wgrad_1x1_via_nhwc(l, CP_PASS_BWD_WEIGHT, x);
-}
-
-/* --- TF32 1x1 convolutions on planes of 4-byte rows ------------------------
- *
- * A TF32 1x1 stride-1 pass on a plane that is no whole number of 16-byte
- * vectors (7x7, 13x13, 17x17, 35x35: an odd number of 4-byte elements) has
- * two candidates in cuDNN's search, and neither is the model's NHWC GEMM on
- * aligned planes: the NHWC GEMM between layout transposes (graph-API
- * engines 67 forward, 71 data gradient, 68 weight gradient), and one
- * kernel straight on the NCHW tensors with no transposes (engines 58, 63,
- * 62; "Kernel2" or a cuBLAS GEMM), which must load its activations 4 bytes
- * at a time. Nsight Compute on the six calibration networks in TF32
- * (validation/ncu-tf32-h200/, both APIs, cuDNN 9.14) shows the second for
- * most such layers, the first for wide ones (Inception-v3's 768 -> 192 on
- * 17x17, DenseNet-121's 1024 -> 512 transition); PyTorch's cuDNN 9.19 runs
- * the same passes as CUTLASS `align1` GEMMs on NCHW (torchtf32cal's traces).
- * The NCHW kernel follows neither its DRAM bytes nor its tensor cores: over
- * those engines' 140 timed passes (fitted there, docs/ACCURACY.md, session
- * 60, rule 40) its time is its operand traffic through L2, the two
- * constants below per multiply-add flop and per activation byte, 14% mean
- * error; cuDNN keeps the faster candidate and so does the model. Such a
- * pass is timed by these constants and not scaled by its class's
- * calibration term (model/predict.c). */
-#define NCHW4_L2_BYTES_PER_FLOP 0.10
-#define NCHW4_L2_BYTES_PER_ACT_BYTE 2.25
-
-#define NCHW4_MIN_PLANE 64
-
-static bool nchw4_candidate(const cp_layer *l, const cp_exec *x)
-{
-    return x->prec == CP_PREC_TF32 && !x->channels_last && l->groups == 1 && l->kh == 1 && l->kw == 1 &&
-           l->sh == 1 && l->sw == 1 && (double)l->out.h * l->out.w >= NCHW4_MIN_PLANE &&
-           (plane_misaligned(l->in[0], 4.0) || plane_misaligned(l->out, 4.0));
-}
-
-static cp_kernel nchw4_gemm(const cp_layer *l, cp_pass pass, const cp_exec *x)
-{
-    static const char *const names[] = {"conv_nchw4_fprop", "conv_nchw4_dgrad", "conv_nchw4_wgrad"};
-    double xb = cp_act_bytes(x, l->in[0]), yb = cp_act_bytes(x, l->out);
-    double wbytes = (double)l->params * cp_precision_bytes(x->prec);
-    double n = x->batch, rd = xb + wbytes, wr = yb, outs = n * cp_shape_elems(l->out);
-    if (pass == CP_PASS_BWD_DATA)
-        rd = yb + wbytes, wr = xb, outs = n * cp_shape_elems(l->in[0]);
-    else if (pass == CP_PASS_BWD_WEIGHT)
-        rd = xb + yb, wr = wbytes;
-    double f = flops(l, pass, x->batch);
-    cp_kernel k = cp_stream_kernel(x->dev, x->prec, names[pass], outs, rd, wr, f);
-    double blocks = (double)k.blocks;
-    k.I = (f * NCHW4_L2_BYTES_PER_FLOP + (xb + yb) * NCHW4_L2_BYTES_PER_ACT_BYTE) / blocks / k.ld_bytes;
-    k.pipe = CP_PIPE_TENSOR;
-    k.flops_per_L = 2048.0; /* m16n8k8 */
-    k.L = f / blocks / k.flops_per_L;
-    return k;
-}
-
-/* The faster of the kernels in out[0..nk) and the NCHW 4-byte GEMM. */
-static int nchw4_or(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel *out, int nk, cp_error *err)
-{
-    if (nk <= 0 || !nchw4_candidate(l, x))
-        return nk;
-    cp_kernel k = nchw4_gemm(l, pass, x);
-    double now = cp_kernels_ms(out, nk, x->dev, INFINITY, err), nchw = cp_kernels_ms(&k, 1, x->dev, INFINITY, err);
-    if (now < 0 || nchw < 0)
-        return -1;
-    if (nchw >= now)
-        return nk;
-    out[0] = k;
-    return 1;
-}
-
-bool cp_conv_pass_own_constants(const cp_layer *l, const cp_exec *x, const cp_kernel *k, int n)
-{
-    if (cp_layer_packed_grouped(l, x))
-        return true;
-    for (int i = 0; i < n; i++)
-        if (strncmp(k[i].name, "conv_nchw4_", 11) == 0)
-            return true;
-    return false;
 }
 
 /* Appends the layout transposes of a pass whose kernels want the other
@@ -964,7 +885,6 @@ static int kernels(const cp_layer *l, cp_pass pass, const cp_exec *x, cp_kernel 
         bool nhwc_wgrad = pass == CP_PASS_BWD_WEIGHT && x->channels_last && x->prec == CP_PREC_FP32;
         if (nk > 0 && !nhwc_wgrad)
             nk = layout_transposes(l, pass, x, out, nk, max);
-        nk = nchw4_or(l, pass, x, out, nk, err);
     }
     if (nk < 0)
         return -1;

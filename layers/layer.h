@@ -104,15 +104,10 @@ bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x);
 bool cp_conv_wgrad_1x1_via_nhwc(const cp_layer *l, const cp_exec *x);
 
 /* The algorithm a convolution pass's kernels (layers/conv.c, model/wgrad.c) make: "winograd", "fft",
- * "wgrad_engine" (cuDNN's weight-gradient engine), "direct", "implicit_gemm", "nchw_gemm" (TF32 1x1 on
- * NCHW planes of 4-byte rows) or "other"; what `predict` reports
+ * "wgrad_engine" (cuDNN's weight-gradient engine), "direct", "implicit_gemm" or "other"; what `predict` reports
  * beside the time, to be set against the algorithm cuDNN chose (provenance.conv_candidates,
  * tools/conv_candidates.py --model). */
 const char *cp_conv_pass_algorithm(const cp_kernel *k, int n);
-/* Whether a convolution pass is timed by constants of its own (packed grouped kernels, the TF32 NCHW 4-byte
- * GEMM: layers/conv.c), fitted on its microbenchmarks or engine timings, rather than scaled by its calibration
- * class's term. */
-bool cp_conv_pass_own_constants(const cp_layer *l, const cp_exec *x, const cp_kernel *k, int n);
 
 struct cp_layer_kind {
     const char *name;

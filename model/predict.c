@@ -123,8 +123,8 @@ static void calibrate_pass(cp_prediction *p, int node, const cp_layer *l, cp_pas
         return;
     cp_calib_group g = cp_calib_group_of(x->prec);
     cp_calib_class cls = cp_layer_calib_class(l);
-    /* timed by constants of its own (layers/conv.c), not its filter class's fit */
-    if (pass != CP_PASS_UPDATE && strcmp(l->kind->name, "conv") == 0 && cp_conv_pass_own_constants(l, x, k, n))
+    /* timed by its own microbenchmark constants (layers/conv.c), not its filter class's fit */
+    if (pass != CP_PASS_UPDATE && strcmp(l->kind->name, "conv") == 0 && cp_layer_packed_grouped(l, x))
         return;
     const cp_calib_term *t = &cal->term[g][cls][pass];
     p->tree.t[node].scale = t->scale;

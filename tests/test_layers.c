@@ -481,46 +481,6 @@ static void test_wgrad_1x1_nhwc(void **state)
     cp_network_free(&edge);
 }
 
-/* Rule 40 (docs/ACCURACY.md session 60): a TF32 1x1 pass on a plane of 4-byte rows of 64 pixels or more runs
- * cuDNN's NCHW GEMM, one kernel, no layout transposes, timed by its own constants and not its class's term */
-static void test_tf32_1x1_nchw4(void **state)
-{
-    (void)state;
-    cp_network odd, small, even;
-    one_conv(&odd, 192, 35, 64, 1, 1);    /* 1225 pixels: 4900-byte rows */
-    one_conv(&small, 512, 7, 128, 1, 1);  /* 49 pixels: under a tile */
-    one_conv(&even, 256, 14, 128, 1, 1);  /* 784-byte rows: whole 16-byte vectors */
-    cp_kernel k[MAXK];
-    static const char *const names[] = {"conv_nchw4_fprop", "conv_nchw4_dgrad", "conv_nchw4_wgrad"};
-    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
-        cp_pass pass = (cp_pass)p;
-        cp_exec x = {&h100, CP_PREC_TF32, 64, NULL, CP_ALGOS_PYTORCH, 0, false};
-        for (int a = 0; a < 2; a++) {
-            int nk = layer_kernels(&odd.layers[0], pass, CP_PREC_TF32, 64, a ? CP_ALGOS_FIND : CP_ALGOS_PYTORCH, k);
-            assert_int_equal(nk, 1);
-            assert_string_equal(k[0].name, names[p]);
-            assert_true(cp_conv_pass_own_constants(&odd.layers[0], &x, k, nk));
-            assert_string_equal(cp_conv_pass_algorithm(k, nk), "nchw_gemm");
-        }
-        int nk = layer_kernels(&small.layers[0], pass, CP_PREC_TF32, 64, CP_ALGOS_PYTORCH, k);
-        assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
-        assert_false(cp_conv_pass_own_constants(&small.layers[0], &x, k, nk));
-        nk = layer_kernels(&even.layers[0], pass, CP_PREC_TF32, 64, CP_ALGOS_PYTORCH, k);
-        assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
-        assert_false(cp_conv_pass_own_constants(&even.layers[0], &x, k, nk));
-        /* 16 bits keep the transposes (rule 29 was not kept), and channels-last tensors need none */
-        nk = layer_kernels(&odd.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_PYTORCH, k);
-        assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
-        channels_last = true;
-        nk = layer_kernels(&odd.layers[0], pass, CP_PREC_TF32, 64, CP_ALGOS_PYTORCH, k);
-        channels_last = false;
-        assert_false(has_kernel(k, nk, names[p]));
-    }
-    cp_network_free(&odd);
-    cp_network_free(&small);
-    cp_network_free(&even);
-}
-
 static void test_grouped_conv(void **state)
 {
     (void)state;
@@ -974,7 +934,6 @@ int main(void)
         cmocka_unit_test(test_grouped_conv),
         cmocka_unit_test(test_packed_grouped),
         cmocka_unit_test(test_wgrad_1x1_nhwc),
-        cmocka_unit_test(test_tf32_1x1_nchw4),
         cmocka_unit_test(test_conv_pass_algorithm),
         cmocka_unit_test(test_depthwise_taps),
         cmocka_unit_test(test_channels_last),

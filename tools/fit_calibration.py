@@ -272,8 +272,6 @@ def main():
             merged = xd > 0 and xw > 0 and yd > 0 and yw == 0
             for key, field in PASSES:
                 x, y = q.get(field, 0), l.get(field, 0)
-                if (q.get("algorithms") or {}).get(key) == "nchw_gemm":
-                    continue  # the TF32 NCHW 4-byte GEMM: timed by its own constants, never scaled (layers/conv.c)
                 if merged and key == "backward_data":
                     # one library call computes both gradients (cuDNN's batch-norm
                     # backward) and is measured as backward-data: fit the model's
