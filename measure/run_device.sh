@@ -4158,11 +4158,25 @@ torchcal58_traces() {
         [ $(($(date +%s) - START)) -lt "$DEADLINE" ] || { fail "kernel_trace $net skipped: past the deadline"; continue; }
         cl=
         [[ $c == *--channels-last* ]] && cl=--channels-last
-        net_trace "$1/traces" "kernels-torch${cl:+-cl}-$net-b$batch-$prec" kernel-trace "$2" "$net" "$batch" "$prec" $cl
+        net_trace "$1/traces" "kernels-torch${cl:+-cl}-$(basename "$net" .json)-b$batch-$prec" kernel-trace "$2" "$net" \
+            "$batch" "$prec" $cl
         bundle
     done <<<"$3"
     grep -v -i warn "$1/traces/kernel-trace-$DEV.log" | tail -10
 }
+
+# MODE=bneck60 (session 60, calibration microbenchmarks): PyTorch channels-last FP16 over-predicts the evaluation's
+# bottleneck ResNets where the GPU paces them (+5 to +17%) and the calibration set has no such network; two networks
+# of our own (validation/layerbench-h200/bneck60/nets/: ResNet-style bottleneck blocks at widths and planes no shipped
+# network uses, one with a grouped 3x3 as ResNeXt's), timed channels-last FP16 at b128 and b256 and NCHW FP16 at
+# b256, then kernel traces of the channels-last b128 steps (tools/trace_compare.py reads them)
+BNECK60_CONFIGS="
+--network validation/layerbench-h200/bneck60/nets/bneck60a.json --batch 128 --precision fp16 --channels-last
+--network validation/layerbench-h200/bneck60/nets/bneck60g.json --batch 128 --precision fp16 --channels-last
+--network validation/layerbench-h200/bneck60/nets/bneck60a.json --batch 256 --precision fp16 --channels-last
+--network validation/layerbench-h200/bneck60/nets/bneck60g.json --batch 256 --precision fp16 --channels-last
+--network validation/layerbench-h200/bneck60/nets/bneck60a.json --batch 256 --precision fp16
+--network validation/layerbench-h200/bneck60/nets/bneck60g.json --batch 256 --precision fp16"
 
 # MODE=torchcal59 and torchcal59b (session 58): rule 38's judging data, as torchcal58 with batches drawn by
 # random.Random(59) (same order): torchcal59 traces and times the six FP16 configurations, then traces the three FP32
@@ -4664,6 +4678,9 @@ resnet50 64 fp32 ps2"
         torchcal58_traces "$RES/torchtf32cal" 150 "$TORCHTF32CAL_CONFIGS"
         EAGER_FROM="$RES/torchtf32cal/eager-overhead-$DEV.json" torch_one "$TORCHBF16CAL_CONFIGS" torchbf16cal ;;
     torchcal59b) torch_one "$TORCHCAL59B_CONFIGS" torchcal59b ;; # session 58: rule 38's FP32 timings
+    bneck60) # session 60: bottleneck blocks of our own shapes, channels-last FP16 timed and traced
+        torch_one "$BNECK60_CONFIGS" bneck60
+        torchcal58_traces "$RES/bneck60" 150 "$(grep -e '--batch 128' <<<"$BNECK60_CONFIGS")" ;;
     eagertrace55) eagertrace55 ;; # session 55: PyTorch kernel traces and timings of calibration networks, b128
     chlast_holdout) # session 29: channels-last on the evaluation networks, predicted in the call (CHLAST_HOLDOUT_CONFIGS)
         torch_one "$CHLAST_HOLDOUT_CONFIGS" chlast_holdout ;;
