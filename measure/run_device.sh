@@ -1810,6 +1810,20 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=holdout89 (session 60, the shipped model): ten one-GPU configurations by random.Random(89), holdout33's rule
+# (tools/draw_holdout.py --emit), predicted in the call.
+HOLDOUT89_MEASURE="
+densenet169 224 fp32
+resnet101 248 fp16
+wide_resnet50_2 136 fp32
+mnasnet1_0 208 fp32 graphapi
+resnext50_32x4d 32 fp16
+vgg16 112 fp16 graphapi"
+HOLDOUT89_TORCH="
+--network resnext50_32x4d --batch 248 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 144 --precision fp16
+--network vgg16 --batch 48 --precision fp16 --channels-last
+--network resnet34 --batch 48 --precision fp32"
 # MODE=holdout88 (session 60, the shipped model): ten one-GPU configurations by random.Random(88), holdout33's rule
 # (tools/draw_holdout.py --emit), predicted in the call; the channels-last FP32 PyTorch job comes last as drawn.
 HOLDOUT88_MEASURE="
@@ -4456,7 +4470,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | pholdout87 | tf32fresh60) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | pholdout87 | tf32fresh60) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
