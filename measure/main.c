@@ -24,6 +24,7 @@
 #include "exchange.h"
 #include "gpu_layers.h"
 #include "host_probe.h"
+#include "kernel_check.h"
 #include "mpi_util.h"
 #include "provenance.h"
 #include "stats.h"
@@ -78,6 +79,7 @@ static const char usage[] =
     "                        (default 20)\n"
     "  --check-kernels CC    only compile the NVRTC kernels for compute capability CC (e.g. 90) and exit:\n"
     "                        no GPU needed\n"
+    "  --check-dropout       only check the bf16 dropout kernels element by element on the GPU and exit\n"
     "  -o, --output FILE     write the result to FILE (atomically; rank 0) instead of standard output\n"
     "  -h, --help            this text\n"
     "\n"
@@ -87,7 +89,7 @@ static const char usage[] =
 typedef struct {
     const char *network, *precision, *output, *comm, *overlap, *bucket_mb, *timeout_s, *layers, *launch, *conv_api;
     int batch, warmup, iters, workspace_mb, check_loss, ps_servers, ps_threads, check_kernels, host_profile;
-    int host_behind_us;
+    int host_behind_us, check_dropout;
 } options;
 
 static int bad(const char *fmt, const char *a)
@@ -156,7 +158,10 @@ static int parse_options(int argc, char **argv, options *o)
             num = &o->ps_servers;
         else if (strcmp(a, "--ps-threads") == 0)
             num = &o->ps_threads, max = 4096;
-        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        else if (strcmp(a, "--check-dropout") == 0) {
+            o->check_dropout = 1; /* a flag: no value */
+            continue;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             exit(0);
         } else
@@ -750,7 +755,7 @@ static void finish_worker(cm_exchange *ex, ranks *k, cp_network *net)
 int main(int argc, char **argv)
 {
     options o = {"resnet50", "fp32", NULL, NULL, "on", "25", "20", "iteration", "stream", "graph",
-                 64,         5,      20,   8192, 0,    1,    0,    0,  5,   0};
+                 64,         5,      20,   8192, 0,    1,    0,    0,  5,   0, 0};
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;
@@ -761,6 +766,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "cnnperf-measure: NVRTC built the kernels for sm_%d (%zu bytes)\n", o.check_kernels, size);
         return 0;
     }
+    if (o.check_dropout)
+        return cm_check_dropout();
     cp_precision prec;
     if (cp_precision_parse(o.precision, &prec))
         return bad("--precision: expected fp32, tf32, fp16 or bf16, got '%s'", o.precision);

@@ -5052,6 +5052,9 @@ densenet121 64 fp32" ;;
          # PyTorch's cuDNN batch norm through torch.profiler (needs no hardware counters, should ncu lack them)
         ncu_profile
         kernel_trace ;;
+    kcheck) # session 60: cnnperf-measure's bf16 dropout kernels checked element by element (measure/kernel_check.c)
+        "$MEASURE" --check-dropout 2>&1 | tee "$RES/check-dropout.log"
+        [ "${PIPESTATUS[0]}" = 0 ] || fail "check-dropout" ;;
     kernels) # the kernels cuDNN runs for batch normalisation, from the CUDA profiler (tools/kernel_trace.py)
         kernel_trace ;;
     torchtrace) # every kernel of PyTorch training iterations of calibration-set networks (eager mode's algorithms)

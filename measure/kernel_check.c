@@ -1,0 +1,132 @@
+/* kernel_check: cnnperf-measure --check-dropout, a GPU test of the bf16
+ * dropout kernels (kernels.c), which cuDNN's dropout cannot stand in for
+ * (it takes no bf16). Training a network in bf16 only shows that the loss
+ * falls; this checks the kernels themselves against what they promise:
+ * y = x m / (1 - p) with m drawn per element from the seed, the share kept
+ * near 1 - p, the same mask for the same seed, another for another seed, and
+ * a backward that applies the forward's mask and scale. */
+#include "kernel_check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+typedef unsigned short bf16;
+
+static float from_bf16(bf16 v)
+{
+    unsigned u = (unsigned)v << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static bf16 to_bf16(float f) /* round to nearest even, as the kernels' __float2bfloat16 */
+{
+    unsigned u;
+    memcpy(&u, &f, sizeof u);
+    return (bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+typedef struct {
+    long long n;
+    bf16 *x, *y, *dx;    /* device */
+    unsigned char *mask; /* device */
+    bf16 *hy, *hdx;      /* host */
+    unsigned char *hmask, *hmask2;
+} buffers;
+
+static int fail(const char *what, double p, long long i)
+{
+    fprintf(stderr, "cnnperf-measure: bf16 dropout at p %.2f: %s (element %lld)\n", p, what, i);
+    return CM_EXIT_RUNTIME;
+}
+
+/* One probability: forward twice with the same seed and once with another, backward of ones. */
+static int check_p(const cm_kernels *k, buffers *b, double p)
+{
+    const unsigned long long seed = 1234, other = 1235;
+    long long n = b->n;
+    cm_dropout_bf16_forward(k, b->x, b->y, b->mask, n, p, seed, 0);
+    cm_dropout_bf16_backward(k, b->x, b->mask, b->dx, n, p, 0); /* dy = x = ones */
+    cudaCheck(cudaMemcpy(b->hy, b->y, (size_t)n * sizeof(bf16), cudaMemcpyDeviceToHost));
+    cudaCheck(cudaMemcpy(b->hdx, b->dx, (size_t)n * sizeof(bf16), cudaMemcpyDeviceToHost));
+    cudaCheck(cudaMemcpy(b->hmask, b->mask, (size_t)n, cudaMemcpyDeviceToHost));
+    cm_dropout_bf16_forward(k, b->x, b->y, b->mask, n, p, seed, 0);
+    cudaCheck(cudaMemcpy(b->hmask2, b->mask, (size_t)n, cudaMemcpyDeviceToHost));
+    if (memcmp(b->hmask, b->hmask2, (size_t)n) != 0)
+        return fail("the same seed drew another mask", p, 0);
+    cm_dropout_bf16_forward(k, b->x, b->y, b->mask, n, p, other, 0);
+    cudaCheck(cudaMemcpy(b->hmask2, b->mask, (size_t)n, cudaMemcpyDeviceToHost));
+    float kept_value = from_bf16(to_bf16((float)(1.0 / (1.0 - p))));
+    long long kept = 0, differ = 0;
+    for (long long i = 0; i < n; i++) {
+        if (b->hmask[i] > 1)
+            return fail("a mask byte is neither 0 nor 1", p, i);
+        float want = b->hmask[i] ? kept_value : 0.0f;
+        if (from_bf16(b->hy[i]) != want)
+            return fail("y is not x m / (1 - p)", p, i);
+        if (from_bf16(b->hdx[i]) != want)
+            return fail("dx is not dy m / (1 - p) with the forward's mask", p, i);
+        kept += b->hmask[i];
+        differ += b->hmask[i] != b->hmask2[i];
+    }
+    double share = (double)kept / n, sd = sqrt(p * (1.0 - p) / n), expect_differ = 2.0 * p * (1.0 - p);
+    fprintf(stderr, "cnnperf-measure: bf16 dropout at p %.2f: kept %.5f of %lld (1 - p = %.5f), kept value %g, "
+                    "%.4f differ under another seed (independent draws: %.4f)\n",
+            p, share, n, 1.0 - p, kept_value, (double)differ / n, expect_differ);
+    if (fabs(share - (1.0 - p)) > 6.0 * sd)
+        return fail("the share kept is more than 6 standard deviations from 1 - p", p, 0);
+    if (fabs((double)differ / n - expect_differ) > 0.01)
+        return fail("another seed's mask is not an independent draw", p, 0);
+    return 0;
+}
+
+int cm_check_dropout(void)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        fprintf(stderr, "cnnperf-measure: skipped: no GPU (%s)\n",
+                cudaGetErrorString(e != cudaSuccess ? e : cudaErrorNoDevice));
+        return CM_EXIT_SKIP;
+    }
+    cudaCheck(cudaSetDevice(0));
+    cm_kernels k;
+    cm_kernels_load(&k);
+    buffers b = {.n = 1 << 22};
+    size_t bytes = (size_t)b.n * sizeof(bf16);
+    cudaCheck(cudaMalloc((void **)&b.x, bytes));
+    cudaCheck(cudaMalloc((void **)&b.y, bytes));
+    cudaCheck(cudaMalloc((void **)&b.dx, bytes));
+    cudaCheck(cudaMalloc((void **)&b.mask, (size_t)b.n));
+    b.hy = malloc(bytes);
+    b.hdx = malloc(bytes);
+    b.hmask = malloc((size_t)b.n);
+    b.hmask2 = malloc((size_t)b.n);
+    if (!b.hy || !b.hdx || !b.hmask || !b.hmask2) {
+        fprintf(stderr, "cnnperf-measure: out of host memory for the dropout check\n");
+        exit(CM_EXIT_RUNTIME);
+    }
+    for (long long i = 0; i < b.n; i++)
+        b.hy[i] = to_bf16(1.0f);
+    cudaCheck(cudaMemcpy(b.x, b.hy, bytes, cudaMemcpyHostToDevice));
+    static const double ps[] = {0.5, 0.1, 0.0};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0] && !rc; i++)
+        rc = check_p(&k, &b, ps[i]);
+    cudaCheck(cudaFree(b.x));
+    cudaCheck(cudaFree(b.y));
+    cudaCheck(cudaFree(b.dx));
+    cudaCheck(cudaFree(b.mask));
+    free(b.hy);
+    free(b.hdx);
+    free(b.hmask);
+    free(b.hmask2);
+    if (!rc)
+        fprintf(stderr, "cnnperf-measure: bf16 dropout kernels: ok\n");
+    return rc;
+}
