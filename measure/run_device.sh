@@ -1738,6 +1738,23 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=tf32cal60 (session 60): rule 41's data (docs/ACCURACY.md), committed with the rule before the call. First the
+# H200's TF32 training runs gain Inception-v3 b32 through both APIs (results/tf32cal60: conv_kxk, conv_large and 3x3
+# average pools have no TF32 term, no such layer being in the TF32 calibration runs); then the judging runs, which no
+# fit reads (results/tf32judge60): TF32 AlexNet and Inception-v3 through each API and three evaluation networks with
+# the API drawn, batches by random.Random(61) (multiples of 8 in 32..256; Inception-v3's not one run has used).
+TF32CAL60_TRAIN="
+inception_v3 32 tf32
+inception_v3 32 tf32 graphapi"
+TF32JUDGE60="
+alexnet 152 tf32
+alexnet 72 tf32 graphapi
+inception_v3 232 tf32
+inception_v3 136 tf32 graphapi
+resnet34 232 tf32
+resnet152 152 tf32 graphapi
+wide_resnet50_2 120 tf32"
+
 # MODE=tf32fresh60 (session 60): rule 40's judging data (docs/ACCURACY.md), committed with the rule before the call:
 # TF32 runs of the two networks rule 40 changes (SqueezeNet 1.1 and Inception-v3, the only shipped networks with
 # 1x1 layers on planes of 4-byte rows of 64 pixels or more; calibration networks, so in no evaluation figure),
@@ -5052,6 +5069,9 @@ densenet121 64 fp32" ;;
          # PyTorch's cuDNN batch norm through torch.profiler (needs no hardware counters, should ncu lack them)
         ncu_profile
         kernel_trace ;;
+    tf32cal60) # session 60: rule 41's TF32 training runs, then its judging runs
+        holdout_runs tf32cal60 "$TF32CAL60_TRAIN" "" legacy
+        holdout_runs tf32judge60 "$TF32JUDGE60" "" legacy ;;
     kcheck) # session 60: cnnperf-measure's bf16 dropout kernels checked element by element (measure/kernel_check.c)
         "$MEASURE" --check-dropout 2>&1 | tee "$RES/check-dropout.log"
         [ "${PIPESTATUS[0]}" = 0 ] || fail "check-dropout" ;;
