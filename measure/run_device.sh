@@ -1738,6 +1738,24 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=tf32hold62 (session 60, for the next session): rule 42's judging data (docs/ACCURACY.md), listed with the rule's
+# statement before any of it is measured: ten TF32 jobs on the evaluation networks the rule changes (those with a 1x1
+# stride-1 layer of more than 131,072 channel pairs on a plane of whole 16-byte vectors: DenseNet-169, GoogLeNet,
+# ResNet-50/101/152, ResNeXt-50, Wide ResNet-50-2), network, batch (multiples of 8 in 32..256) and harness (legacy
+# API, graph API, PyTorch NCHW) each by random.Random(62).choice in that order, job after job.
+TF32HOLD62_MEASURE="
+resnet50 72 tf32
+wide_resnet50_2 88 tf32 graphapi
+googlenet 72 tf32
+resnet101 192 tf32
+wide_resnet50_2 56 tf32
+densenet169 224 tf32 graphapi
+resnet50 192 tf32"
+TF32HOLD62_TORCH="
+--network resnet101 --batch 256 --precision tf32
+--network resnet101 --batch 72 --precision tf32
+--network resnet152 --batch 152 --precision tf32"
+
 # MODE=tf32cal60 (session 60): rule 41's data (docs/ACCURACY.md), committed with the rule before the call. First the
 # H200's TF32 training runs gain Inception-v3 b32 through both APIs (results/tf32cal60: conv_kxk, conv_large and 3x3
 # average pools have no TF32 term, no such layer being in the TF32 calibration runs); then the judging runs, which no
@@ -4487,7 +4505,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | pholdout87 | tf32fresh60) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | pholdout87 | tf32fresh60 | tf32hold62) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
