@@ -39,9 +39,13 @@ typedef struct {
     unsigned char *hmask, *hmask2;
 } buffers;
 
+/* i: the element that broke it, or -1 for a property of the whole mask */
 static int fail(const char *what, double p, long long i)
 {
-    fprintf(stderr, "cnnperf-measure: bf16 dropout at p %.2f: %s (element %lld)\n", p, what, i);
+    if (i >= 0)
+        fprintf(stderr, "cnnperf-measure: bf16 dropout at p %.2f: %s (element %lld)\n", p, what, i);
+    else
+        fprintf(stderr, "cnnperf-measure: bf16 dropout at p %.2f: %s\n", p, what);
     return CM_EXIT_RUNTIME;
 }
 
@@ -58,7 +62,7 @@ static int check_p(const cm_kernels *k, buffers *b, double p)
     cm_dropout_bf16_forward(k, b->x, b->y, b->mask, n, p, seed, 0);
     cudaCheck(cudaMemcpy(b->hmask2, b->mask, (size_t)n, cudaMemcpyDeviceToHost));
     if (memcmp(b->hmask, b->hmask2, (size_t)n) != 0)
-        return fail("the same seed drew another mask", p, 0);
+        return fail("the same seed drew another mask", p, -1);
     cm_dropout_bf16_forward(k, b->x, b->y, b->mask, n, p, other, 0);
     cudaCheck(cudaMemcpy(b->hmask2, b->mask, (size_t)n, cudaMemcpyDeviceToHost));
     float kept_value = from_bf16(to_bf16((float)(1.0 / (1.0 - p))));
@@ -79,9 +83,9 @@ static int check_p(const cm_kernels *k, buffers *b, double p)
                     "%.4f differ under another seed (independent draws: %.4f)\n",
             p, share, n, 1.0 - p, kept_value, (double)differ / n, expect_differ);
     if (fabs(share - (1.0 - p)) > 6.0 * sd)
-        return fail("the share kept is more than 6 standard deviations from 1 - p", p, 0);
+        return fail("the share kept is more than 6 standard deviations from 1 - p", p, -1);
     if (fabs((double)differ / n - expect_differ) > 0.01)
-        return fail("another seed's mask is not an independent draw", p, 0);
+        return fail("another seed's mask is not an independent draw", p, -1);
     return 0;
 }
 
