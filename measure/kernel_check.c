@@ -8,28 +8,18 @@
 #include "kernel_check.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
+#include "ps.h"    /* cm_ps_to_float: an element of a 16-bit buffer as float */
+#include "train.h" /* cm_to_bf16: the harness's own rounding to bf16 */
 
-typedef unsigned short bf16;
+typedef uint16_t bf16;
 
-static float from_bf16(bf16 v)
-{
-    unsigned u = (unsigned)v << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static bf16 to_bf16(float f) /* round to nearest even, as the kernels' __float2bfloat16 */
-{
-    unsigned u;
-    memcpy(&u, &f, sizeof u);
-    return (bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
+static float from_bf16(const bf16 *v, long long i) { return cm_ps_to_float(CM_PS_BF16, v, i); }
 
 typedef struct {
     long long n;
@@ -65,15 +55,16 @@ static int check_p(const cm_kernels *k, buffers *b, double p)
         return fail("the same seed drew another mask", p, -1);
     cm_dropout_bf16_forward(k, b->x, b->y, b->mask, n, p, other, 0);
     cudaCheck(cudaMemcpy(b->hmask2, b->mask, (size_t)n, cudaMemcpyDeviceToHost));
-    float kept_value = from_bf16(to_bf16((float)(1.0 / (1.0 - p))));
+    bf16 kept_bits = cm_to_bf16((float)(1.0 / (1.0 - p)));
+    float kept_value = from_bf16(&kept_bits, 0);
     long long kept = 0, differ = 0;
     for (long long i = 0; i < n; i++) {
         if (b->hmask[i] > 1)
             return fail("a mask byte is neither 0 nor 1", p, i);
         float want = b->hmask[i] ? kept_value : 0.0f;
-        if (from_bf16(b->hy[i]) != want)
+        if (from_bf16(b->hy, i) != want)
             return fail("y is not x m / (1 - p)", p, i);
-        if (from_bf16(b->hdx[i]) != want)
+        if (from_bf16(b->hdx, i) != want)
             return fail("dx is not dy m / (1 - p) with the forward's mask", p, i);
         kept += b->hmask[i];
         differ += b->hmask[i] != b->hmask2[i];
@@ -116,7 +107,7 @@ int cm_check_dropout(void)
         exit(CM_EXIT_RUNTIME);
     }
     for (long long i = 0; i < b.n; i++)
-        b.hy[i] = to_bf16(1.0f);
+        b.hy[i] = cm_to_bf16(1.0f);
     cudaCheck(cudaMemcpy(b.x, b.hy, bytes, cudaMemcpyHostToDevice));
     static const double ps[] = {0.5, 0.1, 0.0};
     int rc = 0;

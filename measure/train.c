@@ -98,7 +98,7 @@ static uint16_t to_half(float f)
     return (uint16_t)(sign | h);
 }
 
-static uint16_t to_bf16(float f)
+uint16_t cm_to_bf16(float f)
 {
     uint32_t x;
     memcpy(&x, &f, sizeof x);
@@ -117,7 +117,7 @@ static void upload(void *dst, const float *src, size_t n, cm_dtype t)
     }
     uint16_t *tmp = cm_xcalloc(n, sizeof *tmp);
     for (size_t i = 0; i < n; i++)
-        tmp[i] = t == CM_F16 ? to_half(src[i]) : to_bf16(src[i]);
+        tmp[i] = t == CM_F16 ? to_half(src[i]) : cm_to_bf16(src[i]);
     cudaCheck(cudaMemcpy(dst, tmp, n * sizeof *tmp, cudaMemcpyHostToDevice));
     free(tmp);
 }
@@ -420,7 +420,7 @@ static void seed_gradient(cm_gpu *g, cm_layer *L)
     /* A layer nobody reads: its output gradient is that of the mean of its
      * outputs (what the loss would be for a network not ending in softmax). */
     float v = 1.0f / (float)((double)g->batch * cp_shape_elems(L->l->out));
-    uint16_t h = g->dtype == CM_F16 ? to_half(v) : to_bf16(v);
+    uint16_t h = g->dtype == CM_F16 ? to_half(v) : cm_to_bf16(v);
     cudnnCheck(cudnnSetTensor(g->dnn, L->y_desc, L->dy_own, g->dtype == CM_F32 ? (const void *)&v : (const void *)&h));
 }
 
@@ -454,7 +454,7 @@ void cm_net_build(cm_net *n, cm_gpu *g, const cp_network *net)
         memcpy(n->input_host, tmp, in_elems * sizeof *tmp);
     else
         for (size_t i = 0; i < in_elems; i++)
-            ((uint16_t *)n->input_host)[i] = g->dtype == CM_F16 ? to_half(tmp[i]) : to_bf16(tmp[i]);
+            ((uint16_t *)n->input_host)[i] = g->dtype == CM_F16 ? to_half(tmp[i]) : cm_to_bf16(tmp[i]);
     free(tmp);
     const cp_layer *last = &net->layers[n->n - 1];
     n->classes = strcmp(last->kind->name, "softmax") == 0 ? (int)cp_shape_elems(last->out) : 1;

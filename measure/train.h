@@ -219,6 +219,8 @@ void cm_params(cm_net *n, cm_layer *L, long long n_weights, long long n_bias, cm
 void cm_params_bn(cm_net *n, cm_layer *L, int channels);
 
 size_t cm_dtype_size(cm_dtype t);
+/* A float as bf16, rounded to nearest even (NaN stays NaN), as the NVRTC kernels' st_bf16 stores it. */
+uint16_t cm_to_bf16(float f);
 /* An NCHW tensor of the GPU's activation type. */
 cudnnTensorDescriptor_t cm_tensor(const cm_gpu *g, int n, int c, int h, int w);
 /* One line "cnnperf-measure: at 'layer': message", then exit status 1. */
