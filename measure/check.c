@@ -72,3 +72,14 @@ void *cm_xcalloc(size_t n, size_t size)
     }
     return p;
 }
+
+int cm_gpu_count(const char *who)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaSuccess && count > 0)
+        return count;
+    fprintf(stderr, "cnnperf-measure: %sskipped: no GPU (%s)\n", who,
+            cudaGetErrorString(e != cudaSuccess ? e : cudaErrorNoDevice));
+    return 0;
+}

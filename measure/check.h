@@ -57,4 +57,8 @@ void cm_nvrtc_fail(nvrtcResult r, const char *call, const char *file, int line);
 /* Host allocation that exits with a message instead of returning NULL. */
 void *cm_xcalloc(size_t n, size_t size);
 
+/* The GPUs CUDA sees; with none, one line "cnnperf-measure: <who>skipped: no GPU (why)" on stderr and 0 (no GPU
+ * is not a failure: the caller exits CM_EXIT_SKIP, which CTest counts as skipped). who: a rank's prefix or "". */
+int cm_gpu_count(const char *who);
+
 #endif

@@ -82,13 +82,9 @@ static int check_p(const cm_kernels *k, buffers *b, double p)
 
 int cm_check_dropout(void)
 {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-        fprintf(stderr, "cnnperf-measure: skipped: no GPU (%s)\n",
-                cudaGetErrorString(e != cudaSuccess ? e : cudaErrorNoDevice));
+    if (cm_gpu_count("") == 0)
         return CM_EXIT_SKIP;
-    }
+    cm_where = "the dropout check";
     cudaCheck(cudaSetDevice(0));
     cm_kernels k;
     cm_kernels_load(&k);
@@ -98,14 +94,10 @@ int cm_check_dropout(void)
     cudaCheck(cudaMalloc((void **)&b.y, bytes));
     cudaCheck(cudaMalloc((void **)&b.dx, bytes));
     cudaCheck(cudaMalloc((void **)&b.mask, (size_t)b.n));
-    b.hy = malloc(bytes);
-    b.hdx = malloc(bytes);
-    b.hmask = malloc((size_t)b.n);
-    b.hmask2 = malloc((size_t)b.n);
-    if (!b.hy || !b.hdx || !b.hmask || !b.hmask2) {
-        fprintf(stderr, "cnnperf-measure: out of host memory for the dropout check\n");
-        exit(CM_EXIT_RUNTIME);
-    }
+    b.hy = cm_xcalloc((size_t)b.n, sizeof(bf16));
+    b.hdx = cm_xcalloc((size_t)b.n, sizeof(bf16));
+    b.hmask = cm_xcalloc((size_t)b.n, 1);
+    b.hmask2 = cm_xcalloc((size_t)b.n, 1);
     for (long long i = 0; i < b.n; i++)
         b.hy[i] = cm_to_bf16(1.0f);
     cudaCheck(cudaMemcpy(b.x, b.hy, bytes, cudaMemcpyHostToDevice));

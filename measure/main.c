@@ -829,11 +829,8 @@ int main(int argc, char **argv)
 #endif
 
     /* No GPU is not a failure: tests that need one are skipped. */
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-        fprintf(stderr, "cnnperf-measure: %sskipped: no GPU (%s)\n", cm_mpi_who(),
-                cudaGetErrorString(e != cudaSuccess ? e : cudaErrorNoDevice));
+    int count = cm_gpu_count(cm_mpi_who());
+    if (count == 0) {
         cp_network_free(&net);
         if (k.size > 1)
             cm_mpi_abort(CM_EXIT_SKIP); /* the other ranks may not know yet */
