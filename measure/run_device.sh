@@ -1845,6 +1845,33 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=holdout90 and MODE=holdout91 (session 61, the shipped model): ten one-GPU configurations each by
+# random.Random(90) and random.Random(91), holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
+HOLDOUT90_MEASURE="
+resnet34 96 fp32 graphapi
+resnet50 216 fp16 graphapi
+resnet34 232 fp16
+resnet50 224 fp16 graphapi
+vgg13 48 fp16 graphapi
+resnet50 104 fp16 graphapi"
+HOLDOUT90_TORCH="
+--network lenet5 --batch 208 --precision fp16 --channels-last
+--network vgg13 --batch 176 --precision fp32
+--network vgg19 --batch 144 --precision fp32
+--network vgg13 --batch 192 --precision fp32"
+HOLDOUT91_MEASURE="
+densenet169 176 fp16
+resnet34 240 fp32
+vgg16 232 fp32"
+HOLDOUT91_TORCH="
+--network lenet5 --batch 232 --precision fp16 --channels-last
+--network vgg19 --batch 48 --precision fp16 --channels-last
+--network resnet101 --batch 72 --precision fp32
+--network resnet152 --batch 144 --precision fp32 --channels-last
+--network lenet5 --batch 184 --precision fp32 --channels-last
+--network vgg16 --batch 168 --precision fp32 --channels-last
+--network resnet50 --batch 232 --precision fp32 --channels-last"
+
 # MODE=holdout89 (session 60, the shipped model): ten one-GPU configurations by random.Random(89), holdout33's rule
 # (tools/draw_holdout.py --emit), predicted in the call.
 HOLDOUT89_MEASURE="
@@ -4505,7 +4532,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | pholdout87 | tf32fresh60 | tf32hold62) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | pholdout87 | tf32fresh60 | tf32hold62) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
