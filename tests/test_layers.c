@@ -241,7 +241,9 @@ static void test_conv_layout(void **state)
         assert_false(transposed(512, 28, 1, CP_PREC_FP16, pass, 1)); /* 784 x 2 B: whole vectors */
         assert_true(transposed(1024, 14, 1, CP_PREC_FP16, pass, 1)); /* 196 x 2 B = 392: not */
         assert_true(transposed(512, 7, 1, CP_PREC_BF16, pass, 1));
-        assert_false(transposed(1024, 14, 1, CP_PREC_TF32, pass, 1)); /* 196 x 4 B = 784: whole */
+        assert_false(transposed(512, 14, 1, CP_PREC_TF32, pass, 1)); /* 196 x 4 B = 784: whole */
+        /* unless 1024 x 256 channels, whose TF32 gradients cuDNN runs on NHWC (rule 42) */
+        assert_true(transposed(1024, 14, 1, CP_PREC_TF32, pass, 1) == (pass != CP_PASS_FWD));
         assert_true(transposed(1024, 7, 1, CP_PREC_TF32, pass, 1));
         assert_true(transposed(256, 56, 2, CP_PREC_FP16, pass, 1));   /* strided */
         assert_false(transposed(1024, 14, 1, CP_PREC_FP32, pass, 1)); /* no tensor cores */
@@ -477,6 +479,23 @@ static void test_wgrad_1x1_nhwc(void **state)
     nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
     channels_last = false;
     assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
+    /* TF32 (rule 42): both gradients of the wide layer, in every API, between
+     * copies (dx written back); its forward and the narrower layer's passes not */
+    for (int a = 0; a < 2; a++) {
+        cp_algos algos = a ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
+        nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_TF32, 128, algos, k);
+        assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
+        assert_false(has_kernel(k, nk, "nhwc_to_nchw"));
+        nk = layer_kernels(&big.layers[0], CP_PASS_BWD_DATA, CP_PREC_TF32, 128, algos, k);
+        assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
+        assert_true(has_kernel(k, nk, "nhwc_to_nchw"));
+        nk = layer_kernels(&big.layers[0], CP_PASS_FWD, CP_PREC_TF32, 128, algos, k);
+        assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
+        for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
+            nk = layer_kernels(&edge.layers[0], (cp_pass)p, CP_PREC_TF32, 128, algos, k);
+            assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
+        }
+    }
     cp_network_free(&big);
     cp_network_free(&edge);
 }
