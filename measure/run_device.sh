@@ -4554,6 +4554,8 @@ run_mode() {
         coexec57
         drawn_multi mholdout57 4 ;;
     holdout57b) torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
+    holdout91b) # holdout91's last PyTorch job, which its call's deadline left out (session 61)
+        torch_one "$(tail -1 <<<"$HOLDOUT91_TORCH")" torchholdout91b ;;
     session46c) # session 46's last one-GPU call: groupblock57, then holdout57's PyTorch runs
         groupblock57
         torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
