@@ -1738,7 +1738,7 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
-# MODE=tf32hold62 (session 60, for the next session): rule 42's judging data (docs/ACCURACY.md), listed with the rule's
+# MODE=tf32hold62 (session 60, for the next session; run in session 61, validation/h200/tf32hold62/): rule 42's judging data (docs/ACCURACY.md), listed with the rule's
 # statement before any of it is measured: ten TF32 jobs on the evaluation networks the rule changes (those with a 1x1
 # stride-1 layer of more than 131,072 channel pairs on a plane of whole 16-byte vectors: DenseNet-169, GoogLeNet,
 # ResNet-50/101/152, ResNeXt-50, Wide ResNet-50-2), network, batch (multiples of 8 in 32..256) and harness (legacy
