@@ -1476,6 +1476,23 @@ single_1x1_set() {
     bundle
 }
 
+# MODE=tf32wide61 (session 61; calibration microbenchmarks of our own shapes, in no fit): rule 42 times both TF32
+# gradients of a 1x1 layer past 131,072 channel pairs between layout transposes; on its judging runs the weight
+# gradients came out near their measured times and the data gradients over. The six single 1x1 layers of wgrad16
+# (validation/layerbench-h100/wgrad16/nets/: 12x12, 24x24 and 40x40 planes, aligned in TF32, below, at and past
+# the bound) in TF32 at b128, layers isolated, through each API, with the engines each pass chose, into
+# results/tf32wide61: which gradients take the transposing engines, and where.
+tf32wide61() {
+    local dir=$RES/tf32wide61 f api
+    mkdir -p "$dir"
+    for f in validation/layerbench-h100/wgrad16/nets/*.json; do
+        for api in graph legacy; do
+            isolated_passes "$api" "$f" 128 tf32 "$dir/layerbench-$(basename "$f" .json)-b128-tf32-$api.json"
+        done
+    done
+    bundle
+}
+
 # MODE=groupblock57b (session 46; calibration data): the same blocks' passes through cuDNN's legacy API
 # (cnnperf-measure --conv-api legacy --layers isolated, FP16 and FP32, b64 and b256), for groupblock and
 # groupblock2, into results/<set>-legacy: the legacy harness's grouped layers had no microbenchmark (its 16-bit
@@ -4575,6 +4592,7 @@ run_mode() {
         torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
     groupblock57) groupblock57 ;;
     groupblock57b) groupblock57b ;;
+    tf32wide61) tf32wide61 ;;
     groupbench57) groupbench57 ;;
     groupbench58) groupbench58 ;;
     wgrad60) wgrad60 ;;
