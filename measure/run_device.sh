@@ -1483,11 +1483,29 @@ single_1x1_set() {
 # the bound) in TF32 at b128, layers isolated, through each API, with the engines each pass chose, into
 # results/tf32wide61: which gradients take the transposing engines, and where.
 tf32wide61() {
-    local dir=$RES/tf32wide61 f api
+    local dir=$RES/tf32wide61 f api b
     mkdir -p "$dir"
     for f in validation/layerbench-h100/wgrad16/nets/*.json; do
         for api in graph legacy; do
             isolated_passes "$api" "$f" 128 tf32 "$dir/layerbench-$(basename "$f" .json)-b128-tf32-$api.json"
+        done
+    done
+    bundle
+}
+# MODE=tf32wide61b: the same for wgrad16b's layers (other channels and planes) at b128, and wgrad16's at b64 and b256
+tf32wide61b() {
+    local dir=$RES/tf32wide61b f api b
+    mkdir -p "$dir"
+    for f in validation/layerbench-h100/wgrad16b/nets/*.json; do
+        for api in graph legacy; do
+            isolated_passes "$api" "$f" 128 tf32 "$dir/layerbench-$(basename "$f" .json)-b128-tf32-$api.json"
+        done
+    done
+    for f in validation/layerbench-h100/wgrad16/nets/*.json; do
+        for b in 64 256; do
+            for api in graph legacy; do
+                isolated_passes "$api" "$f" "$b" tf32 "$dir/layerbench-$(basename "$f" .json)-b$b-tf32-$api.json"
+            done
         done
     done
     bundle
@@ -4593,6 +4611,7 @@ run_mode() {
     groupblock57) groupblock57 ;;
     groupblock57b) groupblock57b ;;
     tf32wide61) tf32wide61 ;;
+    tf32wide61b) tf32wide61b ;;
     groupbench57) groupbench57 ;;
     groupbench58) groupbench58 ;;
     wgrad60) wgrad60 ;;
