@@ -1773,6 +1773,23 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
+# MODE=tf32hold63 (session 61, for the next session): rule 43's judging data (docs/ACCURACY.md), listed with the rule's
+# statement before any of it is measured: ten TF32 jobs on the evaluation networks the rule changes (tf32hold62's
+# seven, sorted by name), network, batch (multiples of 8 in 32..256) and harness (legacy API, graph API, PyTorch NCHW)
+# each by random.Random(63).choice in that order, job after job.
+TF32HOLD63_MEASURE="
+resnet152 144 tf32 graphapi
+googlenet 104 tf32
+wide_resnet50_2 192 tf32 graphapi
+wide_resnet50_2 248 tf32
+resnet101 88 tf32 graphapi"
+TF32HOLD63_TORCH="
+--network resnet101 --batch 152 --precision tf32
+--network densenet169 --batch 128 --precision tf32
+--network densenet169 --batch 48 --precision tf32
+--network wide_resnet50_2 --batch 216 --precision tf32
+--network densenet169 --batch 88 --precision tf32"
+
 # MODE=tf32hold62 (session 60, for the next session; run in session 61, validation/h200/tf32hold62/): rule 42's judging data (docs/ACCURACY.md), listed with the rule's
 # statement before any of it is measured: ten TF32 jobs on the evaluation networks the rule changes (those with a 1x1
 # stride-1 layer of more than 131,072 channel pairs on a plane of whole 16-byte vectors: DenseNet-169, GoogLeNet,
@@ -4581,7 +4598,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | pholdout87 | tf32fresh60 | tf32hold62) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
