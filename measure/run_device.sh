@@ -1776,7 +1776,9 @@ MHOLDOUT75_DDP="
 # MODE=tf32hold63 (session 61, for the next session): rule 43's judging data (docs/ACCURACY.md), listed with the rule's
 # statement before any of it is measured: ten TF32 jobs on the evaluation networks the rule changes (tf32hold62's
 # seven, sorted by name), network, batch (multiples of 8 in 32..256) and harness (legacy API, graph API, PyTorch NCHW)
-# each by random.Random(63).choice in that order, job after job.
+# each by random.Random(63).choice in that order, job after job (tools/draw_holdout.py 63 --precision tf32 --harnesses
+# legacy,graph,torch --networks densenet169,googlenet,resnet50,resnet101,resnet152,resnext50_32x4d,wide_resnet50_2
+# --check tf32hold63).
 TF32HOLD63_MEASURE="
 resnet152 144 tf32 graphapi
 googlenet 104 tf32

@@ -12,6 +12,8 @@ measure/run_device.sh is what its seed gives:
   python3 tools/draw_holdout.py 6868 --multi --check mholdout68
   python3 tools/draw_holdout.py 70 --emit holdout70  # the lists to paste into run_device.sh
   python3 tools/draw_holdout.py 871 --precisions bf16,tf32 --harnesses graph,legacy,torch --emit pholdout87
+  python3 tools/draw_holdout.py 63 --precision tf32 --harnesses legacy,graph,torch \
+      --networks densenet169,googlenet,resnet50,resnet101,resnet152,resnext50_32x4d,wide_resnet50_2 --check tf32hold63
 
 Per job, in this order, from random.Random(seed): a network of the evaluation
 networks (networks/*.json less validation/calibration-set.json's) in name
@@ -26,6 +28,10 @@ outside the issue's targets (fp32 and fp16) and reported apart. --harnesses
 draws the harness from a subset (pholdout87 leaves PyTorch's channels-last out:
 cudnn.benchmark's search takes minutes a job there in FP32 and TF32, more than
 a call holds for several).
+
+A rule's judging draw (tf32hold62's, session 60, and on) draws from the networks the rule changes (--networks,
+evaluation networks only, taken in name order) in one precision that is not drawn (--precision): per job a
+network, a batch and the harness, in that order.
 
 The run order is not the draw's: run_device.sh runs cnnperf-measure's jobs
 before PyTorch's and PyTorch's channels-last FP32 jobs last (cudnn.benchmark
@@ -56,14 +62,15 @@ def evaluation_networks():
     return sorted(shipped - calibration)
 
 
-def draw(seed, multi, jobs=10, precisions=('fp16', 'fp32'), harnesses=None):
-    nets, rng = evaluation_networks(), random.Random(seed)
+def draw(seed, multi, jobs=10, precisions=('fp16', 'fp32'), harnesses=None, networks=None, precision=None):
+    """networks: a subset of the evaluation networks to draw from; precision: one precision, not drawn"""
+    nets, rng = sorted(networks or evaluation_networks()), random.Random(seed)
     harnesses = list(harnesses or (MULTI_GPU if multi else ONE_GPU))
     out = []
     for _ in range(jobs):
         net = rng.choice(nets)
         batch = rng.choice(range(32, 257, 8))
-        prec = rng.choice(list(precisions))
+        prec = precision or rng.choice(list(precisions))
         harness = rng.choice(harnesses)
         out.append((net, batch, prec, harness))
     return out
@@ -120,7 +127,14 @@ def main():
     ap.add_argument('--precisions', default='fp16,fp32', help='the precisions drawn from, in this order (default fp16,fp32)')
     ap.add_argument('--harnesses', help='the harnesses drawn from, in this order (default: all of the rule\'s: '
                     + ','.join(ONE_GPU) + '; --multi ' + ','.join(MULTI_GPU) + ')')
+    ap.add_argument('--networks', help='a rule\'s judging draw: the evaluation networks it changes, comma-separated')
+    ap.add_argument('--precision', help='a rule\'s judging draw: its one precision, not drawn')
     a = ap.parse_args()
+    networks = a.networks.split(',') if a.networks else None
+    if networks and any(n not in evaluation_networks() for n in networks):
+        ap.error(f'--networks: expected evaluation networks ({",".join(evaluation_networks())}), got \'{a.networks}\'')
+    if a.precision and a.precision not in PRECISIONS:
+        ap.error(f'--precision: expected one of {", ".join(PRECISIONS)}, got \'{a.precision}\'')
     rule = MULTI_GPU if a.multi else ONE_GPU
     harnesses = a.harnesses.split(',') if a.harnesses else None
     if harnesses and any(h not in rule for h in harnesses):
@@ -128,7 +142,7 @@ def main():
     precisions = a.precisions.split(',')
     if any(p not in PRECISIONS for p in precisions):
         ap.error(f'--precisions: expected a comma-separated list of {", ".join(PRECISIONS)}, got \'{a.precisions}\'')
-    jobs = draw(a.seed, a.multi, precisions=precisions, harnesses=harnesses)
+    jobs = draw(a.seed, a.multi, precisions=precisions, harnesses=harnesses, networks=networks, precision=a.precision)
     if a.emit:
         emit(a.emit, as_lists(jobs, a.multi), a.multi)
         return 0
