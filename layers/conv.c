@@ -608,7 +608,7 @@ static bool plane_misaligned(cp_shape s, double elem_bytes)
  * TF32 iterations (validation/ncu-tf32-h200/) and PyTorch's cuDNN 9.19 on
  * DenseNet-121 move to the transposing NHWC engines for such wide 1x1
  * gradients even where the plane is aligned (docs/ACCURACY.md, rule 42). */
-static bool wgrad_1x1_via_nhwc(const cp_layer *l, cp_pass pass, const cp_exec *x)
+static bool wide_1x1_via_nhwc(const cp_layer *l, cp_pass pass, const cp_exec *x)
 {
     if (l->kh != 1 || l->kw != 1 || (double)l->in[0].c * l->out_c <= WGRAD16_1X1_DIRECT_MAX_CHANNELS)
         return false;
@@ -640,7 +640,7 @@ bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x)
 
 bool cp_conv_wgrad_1x1_via_nhwc(const cp_layer *l, const cp_exec *x)
 {
-    return wgrad_1x1_via_nhwc(l, CP_PASS_BWD_WEIGHT, x);
+    return wide_1x1_via_nhwc(l, CP_PASS_BWD_WEIGHT, x);
 }
 
 /* Appends the layout transposes of a pass whose kernels want the other
@@ -658,7 +658,7 @@ static int layout_transposes(const cp_layer *l, cp_pass pass, const cp_exec *x, 
     if (nchw_kernels != x->channels_last || (l->groups != 1 && !graph_grouped(l, x)))
         return nk;
     if (!x->channels_last && l->kh == 1 && l->kw == 1 && l->sh == 1 && l->sw == 1 && !plane_misaligned(in, eb) &&
-        !plane_misaligned(o, eb) && !wgrad_1x1_via_nhwc(l, pass, x))
+        !plane_misaligned(o, eb) && !wide_1x1_via_nhwc(l, pass, x))
         return nk;
     const char *to_kernels = x->channels_last ? "nhwc_to_nchw" : "nchw_to_nhwc";
     const char *back = x->channels_last ? "nchw_to_nhwc" : "nhwc_to_nchw";
