@@ -454,47 +454,44 @@ static void test_conv_pass_algorithm(void **state)
     cp_network_free(&net);
 }
 
+/* Which layout copies a 1x1 pass runs at b128: 1 copies in (nchw_to_nhwc), 2
+ * writes back (nhwc_to_nchw). */
+static int nhwc_copies(const cp_layer *l, cp_pass pass, cp_precision prec, cp_algos algos)
+{
+    cp_kernel k[MAXK];
+    int nk = layer_kernels(l, pass, prec, 128, algos, k);
+    return has_kernel(k, nk, "nchw_to_nhwc") | 2 * has_kernel(k, nk, "nhwc_to_nchw");
+}
+
 static void test_wgrad_1x1_nhwc(void **state)
 {
     (void)state;
     cp_network big, edge;
     one_conv(&big, 1024, 12, 512, 1, 1);
     one_conv(&edge, 512, 24, 256, 1, 1);
+    const cp_layer *wide = &big.layers[0], *narrow = &edge.layers[0];
     cp_kernel k[MAXK];
-    int nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
-    assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
+    int nk = layer_kernels(wide, CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
     assert_int_equal(nk, 3); /* x and dy copied, the GEMM; nothing written back */
-    nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_BF16, 128, CP_ALGOS_PYTORCH, k);
-    assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
-    nk = layer_kernels(&edge.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
-    assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
-    for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_DATA; p++) {
-        nk = layer_kernels(&big.layers[0], (cp_pass)p, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
-        assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
-    }
-    nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_FIND, k);
-    assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
+    assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_WEIGHT, CP_PREC_FP16, CP_ALGOS_PYTORCH), 1);
+    assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_WEIGHT, CP_PREC_BF16, CP_ALGOS_PYTORCH), 1);
+    assert_int_equal(nhwc_copies(narrow, CP_PASS_BWD_WEIGHT, CP_PREC_FP16, CP_ALGOS_PYTORCH), 0);
+    assert_int_equal(nhwc_copies(wide, CP_PASS_FWD, CP_PREC_FP16, CP_ALGOS_PYTORCH), 0);
+    assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_DATA, CP_PREC_FP16, CP_ALGOS_PYTORCH), 0);
+    assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_WEIGHT, CP_PREC_FP16, CP_ALGOS_FIND), 0);
     /* channels-last tensors need no copies */
     channels_last = true;
-    nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_FP16, 128, CP_ALGOS_PYTORCH, k);
+    assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_WEIGHT, CP_PREC_FP16, CP_ALGOS_PYTORCH), 0);
     channels_last = false;
-    assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
     /* TF32 (rule 42): both gradients of the wide layer, in every API, between
      * copies (dx written back); its forward and the narrower layer's passes not */
     for (int a = 0; a < 2; a++) {
         cp_algos algos = a ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
-        nk = layer_kernels(&big.layers[0], CP_PASS_BWD_WEIGHT, CP_PREC_TF32, 128, algos, k);
-        assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
-        assert_false(has_kernel(k, nk, "nhwc_to_nchw"));
-        nk = layer_kernels(&big.layers[0], CP_PASS_BWD_DATA, CP_PREC_TF32, 128, algos, k);
-        assert_true(has_kernel(k, nk, "nchw_to_nhwc"));
-        assert_true(has_kernel(k, nk, "nhwc_to_nchw"));
-        nk = layer_kernels(&big.layers[0], CP_PASS_FWD, CP_PREC_TF32, 128, algos, k);
-        assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
-        for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
-            nk = layer_kernels(&edge.layers[0], (cp_pass)p, CP_PREC_TF32, 128, algos, k);
-            assert_false(has_kernel(k, nk, "nchw_to_nhwc"));
-        }
+        assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_WEIGHT, CP_PREC_TF32, algos), 1);
+        assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_DATA, CP_PREC_TF32, algos), 3);
+        assert_int_equal(nhwc_copies(wide, CP_PASS_FWD, CP_PREC_TF32, algos), 0);
+        for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++)
+            assert_int_equal(nhwc_copies(narrow, (cp_pass)p, CP_PREC_TF32, algos), 0);
     }
     cp_network_free(&big);
     cp_network_free(&edge);
