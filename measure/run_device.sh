@@ -1463,14 +1463,17 @@ plane53() { single_1x1_set plane8 "64 192"; }
 # 1x1 layers on 14x14, 6x6 and 26x26 planes (whole 8-byte vectors, not 16-byte ones), each shape as an expansion and
 # a reduction, at b96 and b160, every candidate engine recorded (docs/ACCURACY.md, session 54)
 plane54() { single_1x1_set plane8b "96 160"; }
-# single_1x1_set SET "BATCHES": validation/layerbench-h100/SET/nets/*.json through the graph API in FP16 (layers
-# isolated) into results/SET
+# single_1x1_set SET "BATCHES" [PRECISION ["APIS" [OUT]]]: validation/layerbench-h100/SET/nets/*.json at each batch
+# through each API (layers isolated), by default in FP16 through the graph API into results/SET, else into
+# results/OUT; each file named layerbench-<net>-b<batch>-<precision>-<api>.json
 single_1x1_set() {
-    local dir=$RES/$1 f b
+    local dir=$RES/${5:-$1} prec=${3:-fp16} f b api
     mkdir -p "$dir"
     for f in validation/layerbench-h100/$1/nets/*.json; do
         for b in $2; do
-            isolated_passes graph "$f" "$b" fp16 "$dir/layerbench-$(basename "$f" .json)-b$b-fp16-graph.json"
+            for api in ${4:-graph}; do
+                isolated_passes "$api" "$f" "$b" "$prec" "$dir/layerbench-$(basename "$f" .json)-b$b-$prec-$api.json"
+            done
         done
     done
     bundle
@@ -1482,33 +1485,11 @@ single_1x1_set() {
 # (validation/layerbench-h100/wgrad16/nets/: 12x12, 24x24 and 40x40 planes, aligned in TF32, below, at and past
 # the bound) in TF32 at b128, layers isolated, through each API, with the engines each pass chose, into
 # results/tf32wide61: which gradients take the transposing engines, and where.
-tf32wide61() {
-    local dir=$RES/tf32wide61 f api b
-    mkdir -p "$dir"
-    for f in validation/layerbench-h100/wgrad16/nets/*.json; do
-        for api in graph legacy; do
-            isolated_passes "$api" "$f" 128 tf32 "$dir/layerbench-$(basename "$f" .json)-b128-tf32-$api.json"
-        done
-    done
-    bundle
-}
+tf32wide61() { single_1x1_set wgrad16 128 tf32 "graph legacy" tf32wide61; }
 # MODE=tf32wide61b: the same for wgrad16b's layers (other channels and planes) at b128, and wgrad16's at b64 and b256
 tf32wide61b() {
-    local dir=$RES/tf32wide61b f api b
-    mkdir -p "$dir"
-    for f in validation/layerbench-h100/wgrad16b/nets/*.json; do
-        for api in graph legacy; do
-            isolated_passes "$api" "$f" 128 tf32 "$dir/layerbench-$(basename "$f" .json)-b128-tf32-$api.json"
-        done
-    done
-    for f in validation/layerbench-h100/wgrad16/nets/*.json; do
-        for b in 64 256; do
-            for api in graph legacy; do
-                isolated_passes "$api" "$f" "$b" tf32 "$dir/layerbench-$(basename "$f" .json)-b$b-tf32-$api.json"
-            done
-        done
-    done
-    bundle
+    single_1x1_set wgrad16b 128 tf32 "graph legacy" tf32wide61b
+    single_1x1_set wgrad16 "64 256" tf32 "graph legacy" tf32wide61b
 }
 
 # MODE=groupblock57b (session 46; calibration data): the same blocks' passes through cuDNN's legacy API
