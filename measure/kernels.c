@@ -153,32 +153,34 @@ void cm_kernels_load(cm_kernels *k)
     k->sms = sms;
 }
 
-static dim3 grid_for(const cm_kernels *k, long long n)
+#define GRID_THREADS 256
+
+/* A grid-stride kernel over n elements: GRID_THREADS threads a block, a block
+ * for each GRID_THREADS elements up to max_blocks. A cudaKernel_t is launched
+ * through the runtime by passing it as the function. */
+static void launch_over(const cm_kernels *k, cudaKernel_t fn, long long n, void **args, cudaStream_t s)
 {
-    long long blocks = (n + 255) / 256;
+    long long blocks = (n + GRID_THREADS - 1) / GRID_THREADS;
     if (blocks > k->max_blocks)
         blocks = k->max_blocks;
     if (blocks < 1)
         blocks = 1;
-    dim3 g = {(unsigned)blocks, 1, 1};
-    return g;
+    dim3 grid = {(unsigned)blocks, 1, 1}, block = {GRID_THREADS, 1, 1};
+    cudaCheck(cudaLaunchKernel((const void *)fn, grid, block, args, 0, s));
 }
 
 void cm_sgd(const cm_kernels *k, cm_dtype gtype, float *w, float *v, const void *g, void *wlow, long long n,
             float lr, float momentum, cudaStream_t s)
 {
     void *args[] = {&w, &v, &g, &wlow, &n, &lr, &momentum};
-    dim3 block = {256, 1, 1};
-    /* A cudaKernel_t is launched through the runtime by passing it as the function. */
-    cudaCheck(cudaLaunchKernel((const void *)k->sgd[gtype], grid_for(k, n), block, args, 0, s));
+    launch_over(k, k->sgd[gtype], n, args, s);
 }
 
 void cm_xent_backward(const cm_kernels *k, cm_dtype t, const void *p, const int *labels, void *dx, float *loss,
                       int batch, int classes, cudaStream_t s)
 {
     void *args[] = {&p, &labels, &dx, &loss, &batch, &classes};
-    dim3 block = {256, 1, 1};
-    cudaCheck(cudaLaunchKernel((const void *)k->xent[t], grid_for(k, (long long)batch * classes), block, args, 0, s));
+    launch_over(k, k->xent[t], (long long)batch * classes, args, s);
 }
 
 #define BIAS_THREADS 256
@@ -224,8 +226,7 @@ void cm_dropout_bf16_forward(const cm_kernels *k, const void *x, void *y, unsign
     unsigned long long keep = (unsigned long long)((1.0 - p) * 4294967296.0);
     float scale = dropout_scale(p);
     void *args[] = {&x, &y, &mask, &n, &keep, &scale, &seed};
-    dim3 block = {256, 1, 1};
-    cudaCheck(cudaLaunchKernel((const void *)k->dropout_fwd_bf16, grid_for(k, n), block, args, 0, s));
+    launch_over(k, k->dropout_fwd_bf16, n, args, s);
 }
 
 void cm_dropout_bf16_backward(const cm_kernels *k, const void *dy, const unsigned char *mask, void *dx, long long n,
@@ -233,8 +234,7 @@ void cm_dropout_bf16_backward(const cm_kernels *k, const void *dy, const unsigne
 {
     float scale = dropout_scale(p);
     void *args[] = {&dy, &mask, &dx, &n, &scale};
-    dim3 block = {256, 1, 1};
-    cudaCheck(cudaLaunchKernel((const void *)k->dropout_bwd_bf16, grid_for(k, n), block, args, 0, s));
+    launch_over(k, k->dropout_bwd_bf16, n, args, s);
 }
 
 void cm_spin(const cm_kernels *k, double us, cudaStream_t s)
