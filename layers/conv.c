@@ -603,17 +603,23 @@ static bool plane_misaligned(cp_shape s, double elem_bytes)
  * and within 9% of it with them (docs/ACCURACY.md, session 47, rule 21). */
 #define WGRAD16_1X1_DIRECT_MAX_CHANNELS 131072.0
 
-/* TF32 gradients past the same bound do so in every API and mode, data
- * gradient too: cuDNN 9.14's chosen engines on the calibration networks'
- * TF32 iterations (validation/ncu-tf32-h200/) and PyTorch's cuDNN 9.19 on
- * DenseNet-121 move to the transposing NHWC engines for such wide 1x1
- * gradients even where the plane is aligned (docs/ACCURACY.md, rule 42). */
+/* TF32 passes past the same bound do so in every API and mode, even where
+ * the plane is aligned: cuDNN 9.14's chosen engines on the calibration
+ * networks' TF32 iterations (validation/ncu-tf32-h200/) and PyTorch's cuDNN
+ * 9.19 on DenseNet-121 move to the transposing NHWC engines for wide 1x1
+ * weight gradients (rule 42) and forwards; single layers
+ * (validation/layerbench-h200/tf32wide61/) took them for the data gradient
+ * only from 4x the bound (docs/ACCURACY.md, rule 43). */
+#define TF32_DGRAD_1X1_NHWC_MIN_CHANNELS (4.0 * WGRAD16_1X1_DIRECT_MAX_CHANNELS)
+
 static bool wide_1x1_via_nhwc(const cp_layer *l, cp_pass pass, const cp_exec *x)
 {
-    if (l->kh != 1 || l->kw != 1 || (double)l->in[0].c * l->out_c <= WGRAD16_1X1_DIRECT_MAX_CHANNELS)
+    double pairs = (double)l->in[0].c * l->out_c;
+    if (l->kh != 1 || l->kw != 1 || pairs <= WGRAD16_1X1_DIRECT_MAX_CHANNELS)
         return false;
     if (x->prec == CP_PREC_TF32)
-        return pass != CP_PASS_FWD && l->groups == 1 && l->sh == 1 && l->sw == 1;
+        return l->groups == 1 && l->sh == 1 && l->sw == 1 &&
+               (pass != CP_PASS_BWD_DATA || pairs >= TF32_DGRAD_1X1_NHWC_MIN_CHANNELS);
     return pass == CP_PASS_BWD_WEIGHT && x->algos == CP_ALGOS_PYTORCH && cp_precision_bytes(x->prec) == 2;
 }
 

@@ -242,8 +242,9 @@ static void test_conv_layout(void **state)
         assert_true(transposed(1024, 14, 1, CP_PREC_FP16, pass, 1)); /* 196 x 2 B = 392: not */
         assert_true(transposed(512, 7, 1, CP_PREC_BF16, pass, 1));
         assert_false(transposed(512, 14, 1, CP_PREC_TF32, pass, 1)); /* 196 x 4 B = 784: whole */
-        /* unless 1024 x 256 channels, whose TF32 gradients cuDNN runs on NHWC (rule 42) */
-        assert_true(transposed(1024, 14, 1, CP_PREC_TF32, pass, 1) == (pass != CP_PASS_FWD));
+        /* unless 1024 x 256 channels, whose TF32 forward and weight gradient cuDNN runs on NHWC (rules 42
+         * and 43); the data gradient only from 4x as many pairs (test_wgrad_1x1_nhwc) */
+        assert_true(transposed(1024, 14, 1, CP_PREC_TF32, pass, 1) == (pass != CP_PASS_BWD_DATA));
         assert_true(transposed(1024, 7, 1, CP_PREC_TF32, pass, 1));
         assert_true(transposed(256, 56, 2, CP_PREC_FP16, pass, 1));   /* strided */
         assert_false(transposed(1024, 14, 1, CP_PREC_FP32, pass, 1)); /* no tensor cores */
@@ -483,17 +484,25 @@ static void test_wgrad_1x1_nhwc(void **state)
     channels_last = true;
     assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_WEIGHT, CP_PREC_FP16, CP_ALGOS_PYTORCH), 0);
     channels_last = false;
-    /* TF32 (rule 42): both gradients of the wide layer, in every API, between
-     * copies (dx written back); its forward and the narrower layer's passes not */
+    /* TF32 (rules 42 and 43): all three passes of the 524,288-pair layer, in
+     * every API, between copies (y and dx written back); of the 262,144-pair
+     * one the forward and weight gradient only; the 131,072-pair one's none */
+    cp_network mid_net;
+    one_conv(&mid_net, 1024, 12, 256, 1, 1);
+    const cp_layer *mid = &mid_net.layers[0];
     for (int a = 0; a < 2; a++) {
         cp_algos algos = a ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
         assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_WEIGHT, CP_PREC_TF32, algos), 1);
         assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_DATA, CP_PREC_TF32, algos), 3);
-        assert_int_equal(nhwc_copies(wide, CP_PASS_FWD, CP_PREC_TF32, algos), 0);
+        assert_int_equal(nhwc_copies(wide, CP_PASS_FWD, CP_PREC_TF32, algos), 3);
+        assert_int_equal(nhwc_copies(mid, CP_PASS_BWD_WEIGHT, CP_PREC_TF32, algos), 1);
+        assert_int_equal(nhwc_copies(mid, CP_PASS_BWD_DATA, CP_PREC_TF32, algos), 0);
+        assert_int_equal(nhwc_copies(mid, CP_PASS_FWD, CP_PREC_TF32, algos), 3);
         for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++)
             assert_int_equal(nhwc_copies(narrow, (cp_pass)p, CP_PREC_TF32, algos), 0);
     }
     cp_network_free(&big);
+    cp_network_free(&mid_net);
     cp_network_free(&edge);
 }
 

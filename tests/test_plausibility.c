@@ -151,11 +151,12 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
             /* a 16-bit 1x1 weight gradient between NHWC copies (layers/conv.c, rule 21): wgrad16's 256 -> 512
              * at 24x24, b64, measured 0.132 ms backward against a 0.030 ms forward, 4.4x */
             bool nhwc_wgrad = cp_conv_wgrad_1x1_via_nhwc(l, &x);
-            /* in TF32 the data gradient too, dx written back (rule 42): the model's DenseNet-169 1024 -> 128 at
-             * 14x14, b32 on the H100, one read of x forward against four passes over it backward, 6.2x; measured
-             * 2.7x at b224 on the H200 (validation/h200/tf32hold62/), whose forward the model has short and data
-             * gradient long (docs/ACCURACY.md, session 61, rule 43 stated) */
-            double upper = engine ? 10.0 : nhwc_wgrad && prec == CP_PREC_TF32 ? 7.0 : wino || nhwc_wgrad ? 5.0 : 3.6;
+            /* in TF32 the forward too (rule 43), and from 524,288 channel pairs the data gradient (rule 42), so
+             * the ratio stays under the general bound: the model's largest, the DenseNets' transition3 layers,
+             * 2.2x; measured 2.7x for DenseNet-169's 1024 -> 128 layers at b224 on the H200
+             * (validation/h200/tf32hold62/) */
+            bool tf32_nhwc = nhwc_wgrad && prec == CP_PREC_TF32;
+            double upper = engine ? 10.0 : wino || (nhwc_wgrad && !tf32_nhwc) ? 5.0 : 3.6;
             if (xmma && (b < lowest * f || b > upper * f)) {
                 xmma_out++;
                 xmma_min = fmin(xmma_min, b / f);
@@ -172,7 +173,7 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
                 engine_convs++;
                 continue;
             }
-            if (nhwc_wgrad && prec == CP_PREC_TF32) {
+            if (tf32_nhwc) {
                 tf32_nhwc_convs++;
                 continue;
             }
@@ -207,7 +208,7 @@ static void test_roofline_and_sums(void **state)
                       set ? "PyTorch's" : "cudnnFind's", convs_above_3[set], convs[set], convs_below_1[set]);
     print_message("FP32 1x1 convolutions on cuDNN's weight-gradient kernels: %ld, held under 10x\n",
                   engine_convs);
-    print_message("TF32 wide 1x1 convolutions with both gradients between NHWC copies: %ld, held under 7x\n",
+    print_message("TF32 wide 1x1 convolutions between NHWC copies: %ld, held under 3.6x\n",
                   tf32_nhwc_convs);
     print_message("cudnnFind's FP32 3x3 Winograd weight gradients past 3.6x: %ld, at most %.2fx (held under 5x)\n",
                   wino_over, wino_max);
