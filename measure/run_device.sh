@@ -1880,6 +1880,20 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=holdout93 (session 62, the shipped model with rule 43): ten one-GPU configurations by random.Random(93),
+# holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
+HOLDOUT93_MEASURE="
+wide_resnet50_2 152 fp32 graphapi
+densenet169 120 fp16
+resnet152 56 fp16 graphapi
+resnet152 56 fp16
+vgg19 88 fp32
+lenet5 256 fp32 graphapi
+densenet169 40 fp16 graphapi
+densenet169 48 fp32 graphapi"
+HOLDOUT93_TORCH="
+--network resnext50_32x4d --batch 168 --precision fp16
+--network resnext50_32x4d --batch 104 --precision fp32"
 # MODE=holdout92 (session 61, the shipped model with rule 42): ten one-GPU configurations by random.Random(92),
 # holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
 HOLDOUT92_MEASURE="
@@ -4581,7 +4595,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
