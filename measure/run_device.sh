@@ -1754,7 +1754,22 @@ MHOLDOUT75_DDP="
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
 
-# MODE=tf32hold63 (session 61, for the next session): rule 43's judging data (docs/ACCURACY.md), listed with the rule's
+# MODE=tf32hold64 (session 62): ten fresh TF32 jobs drawn as tf32hold63's were, by random.Random(64), listed before
+# the call, for the shipped model with rules 42 and 43 (a check of both on runs neither was judged on; no rule waits
+# on them) (tools/draw_holdout.py 64 --precision tf32 --harnesses legacy,graph,torch --networks
+# densenet169,googlenet,resnet50,resnet101,resnet152,resnext50_32x4d,wide_resnet50_2 --check tf32hold64).
+TF32HOLD64_MEASURE="
+resnext50_32x4d 32 tf32
+wide_resnet50_2 224 tf32
+googlenet 48 tf32 graphapi
+densenet169 48 tf32 graphapi"
+TF32HOLD64_TORCH="
+--network resnet152 --batch 56 --precision tf32
+--network resnet50 --batch 128 --precision tf32
+--network resnet101 --batch 208 --precision tf32
+--network resnext50_32x4d --batch 240 --precision tf32
+--network resnet152 --batch 80 --precision tf32"
+# MODE=tf32hold63 (session 61, for the next session; run in session 62, validation/h200/tf32hold63/): rule 43's judging data (docs/ACCURACY.md), listed with the rule's
 # statement before any of it is measured: ten TF32 jobs on the evaluation networks the rule changes (tf32hold62's
 # seven, sorted by name), network, batch (multiples of 8 in 32..256) and harness (legacy API, graph API, PyTorch NCHW)
 # each by random.Random(63).choice in that order, job after job (tools/draw_holdout.py 63 --precision tf32 --harnesses
@@ -1880,6 +1895,20 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=holdout94 (session 62, the shipped model with rule 43): ten one-GPU configurations by random.Random(94),
+# holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
+HOLDOUT94_MEASURE="
+resnet50 32 fp32 graphapi
+resnet101 232 fp16 graphapi
+resnet152 232 fp32 graphapi"
+HOLDOUT94_TORCH="
+--network resnet50 --batch 72 --precision fp16
+--network mnasnet1_0 --batch 136 --precision fp16 --channels-last
+--network resnet101 --batch 104 --precision fp32
+--network resnet152 --batch 144 --precision fp16
+--network vgg16 --batch 96 --precision fp16
+--network vgg16 --batch 136 --precision fp32 --channels-last
+--network googlenet --batch 48 --precision fp32 --channels-last"
 # MODE=holdout93 (session 62, the shipped model with rule 43): ten one-GPU configurations by random.Random(93),
 # holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
 HOLDOUT93_MEASURE="
@@ -4595,7 +4624,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
