@@ -4648,6 +4648,8 @@ run_mode() {
     holdout57b) torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
     holdout91b) # holdout91's last PyTorch job, which its call's deadline left out (session 61)
         torch_one "$(tail -1 <<<"$HOLDOUT91_TORCH")" torchholdout91b ;;
+    holdout94b) # holdout94's last PyTorch job, which its call's deadline left out (session 62)
+        torch_one "$(tail -1 <<<"$HOLDOUT94_TORCH")" torchholdout94b ;;
     session46c) # session 46's last one-GPU call: groupblock57, then holdout57's PyTorch runs
         groupblock57
         torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
