@@ -100,7 +100,7 @@ double cp_pool_cover(const cp_layer *l);
 /* Two weight-gradient kernels layers/conv.c picks by a convolution's shape, for the tests that bound what they
  * cost: FP32 3x3 as winograd_nonfused with its GEMM unsplit (WINOGRAD_WGRAD_MIN_*), and PyTorch's 16-bit 1x1
  * between NHWC copies (WGRAD16_1X1_DIRECT_MAX_CHANNELS, docs/ACCURACY.md rule 21), and TF32 1x1 past the same
- * bound in every API, its data gradient too (rule 42). */
+ * bound in every API, its forward too, and its data gradient from 4x the bound (rules 42 and 43). */
 bool cp_conv_wgrad_winograd_unsplit(const cp_layer *l, const cp_exec *x);
 bool cp_conv_wgrad_1x1_via_nhwc(const cp_layer *l, const cp_exec *x);
 
