@@ -1895,6 +1895,20 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=holdout95 (session 62, the shipped model with rule 43): ten one-GPU configurations by random.Random(95),
+# holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
+HOLDOUT95_MEASURE="
+alexnet 64 fp16 graphapi
+vgg13 96 fp16 graphapi
+resnext50_32x4d 216 fp16 graphapi
+resnext50_32x4d 96 fp16 graphapi"
+HOLDOUT95_TORCH="
+--network vgg19 --batch 168 --precision fp16 --channels-last
+--network resnet101 --batch 96 --precision fp32
+--network googlenet --batch 72 --precision fp16 --channels-last
+--network resnet101 --batch 184 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 32 --precision fp16
+--network vgg16 --batch 56 --precision fp32 --channels-last"
 # MODE=holdout94 (session 62, the shipped model with rule 43): ten one-GPU configurations by random.Random(94),
 # holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
 HOLDOUT94_MEASURE="
@@ -4624,7 +4638,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
