@@ -4664,6 +4664,8 @@ run_mode() {
         torch_one "$(tail -1 <<<"$HOLDOUT91_TORCH")" torchholdout91b ;;
     holdout94b) # holdout94's last PyTorch job, which its call's deadline left out (session 62)
         torch_one "$(tail -1 <<<"$HOLDOUT94_TORCH")" torchholdout94b ;;
+    holdout95b) # holdout95's last five PyTorch jobs, which its call's deadline left out (session 62)
+        torch_one "$(tail -n +3 <<<"$HOLDOUT95_TORCH")" torchholdout95b ;;
     session46c) # session 46's last one-GPU call: groupblock57, then holdout57's PyTorch runs
         groupblock57
         torch_one "$HOLDOUT57_TORCH" torchholdout57 ;;
