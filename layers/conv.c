@@ -603,13 +603,16 @@ static bool plane_misaligned(cp_shape s, double elem_bytes)
  * and within 9% of it with them (docs/ACCURACY.md, session 47, rule 21). */
 #define WGRAD16_1X1_DIRECT_MAX_CHANNELS 131072.0
 
-/* TF32 passes past the same bound do so in every API and mode, even where
- * the plane is aligned: cuDNN 9.14's chosen engines on the calibration
- * networks' TF32 iterations (validation/ncu-tf32-h200/) and PyTorch's cuDNN
- * 9.19 on DenseNet-121 move to the transposing NHWC engines for wide 1x1
- * weight gradients (rule 42) and forwards; single layers
- * (validation/layerbench-h200/tf32wide61/) took them for the data gradient
- * only from 4x the bound (docs/ACCURACY.md, rule 43). */
+/* TF32 passes past the same bound are timed between transposes in every
+ * API and mode, even where the plane is aligned. From 4x the bound the graph
+ * API's searches mostly pick cuDNN 9.14's transposing NHWC engines for all
+ * three passes (validation/ncu-tf32-h200/, layerbench-h200/tf32wide61/,
+ * h200/tf32hold63/).
+ * Between the bounds it keeps its NCHW engines, but on 14x14 planes their
+ * forward and weight gradient take about the transposed time, 1.5x what the
+ * model's NCHW GEMM gives, and the data gradient lies between the two: the
+ * transposes stand for a rate, not for kernels (docs/ACCURACY.md, rules 42
+ * and 43 and the note after them). */
 #define TF32_DGRAD_1X1_NHWC_MIN_CHANNELS (4.0 * WGRAD16_1X1_DIRECT_MAX_CHANNELS)
 
 static bool wide_1x1_via_nhwc(const cp_layer *l, cp_pass pass, const cp_exec *x)

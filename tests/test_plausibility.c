@@ -151,7 +151,7 @@ static void check_bounds_at(const cp_network *n, const cp_device *d, cp_precisio
             /* a 16-bit 1x1 weight gradient between NHWC copies (layers/conv.c, rule 21): wgrad16's 256 -> 512
              * at 24x24, b64, measured 0.132 ms backward against a 0.030 ms forward, 4.4x */
             bool nhwc_wgrad = cp_conv_wgrad_1x1_via_nhwc(l, &x);
-            /* in TF32 the forward too (rule 43), and from 524,288 channel pairs the data gradient (rule 42), so
+            /* in TF32 the forward too, and from 524,288 channel pairs the data gradient (rules 42 and 43), so
              * the ratio stays under the general bound: the model's largest, the DenseNets' transition3 layers,
              * 2.2x; measured 2.7x for DenseNet-169's 1024 -> 128 layers at b224 on the H200
              * (validation/h200/tf32hold62/) */
