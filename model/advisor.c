@@ -11,6 +11,7 @@
 
 #include "../util/csv.h"
 #include "../util/jsonread.h"
+#include "../util/jsonwrite.h"
 
 #define TIE_TOLERANCE 0.005 /* sizes within 0.5 % of the fastest count as equally fast */
 
@@ -444,13 +445,11 @@ static int write_json(FILE *f, const cp_advice *a, const cp_kernel_spec *s)
         cJSON *r = json_row(a, i);
         ok = r && cJSON_AddItemToArray(rows, r);
     }
-    char *text = ok ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text)
+    if (!ok) {
+        cJSON_Delete(root);
         return -1;
-    fprintf(f, "%s\n", text);
-    cJSON_free(text);
-    return 0;
+    }
+    return cp_json_write(f, root, false);
 }
 
 int cp_advice_write(FILE *f, const cp_advice *a, const cp_kernel_spec *s, cp_advice_format fmt)

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "../model/memory.h"
+#include "../util/jsonwrite.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -193,21 +194,9 @@ static cJSON *rows_json(const column *cols, int ncols, cell_fn get, row *r, int 
     return arr;
 }
 
-static int write_json(FILE *f, cJSON *root)
-{
-    char *text = root ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text)
-        return -1;
-    fputs(text, f);
-    fputc('\n', f);
-    free(text);
-    return ferror(f) ? -1 : 0;
-}
-
 int cp_report_json(FILE *f, cJSON *root)
 {
-    return write_json(f, root);
+    return cp_json_write(f, root, false);
 }
 
 /* --- predict ---------------------------------------------------------------- */
@@ -481,7 +470,7 @@ int cp_report_prediction_mode(FILE *f, const cp_prediction *p, const cp_eager *e
             cJSON_AddNumberToObject(o, "kernels_ms", p->kernels_ms);
             cJSON_AddBoolToObject(o, "host_bound", p->host_bound);
         }
-        return write_json(f, o);
+        return cp_report_json(f, o);
     }
     if (fmt == CP_FMT_CSV) {
         row r = {p->net, p, p->batch, 0};
@@ -595,7 +584,7 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
         cJSON_AddStringToObject(o, "mode", cp_mode_name(d->cfg.mode));
         if (d->group_eager[d->slowest])
             eager_json(o, d->group_eager[d->slowest]);
-        return write_json(f, o);
+        return cp_report_json(f, o);
     }
     fprintf(f, "cnnperf predict: %s on %d GPU%s of %s, batch %d per GPU, %s, exchange %s%s, %s mode%s\n\n",
             s->net->name, d->cfg.gpus, d->cfg.gpus == 1 ? "" : "s", d->cluster->name, s->batch,
@@ -705,7 +694,7 @@ int cp_report_layers(FILE *f, const cp_network *n, int batch, cp_format fmt)
         char shape[64];
         shape_text(n->input, shape, sizeof shape);
         cJSON_AddStringToObject(o, "input", shape);
-        return write_json(f, o);
+        return cp_report_json(f, o);
     }
     if (fmt == CP_FMT_TABLE)
         fprintf(f, "%s (%s): input %dx%dx%d, batch %d\n\n", n->name, n->source[0] ? n->source : n->file,

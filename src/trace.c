@@ -1,6 +1,7 @@
 #include "trace.h"
 
-#include <stdlib.h>
+#include "../util/jsonwrite.h"
+
 
 static void slice(cJSON *events, const char *name, const char *cat, int pid, int tid, double start_ms,
                   double dur_ms)
@@ -32,18 +33,6 @@ static void label(cJSON *events, const char *what, int pid, int tid, const char 
     cJSON_AddItemToArray(events, e);
 }
 
-static int finish(FILE *f, cJSON *root)
-{
-    char *text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    if (!text)
-        return -1;
-    fputs(text, f);
-    fputc('\n', f);
-    free(text);
-    return ferror(f) ? -1 : 0;
-}
-
 /* Children of a sequential node laid end to end from `start`. */
 static double lay_out(cJSON *ev, const cp_tree *tr, int node, const char *cat, int pid, int tid, double start)
 {
@@ -69,7 +58,7 @@ int cp_trace_single(FILE *f, const cp_prediction *p)
     double t = lay_out(ev, &p->tree, p->phase[0], phases[0], 0, 0, 0);
     for (int k = 1; k < 4; k++)
         t = lay_out(ev, &p->tree, p->phase[k], phases[k], 0, 1, t);
-    return finish(f, root);
+    return cp_json_write(f, root, true);
 }
 
 /* --mode eager: the host's operators on one track, the GPU's kernels and
@@ -88,7 +77,7 @@ int cp_trace_eager(FILE *f, const cp_eager *e)
         slice(ev, name, x->gpu ? "gpu" : x->detail ? x->detail : "host", 0, x->gpu, x->start_ms,
               x->end_ms - x->start_ms);
     }
-    return finish(f, root);
+    return cp_json_write(f, root, true);
 }
 
 int cp_trace_distributed(FILE *f, const cp_dist_prediction *p)
@@ -142,5 +131,5 @@ int cp_trace_distributed(FILE *f, const cp_dist_prediction *p)
                 slice(ev, tr->t[c].name, "exchange", pid, 0, t_fwd + tr->t[c].start_ms,
                       tr->t[c].end_ms - tr->t[c].start_ms);
     }
-    return finish(f, root);
+    return cp_json_write(f, root, true);
 }
