@@ -1463,13 +1463,16 @@ plane53() { single_1x1_set plane8 "64 192"; }
 # 1x1 layers on 14x14, 6x6 and 26x26 planes (whole 8-byte vectors, not 16-byte ones), each shape as an expansion and
 # a reduction, at b96 and b160, every candidate engine recorded (docs/ACCURACY.md, session 54)
 plane54() { single_1x1_set plane8b "96 160"; }
-# single_1x1_set SET "BATCHES" [PRECISION ["APIS" [OUT]]]: validation/layerbench-h100/SET/nets/*.json at each batch
-# through each API (layers isolated), by default in FP16 through the graph API into results/SET, else into
-# results/OUT; each file named layerbench-<net>-b<batch>-<precision>-<api>.json
+# single_1x1_set SET "BATCHES" [PRECISION ["APIS" [OUT]]]: validation/layerbench-h100/SET/nets/*.json (SET with
+# a slash: SET/nets/*.json) at each batch through each API (layers isolated), by default in FP16 through the graph
+# API into results/SET (its last part), else into results/OUT; each file named
+# layerbench-<net>-b<batch>-<precision>-<api>.json
 single_1x1_set() {
-    local dir=$RES/${5:-$1} prec=${3:-fp16} f b api
+    local src=validation/layerbench-h100/$1
+    [[ $1 == */* ]] && src=$1
+    local dir=$RES/${5:-$(basename "$1")} prec=${3:-fp16} f b api
     mkdir -p "$dir"
-    for f in validation/layerbench-h100/$1/nets/*.json; do
+    for f in "$src"/nets/*.json; do
         for b in $2; do
             for api in ${4:-graph}; do
                 isolated_passes "$api" "$f" "$b" "$prec" "$dir/layerbench-$(basename "$f" .json)-b$b-$prec-$api.json"
@@ -1486,6 +1489,22 @@ single_1x1_set() {
 # the bound) in TF32 at b128, layers isolated, through each API, with the engines each pass chose, into
 # results/tf32wide61: which gradients take the transposing engines, and where.
 tf32wide61() { single_1x1_set wgrad16 128 tf32 "graph legacy" tf32wide61; }
+# MODE=tf32mid63 (session 62, for a later session; calibration microbenchmarks of our own shapes, in no fit): what
+# sets the rate of cuDNN's NCHW 1x1 engines (58/63/62) in TF32. Between rule 43's bounds (131,072 and 524,288
+# channel pairs) the graph API runs them for every pass, and on ResNet-152's 14x14 planes they take 1.4-1.5x the
+# model's NCHW GEMM where on 28x28 ones they are within 5% (docs/ACCURACY.md, session 62). Eight single 1x1 layers
+# (validation/layerbench-h200/tf32mid63/nets/: 1024 <-> 256 and 1024 <-> 512 at 14x14, 512 <-> 128, 512 -> 512 and
+# 1024 -> 256 at 28x28) in TF32 at b128: each pass timed alone through both APIs, with the engines each chose, into
+# results/tf32mid63; then one iteration of each through the graph API under Nsight Compute (names, grids, GPU
+# times, DRAM and L2 bytes, the engines beside each CSV), into results/ncutf32mid63.
+tf32mid63() {
+    local f configs=""
+    single_1x1_set validation/layerbench-h200/tf32mid63 128 tf32 "graph legacy"
+    for f in validation/layerbench-h200/tf32mid63/nets/*.json; do configs+="$f 128 tf32"$'\n'; done
+    local RES=$BUILD/results/ncutf32mid63
+    mkdir -p "$RES"
+    CONV_API=graph NCU_KEEP_ENGINES=1 NCU_TIMEOUT=60 NCU_CONFIGS=$configs ncu_profile
+}
 # MODE=tf32wide61b: the same for wgrad16b's layers (other channels and planes) at b128, and wgrad16's at b64 and b256
 tf32wide61b() {
     single_1x1_set wgrad16b 128 tf32 "graph legacy" tf32wide61b
@@ -4672,6 +4691,7 @@ run_mode() {
     groupblock57) groupblock57 ;;
     groupblock57b) groupblock57b ;;
     tf32wide61) tf32wide61 ;;
+    tf32mid63) tf32mid63 ;;
     tf32wide61b) tf32wide61b ;;
     groupbench57) groupbench57 ;;
     groupbench58) groupbench58 ;;
