@@ -780,10 +780,12 @@ static double direct_slots_per_mac(const cp_layer *l, const cp_exec *x)
  * channels-last traces and checked on groupbench3's, measured after
  * (docs/ACCURACY.md, session 46, rule 20b); an NCHW pass adds the layout
  * transposes of any 16-bit pass. Only on PyTorch's path (layer.h,
- * cp_layer_packed_grouped): the legacy API runs the same kernels with
- * 0.06-0.1 ms and 20-35% more a pass, and groups not a power of two wide
- * take 1.5-1.7x what padding accounts for (groupbench's 3-24 channels),
- * both not modelled so. */
+ * cp_layer_packed_grouped): the legacy API runs the same kernels, its
+ * passes timed alone 0.06-0.1 ms and 20-35% longer, but the 0.06-0.1 ms is
+ * the legacy call's host latency inside those timings (rule 44, not kept:
+ * in-network they take 1.1-1.3x this model); and groups not a power of two
+ * wide take 1.5-1.7x what padding accounts for (groupbench's 3-24
+ * channels). Neither is modelled so. */
 static const double GROUPED16_L2_BYTES[CP_PASS_UPDATE] = {
     [CP_PASS_FWD] = 3.22, [CP_PASS_BWD_DATA] = 3.25, [CP_PASS_BWD_WEIGHT] = 3.91};
 
