@@ -690,7 +690,7 @@ double cm_host_profile(cm_net *n, double *host_us)
  * before each repetition the gradient pointers of the layer's producers are
  * put back as the iteration had them, so that every repetition runs what the
  * iteration runs once (a gradient sum where a tensor forks included). */
-static double isolate(cm_net *n, cm_layer *L, int pass, int reps, cudaEvent_t ev[2])
+static double isolate(cm_net *n, cm_layer *L, int pass, int reps, double behind_us, cudaEvent_t ev[2])
 {
     void *saved[CP_MAX_INPUTS] = {0};
     cm_layer *prod[CP_MAX_INPUTS] = {0};
@@ -698,6 +698,11 @@ static double isolate(cm_net *n, cm_layer *L, int pass, int reps, cudaEvent_t ev
         if ((prod[j] = cm_producer(n, L, j)))
             saved[j] = prod[j]->grad;
     cm_where = L->l->name;
+    double enqueue_from = 0;
+    if (behind_us > 0) {
+        cm_spin(&n->gpu->kern, behind_us, n->gpu->stream);
+        enqueue_from = cm_mpi_now();
+    }
     cudaCheck(cudaEventRecord(ev[0], n->gpu->stream));
     for (int r = 0; r < reps; r++) {
         for (int j = 0; j < L->l->n_inputs; j++)
@@ -714,6 +719,8 @@ static double isolate(cm_net *n, cm_layer *L, int pass, int reps, cudaEvent_t ev
                    n->lr * n->lr_scale, n->momentum, n->gpu->stream);
     }
     cudaCheck(cudaEventRecord(ev[1], n->gpu->stream));
+    if (behind_us > 0 && (cm_mpi_now() - enqueue_from) * 1e6 > behind_us)
+        n->isolated_overruns++;
     cudaCheck(cudaEventSynchronize(ev[1]));
     cudaCheck(cudaGetLastError());
     float ms = 0;
@@ -722,7 +729,7 @@ static double isolate(cm_net *n, cm_layer *L, int pass, int reps, cudaEvent_t ev
     return ms / reps;
 }
 
-void cm_isolated(cm_net *n, int reps, double *layer_ms)
+void cm_isolated(cm_net *n, int reps, double behind_us, double *layer_ms)
 {
     cm_gpu *g = n->gpu;
     cudaEvent_t ev[2];
@@ -738,7 +745,7 @@ void cm_isolated(cm_net *n, int reps, double *layer_ms)
     for (int i = 0; i < n->n; i++) {
         cm_layer *L = &n->layers[i];
         if (L->kind->forward)
-            layer_ms[i * CP_PASS_COUNT + CP_PASS_FWD] = isolate(n, L, CP_PASS_FWD, reps, ev);
+            layer_ms[i * CP_PASS_COUNT + CP_PASS_FWD] = isolate(n, L, CP_PASS_FWD, reps, behind_us, ev);
     }
     n->phase = CM_PHASE_BACKWARD;
     for (int i = 0; i < n->n; i++)
@@ -746,14 +753,16 @@ void cm_isolated(cm_net *n, int reps, double *layer_ms)
     for (int i = n->n - 1; i >= 0; i--) {
         cm_layer *L = &n->layers[i];
         if (runs_backward_data(L))
-            layer_ms[i * CP_PASS_COUNT + CP_PASS_BWD_DATA] = isolate(n, L, CP_PASS_BWD_DATA, reps, ev);
+            layer_ms[i * CP_PASS_COUNT + CP_PASS_BWD_DATA] = isolate(n, L, CP_PASS_BWD_DATA, reps, behind_us, ev);
         if (runs_backward_weight(L))
-            layer_ms[i * CP_PASS_COUNT + CP_PASS_BWD_WEIGHT] = isolate(n, L, CP_PASS_BWD_WEIGHT, reps, ev);
+            layer_ms[i * CP_PASS_COUNT + CP_PASS_BWD_WEIGHT] = isolate(n, L, CP_PASS_BWD_WEIGHT, reps, behind_us, ev);
     }
     n->phase = CM_PHASE_UPDATE;
-    for (int i = 0; i < n->n; i++)
-        if (n->layers[i].n_params > 0)
-            layer_ms[i * CP_PASS_COUNT + CP_PASS_UPDATE] = isolate(n, &n->layers[i], CP_PASS_UPDATE, reps, ev);
+    for (int i = 0; i < n->n; i++) {
+        cm_layer *L = &n->layers[i];
+        if (L->n_params > 0)
+            layer_ms[i * CP_PASS_COUNT + CP_PASS_UPDATE] = isolate(n, L, CP_PASS_UPDATE, reps, behind_us, ev);
+    }
     cudaCheck(cudaEventDestroy(ev[0]));
     cudaCheck(cudaEventDestroy(ev[1]));
     cm_where = "end of the isolated passes";

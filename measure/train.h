@@ -154,6 +154,9 @@ typedef struct {
      * long (µs) is queued first, so a pass whose library calls wait for the
      * GPU shows at least this much host time */
     double host_behind_us;
+    /* --isolated-behind: isolated passes whose calls the host was still
+     * enqueueing when the spin ahead of them ended (their times hold host time) */
+    int isolated_overruns;
     /* --launch graph: the first cm_iteration captures the iteration into a
      * CUDA graph, every one launches it (one GPU, no exchange) */
     bool graph, capturing;
@@ -178,8 +181,12 @@ void cm_collect(cm_net *n, double *iteration_ms, double phase_ms[CM_PHASE_COUNT]
 void cm_profile_timed(int on);
 /* --layers isolated: every layer pass alone, `reps` times back to back in
  * the state a normal iteration gives it (run after at least one); layer_ms
- * as cm_collect's, the time of one repetition. One GPU, no exchange. */
-void cm_isolated(cm_net *n, int reps, double *layer_ms);
+ * as cm_collect's, the time of one repetition. One GPU, no exchange.
+ * behind_us > 0: a kernel spinning that long is queued ahead of each pass's
+ * start event, so the host's library calls are all enqueued before the GPU
+ * reaches them (a legacy-API call costs the host more than a short pass
+ * takes, and would otherwise be timed with it). */
+void cm_isolated(cm_net *n, int reps, double behind_us, double *layer_ms);
 /* One iteration with the stream synchronised before every layer pass, so
  * that no call waits for a full launch queue: host_us (n x CP_PASS_COUNT,
  * zeroed here) gets what the host spent in each pass's library calls,
