@@ -1017,7 +1017,7 @@ int main(int argc, char **argv)
             /* passes whose calls outlasted the spin: their times hold host time after all */
             cJSON_AddNumberToObject(prov, "isolated_behind_overruns", n.isolated_overruns);
             if (n.isolated_overruns > 0)
-                fprintf(stderr, "cnnperf-measure: warning: %d isolated passes were still being enqueued when the "
+                fprintf(stderr, "cnnperf-measure: warning: %d isolated pass timings were still being enqueued when the "
                                 "%d us spin ahead of them ended; their times hold host time (a longer "
                                 "--isolated-behind leaves none)\n", n.isolated_overruns, o.isolated_behind_us);
         }

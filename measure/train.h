@@ -155,7 +155,8 @@ typedef struct {
      * GPU shows at least this much host time */
     double host_behind_us;
     /* --isolated-behind: isolated passes whose calls the host was still
-     * enqueueing when the spin ahead of them ended (their times hold host time) */
+     * enqueueing when the spin ahead of them ended, over all rounds (their
+     * times hold host time) */
     int isolated_overruns;
     /* --launch graph: the first cm_iteration captures the iteration into a
      * CUDA graph, every one launches it (one GPU, no exchange) */
