@@ -144,7 +144,11 @@ def main():
         ap.error(f'--precisions: expected a comma-separated list of {", ".join(PRECISIONS)}, got \'{a.precisions}\'')
     jobs = draw(a.seed, a.multi, precisions=precisions, harnesses=harnesses, networks=networks, precision=a.precision)
     if a.emit:
-        emit(a.emit, as_lists(jobs, a.multi), a.multi)
+        lists = as_lists(jobs, a.multi)
+        emit(a.emit, lists, a.multi)
+        distinct = sum(len(lines) for lines in lists.values())
+        if distinct < len(jobs):  # a job drawn twice is listed and run once
+            print(f'draw_holdout: {len(jobs)} jobs drawn, {distinct} distinct', file=sys.stderr)
         return 0
     if not a.check:
         for j in jobs:
