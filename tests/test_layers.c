@@ -484,23 +484,28 @@ static void test_wgrad_1x1_nhwc(void **state)
     channels_last = true;
     assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_WEIGHT, CP_PREC_FP16, CP_ALGOS_PYTORCH), 0);
     channels_last = false;
-    /* TF32 (rules 42 and 43): all three passes of the 524,288-pair layer, in
-     * every API, between copies (y and dx written back); of the 262,144-pair
-     * one the forward and weight gradient only; the 131,072-pair one's none */
+    /* TF32 (rules 42 and 43), in every API: the copies each pass runs, by
+     * layer (y and dx written back where the forward and data gradient run
+     * between copies) */
     cp_network mid_net;
     one_conv(&mid_net, 1024, 12, 256, 1, 1);
-    const cp_layer *mid = &mid_net.layers[0];
-    for (int a = 0; a < 2; a++) {
-        cp_algos algos = a ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND;
-        assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_WEIGHT, CP_PREC_TF32, algos), 1);
-        assert_int_equal(nhwc_copies(wide, CP_PASS_BWD_DATA, CP_PREC_TF32, algos), 3);
-        assert_int_equal(nhwc_copies(wide, CP_PASS_FWD, CP_PREC_TF32, algos), 3);
-        assert_int_equal(nhwc_copies(mid, CP_PASS_BWD_WEIGHT, CP_PREC_TF32, algos), 1);
-        assert_int_equal(nhwc_copies(mid, CP_PASS_BWD_DATA, CP_PREC_TF32, algos), 0);
-        assert_int_equal(nhwc_copies(mid, CP_PASS_FWD, CP_PREC_TF32, algos), 3);
-        for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++)
-            assert_int_equal(nhwc_copies(narrow, (cp_pass)p, CP_PREC_TF32, algos), 0);
-    }
+    const struct {
+        const char *what;
+        const cp_layer *l;
+        int copies[CP_PASS_UPDATE];
+    } tf32[] = {
+        {"524,288 pairs", wide, {[CP_PASS_FWD] = 3, [CP_PASS_BWD_DATA] = 3, [CP_PASS_BWD_WEIGHT] = 1}},
+        {"262,144 pairs", &mid_net.layers[0], {[CP_PASS_FWD] = 3, [CP_PASS_BWD_DATA] = 0, [CP_PASS_BWD_WEIGHT] = 1}},
+        {"131,072 pairs", narrow, {0, 0, 0}},
+    };
+    for (int a = 0; a < 2; a++)
+        for (size_t i = 0; i < sizeof tf32 / sizeof tf32[0]; i++)
+            for (int p = CP_PASS_FWD; p <= CP_PASS_BWD_WEIGHT; p++) {
+                int got = nhwc_copies(tf32[i].l, (cp_pass)p, CP_PREC_TF32, a ? CP_ALGOS_PYTORCH : CP_ALGOS_FIND);
+                if (got != tf32[i].copies[p])
+                    fail_msg("TF32 1x1 of %s, pass %d, %s: copies %d, expected %d", tf32[i].what, p,
+                             a ? "PyTorch's algorithms" : "cudnnFind's", got, tf32[i].copies[p]);
+            }
     cp_network_free(&big);
     cp_network_free(&mid_net);
     cp_network_free(&edge);
