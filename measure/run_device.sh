@@ -1934,6 +1934,34 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=holdout97 (session 63, the shipped model of session 62): ten one-GPU configurations by random.Random(97),
+# holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
+HOLDOUT97_MEASURE="
+lenet5 136 fp32 graphapi
+resnext50_32x4d 32 fp16 graphapi
+vgg13 56 fp32
+resnet50 80 fp16 graphapi
+lenet5 176 fp16 graphapi
+vgg19 216 fp16 graphapi
+densenet169 168 fp32 graphapi"
+HOLDOUT97_TORCH="
+--network vgg16 --batch 240 --precision fp32
+--network alexnet --batch 48 --precision fp32 --channels-last
+--network mnasnet1_0 --batch 72 --precision fp32 --channels-last"
+# MODE=holdout96 (session 63, the shipped model of session 62): ten one-GPU configurations by random.Random(96),
+# holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
+HOLDOUT96_MEASURE="
+resnet101 112 fp32
+densenet169 240 fp32 graphapi
+vgg16 256 fp16
+resnet152 192 fp32 graphapi
+alexnet 72 fp16 graphapi"
+HOLDOUT96_TORCH="
+--network mnasnet1_0 --batch 112 --precision fp32
+--network googlenet --batch 160 --precision fp16 --channels-last
+--network resnet50 --batch 152 --precision fp32
+--network lenet5 --batch 208 --precision fp32
+--network resnet34 --batch 160 --precision fp16"
 # MODE=holdout95 (session 62, the shipped model with rule 43): ten one-GPU configurations by random.Random(95),
 # holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
 HOLDOUT95_MEASURE="
@@ -4677,7 +4705,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
