@@ -26,6 +26,7 @@ grouped GEMMs, _g2_ to _g32_, and the layout transposes around them; the block's
 
   python3 tools/grouped_check.py                          # 16 bits (default)
   python3 tools/grouped_check.py --precision fp32 --cnnperf build-asan/cnnperf
+  python3 tools/grouped_check.py --set groupbehind63      # the H200's, plain and behind a spin (session 63)
 
 Needs the cnnperf program (--cnnperf, default build/cnnperf); reads the
 committed data only, writes nothing.
@@ -47,22 +48,23 @@ GROUPED = ["grouped_c192_g32_k3s1_192x40", "grouped_c384_g32_k3s1_384x20", "grou
 PASSES = ("forward_ms", "backward_data_ms", "backward_weight_ms")
 
 
-def predicted_conv(cnnperf, net, batch, precision, extra):
+def predicted_conv(cnnperf, net, batch, precision, extra, nets=None):
     """The network's grouped convolution (the layer named conv) as `cnnperf predict` times it (ms per pass)."""
-    run = subprocess.run([cnnperf, "predict", "--network", os.path.join(NETS, net + ".json"), "--batch", str(batch),
-                          "--precision", precision, "--format", "json"] + extra,
+    run = subprocess.run([cnnperf, "predict", "--network", os.path.join(nets or NETS, net + ".json"), "--batch",
+                          str(batch), "--precision", precision, "--format", "json"] + extra,
                          capture_output=True, text=True, check=True)
     return next(layer for layer in json.loads(run.stdout)["layers"] if layer["name"] == "conv")
 
 
-def harness_runs(archive, suffix, nets=None):
+def harness_runs(archive, suffix, nets=None, folder=""):
     """The harness's measurements of a set's layer under test (the layer named conv) in one tar of cnnperf-measure
-    files, those whose names end with suffix (and whose network is in nets, if given): (net, batch, layer, the
-    algorithms cuDNN chose for it)."""
+    files, those whose names end with suffix (and whose network is in nets, if given; and, with folder, in that
+    folder of the tar): (net, batch, layer, the algorithms cuDNN chose for it)."""
     with tarfile.open(archive) as tar:
         for member in sorted(tar.getmembers(), key=lambda m: m.name):
             net = os.path.basename(member.name)[len("layerbench-"):].rsplit("-b", 1)[0]
-            if not member.name.endswith(suffix) or (nets is not None and net not in nets):
+            if (not member.name.endswith(suffix) or (nets is not None and net not in nets) or
+                    (folder and os.path.dirname(member.name) != folder)):
                 continue
             run = json.load(io.TextIOWrapper(tar.extractfile(member)))
             yield (net, run["batch"], next(layer for layer in run["layers"] if layer["name"] == "conv"),
@@ -94,9 +96,10 @@ def traced_sums(folder, prefix, precision, nets=None, by_name=False):
             yield net, r["batch"], ms("aten::cudnn_convolution"), ms("aten::convolution_backward")
 
 
-def harness_rows(a, runs, precision, api):
+def harness_rows(a, runs, precision, api, extra=(), nets=None):
     return [(f"{net.split('_', 1)[1]} b{batch} {p[:-3]}", conv[p], model[p]) for net, batch, conv, _ in runs
-            for model in [predicted_conv(a.cnnperf, net, batch, precision, ["--conv-api", api])] for p in PASSES]
+            for model in [predicted_conv(a.cnnperf, net, batch, precision, ["--conv-api", api] + list(extra), nets)]
+            for p in PASSES]
 
 
 def pytorch_rows(a, traces, precision, extra):
@@ -131,9 +134,21 @@ def main():
     ap.add_argument("--precision", default="fp16", help="fp16 (default) or fp32")
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
     ap.add_argument("--set", default="groupbench",
-                    choices=["groupbench", "groupblock", "groupblock2", "groupbench2", "groupbench3"])
+                    choices=["groupbench", "groupblock", "groupblock2", "groupbench2", "groupbench3", "groupbehind63"])
     a = ap.parse_args()
     print(f"{'':8} {'layer, batch, pass':44} {'measured':>8} {'model':>8} {'error':>8}   (ms)")
+    if a.set == "groupbehind63":
+        # groupbench2's and groupbench3's layers again on the H200, each pass timed alone as before (plain) and
+        # behind a 10 ms GPU spin that hides the library call's host latency (behind), both APIs
+        archive = os.path.join(REPO, "validation", "layerbench-h200", "groupbehind63", "data.tar.xz")
+        for timing in ("plain", "behind"):
+            for api in ("graph", "legacy"):
+                for bench in ("groupbench2", "groupbench3"):
+                    report(f"{api[:3]}-{timing[:3]}",
+                           harness_rows(a, harness_runs(archive, f"-fp16-{api}.json",
+                                                        folder=f"groupbehind63-{bench}-{timing}"),
+                                        "fp16", api, ["--device", "h200"], os.path.join(BENCH, bench, "nets")))
+        return
     folder = os.path.join(BENCH, a.set)
     NETS = os.path.join(folder, "nets")
     if a.set == "groupbench":
