@@ -83,12 +83,13 @@ typedef struct {
 } cp_exec;
 
 /* A grouped convolution that is not depthwise, in 16 bits, with a power of two of channels a group on both
- * sides (ResNeXt's 4 to 32), on PyTorch's path (the graph API harness and eager mode): cuDNN's packed grouped
- * GEMM (conv.c), timed by its own microbenchmark constants and so outside its filter's calibration class
- * (model/predict.c). The legacy API runs the same kernels with costs of its own (docs/ACCURACY.md session 46). */
+ * sides (ResNeXt's 4 to 32), through either cuDNN API and in eager mode: cuDNN's packed grouped GEMM (conv.c),
+ * timed by its own microbenchmark constants and so outside its filter's calibration class (model/predict.c).
+ * Timed behind a spin that hides the legacy call's host latency, the legacy API's passes take the graph API's
+ * time, 0.96-1.04x (docs/ACCURACY.md session 63, rule 46). */
 static inline bool cp_layer_packed_grouped(const cp_layer *l, const cp_exec *x)
 {
-    if (l->groups <= 1 || cp_layer_depthwise(l) || x->algos != CP_ALGOS_PYTORCH || cp_precision_bytes(x->prec) != 2)
+    if (l->groups <= 1 || cp_layer_depthwise(l) || cp_precision_bytes(x->prec) != 2)
         return false;
     int in = l->in[0].c / l->groups, out = l->out_c / l->groups;
     return (in & (in - 1)) == 0 && (out & (out - 1)) == 0; /* powers of two */

@@ -379,7 +379,8 @@ static bool has_kernel(const cp_kernel *k, int nk, const char *name)
     return false;
 }
 
-/* Rule 20b (docs/ACCURACY.md session 46): 16-bit, power-of-two groups, PyTorch's path */
+/* Rule 20b (docs/ACCURACY.md session 46): 16-bit, power-of-two groups; both APIs and cuDNN's transposes since
+ * rules 46 and 47 (session 63) */
 static void test_packed_grouped(void **state)
 {
     (void)state;
@@ -394,9 +395,23 @@ static void test_packed_grouped(void **state)
         cp_kernel k[MAXK];
         int nk = layer_kernels(&g4.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_PYTORCH, k);
         assert_true(has_kernel(k, nk, names[p]) && has_kernel(k, nk, "nchw_to_nhwc"));
-        /* the legacy API and 6-channel groups keep the grouped GEMM of its class */
+        /* the legacy API runs the same kernels in the same time (rule 46); FP32 and 6-channel groups keep the
+         * grouped GEMM of their class */
         nk = layer_kernels(&g4.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_FIND, k);
+        assert_true(has_kernel(k, nk, names[p]) && has_kernel(k, nk, "nchw_to_nhwc"));
+        assert_true(pass_ms_with(&g4.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_FIND, NULL, 0) ==
+                    pass_ms_with(&g4.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_PYTORCH, NULL, 0));
+        nk = layer_kernels(&g4.layers[0], pass, CP_PREC_FP32, 64, CP_ALGOS_FIND, k);
         assert_false(has_kernel(k, nk, names[p]));
+        /* its NCHW transposes at cuDNN's rate (rule 47): more DRAM traffic than the bytes they move */
+        nk = layer_kernels(&g4.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_PYTORCH, k);
+        double moved = 2.0 * 64 * 128 * 48 * 48 * 2; /* an activation read and written once, 2-byte elements */
+        for (int i = 0; i < nk; i++) {
+            double f = k[i].dram_bytes / moved;
+            if ((strcmp(k[i].name, "nchw_to_nhwc") == 0 && !(f > 1.2 && f < 1.3)) ||
+                (strcmp(k[i].name, "nhwc_to_nchw") == 0 && !(f > 1.4 && f < 1.5)))
+                fail_msg("pass %d: %s moves %.2fx its bytes in DRAM traffic", p, k[i].name, f);
+        }
         nk = layer_kernels(&g6.layers[0], pass, CP_PREC_FP16, 64, CP_ALGOS_PYTORCH, k);
         assert_false(has_kernel(k, nk, names[p]));
         /* channels-last: the packed kernel alone; its time follows the outputs */
@@ -412,6 +427,29 @@ static void test_packed_grouped(void **state)
     cp_network_free(&g4);
     cp_network_free(&g8);
     cp_network_free(&g6);
+}
+
+/* Rule 48 (docs/ACCURACY.md session 63): a stride-2 3x3 packed data gradient gives every input pixel the most taps
+ * a phase takes, 2 x 2, not the 9/4 average: 4 x 4 = 16 taps per output element against the forward's 9 */
+static void test_packed_grouped_strided_dgrad(void **state)
+{
+    (void)state;
+    cp_network s2;
+    one_layer(&s2, 256, 48,
+              "{\"name\": \"c\", \"kind\": \"conv\", \"out\": 256, \"kernel\": 3, \"stride\": 2, \"pad\": 1, "
+              "\"groups\": 32, \"bias\": false}");
+    channels_last = true; /* the packed kernel alone */
+    cp_kernel f[MAXK], d[MAXK];
+    int nf = layer_kernels(&s2.layers[0], CP_PASS_FWD, CP_PREC_FP16, 256, CP_ALGOS_PYTORCH, f);
+    int nd = layer_kernels(&s2.layers[0], CP_PASS_BWD_DATA, CP_PREC_FP16, 256, CP_ALGOS_PYTORCH, d);
+    channels_last = false;
+    assert_int_equal(nf, 1);
+    assert_int_equal(nd, 1);
+    /* the L2 operand loads of all blocks, per tap counted: 3.25 / 3.22 bytes an element and tap (GROUPED16_L2_BYTES) */
+    double ratio = (d[0].I * (double)d[0].blocks) / (f[0].I * (double)f[0].blocks) * 3.22 / 3.25;
+    if (fabs(ratio - 16.0 / 9.0) > 0.01)
+        fail_msg("strided data gradient's loads %.3fx the forward's, not 16/9", ratio);
+    cp_network_free(&s2);
 }
 
 /* Rule 21 (docs/ACCURACY.md session 47): PyTorch's path copies x and dy to NHWC for a 16-bit 1x1 weight gradient
@@ -963,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_3x3_weight_gradient),
         cmocka_unit_test(test_grouped_conv),
         cmocka_unit_test(test_packed_grouped),
+        cmocka_unit_test(test_packed_grouped_strided_dgrad),
         cmocka_unit_test(test_wgrad_1x1_nhwc),
         cmocka_unit_test(test_conv_pass_algorithm),
         cmocka_unit_test(test_depthwise_taps),
