@@ -1934,6 +1934,30 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=groupcheck63 (session 63, chosen before the call, not drawn; predicted in it): ResNeXt-50 FP16 on the H200
+# at batches no earlier run used there, through the legacy API (b48, b144, b200), the graph API (b176) and PyTorch
+# NCHW (b160): rules 46-48 (docs/ACCURACY.md, session 63) on whole iterations, then holdout98.
+GROUPCHECK63_MEASURE="
+resnext50_32x4d 48 fp16
+resnext50_32x4d 144 fp16
+resnext50_32x4d 200 fp16
+resnext50_32x4d 176 fp16 graphapi"
+GROUPCHECK63_TORCH="
+--network resnext50_32x4d --batch 160 --precision fp16"
+# MODE=holdout98 (session 63, the shipped model with rules 46-48): ten one-GPU configurations by random.Random(98),
+# holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
+HOLDOUT98_MEASURE="
+vgg19 104 fp32 graphapi
+vgg13 216 fp32
+resnext50_32x4d 160 fp16"
+HOLDOUT98_TORCH="
+--network resnet101 --batch 176 --precision fp16
+--network resnet152 --batch 40 --precision fp32
+--network vgg16 --batch 240 --precision fp16 --channels-last
+--network lenet5 --batch 128 --precision fp16
+--network alexnet --batch 224 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 240 --precision fp16 --channels-last
+--network googlenet --batch 176 --precision fp16"
 # MODE=holdout97 (session 63, the shipped model of session 62): ten one-GPU configurations by random.Random(97),
 # holdout33's rule (tools/draw_holdout.py --emit), predicted in the call.
 HOLDOUT97_MEASURE="
@@ -4705,7 +4729,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -4741,6 +4765,9 @@ run_mode() {
     tf32wide61) tf32wide61 ;;
     tf32mid63) tf32mid63 ;;
     groupbehind63) groupbehind63 ;;
+    groupcheck63+holdout98) # session 63's last call: groupcheck63, then holdout98
+        drawn_holdout groupcheck63
+        drawn_holdout holdout98 ;;
     tf32wide61b) tf32wide61b ;;
     groupbench57) groupbench57 ;;
     groupbench58) groupbench58 ;;
