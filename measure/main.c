@@ -52,6 +52,9 @@ static const char usage[] =
     "  --layers MODE         iteration (default): each layer pass timed inside the training iteration;\n"
     "                        isolated: each pass also alone, 5 times back to back in the iteration's state\n"
     "                        (one GPU, --comm none); layers[] then holds those times\n"
+    "                        behind: as many iterations again, each enqueued while a kernel spins twice the\n"
+    "                        host's median enqueueing time, so no pass waits for the host's next call\n"
+    "                        (one GPU, --comm none, --launch stream); layers[] then holds those times\n"
     "  --launch MODE         stream (default): the host enqueues every call of every iteration, as a\n"
     "                        framework does; graph: the first iteration is captured into a CUDA graph and\n"
     "                        each one launches it, so the host's cost per call is out of the times (one\n"
@@ -787,11 +790,14 @@ int main(int argc, char **argv)
         return bad("--timeout-s: expected a positive number of seconds, got '%s'", o.timeout_s);
     if (o.comm && strcmp(o.comm, "nccl") != 0 && strcmp(o.comm, "ps") != 0 && strcmp(o.comm, "none") != 0)
         return bad("--comm: expected nccl, ps or none, got '%s'", o.comm);
-    bool isolated = strcmp(o.layers, "isolated") == 0;
-    if (!isolated && strcmp(o.layers, "iteration") != 0)
-        return bad("--layers: expected iteration or isolated, got '%s'", o.layers);
+    bool isolated = strcmp(o.layers, "isolated") == 0, behind = strcmp(o.layers, "behind") == 0;
+    if (!isolated && !behind && strcmp(o.layers, "iteration") != 0)
+        return bad("--layers: expected iteration, isolated or behind, got '%s'", o.layers);
     if (isolated && o.comm && strcmp(o.comm, "none") != 0)
         return bad("--layers isolated times one GPU's passes alone: use it with --comm none, not '%s'", o.comm);
+    if (behind && o.comm && strcmp(o.comm, "none") != 0)
+        return bad("--layers behind times one GPU's iteration behind a spin: use it with --comm none, not '%s'",
+                   o.comm);
     if (!isolated && o.isolated_behind_us > 0)
         return bad("--isolated-behind spins ahead of the passes --layers isolated times: use it with --layers "
                    "isolated, not '%s'", o.layers);
@@ -800,6 +806,9 @@ int main(int argc, char **argv)
         return bad("--launch: expected stream or graph, got '%s'", o.launch);
     if (graph && o.comm && strcmp(o.comm, "none") != 0)
         return bad("--launch graph captures one GPU's iteration: use it with --comm none, not '%s'", o.comm);
+    if (graph && behind)
+        return bad("--layers behind keeps the host's calls out of a stream-launched iteration's pass times; a "
+                   "graph launch has none in them: use it with --launch stream, not '%s'", o.launch);
     bool conv_graph = strcmp(o.conv_api, "graph") == 0;
     if (!conv_graph && strcmp(o.conv_api, "legacy") != 0)
         return bad("--conv-api: expected legacy or graph, got '%s'", o.conv_api);
@@ -929,6 +938,18 @@ int main(int argc, char **argv)
         cm_fatal("--layers isolated needs one rank without gradient exchange (--comm none)");
     for (int t = 0; isolated && t < T; t++)
         cm_isolated(&n, 5, o.isolated_behind_us, &s.layers[(size_t)t * N * CP_PASS_COUNT]);
+    /* --layers behind: the layer medians come from as many iterations again, each enqueued while the GPU spins
+     * twice the host's median enqueueing time (at least 1 ms), so that no pass waits for the host's next call */
+    double behind_us = 0;
+    int behind_overruns = 0;
+    if (behind) {
+        double *host = cm_xcalloc((size_t)T, sizeof *host);
+        memcpy(host, s.host, (size_t)T * sizeof *host);
+        behind_us = fmax(2e3 * cm_quantile(host, T, 0.5), 1000.0);
+        free(host);
+        for (int t = 0; t < T; t++)
+            behind_overruns += cm_iteration_behind(&n, behind_us, &s.layers[(size_t)t * N * CP_PASS_COUNT]);
+    }
     /* The host's cost of each pass, with the GPU kept from setting its pace. */
     int H = !graph && !ex ? o.host_profile : 0;
     double *host_us = NULL, host_issue_ms = 0;
@@ -1010,8 +1031,23 @@ int main(int argc, char **argv)
                                                "isolated_behind_us, a kernel spinning that long was queued ahead "
                                                "of each pass's start event, so the host's calls were enqueued "
                                                "before the GPU reached them"
+                                    : behind ? "behind: CUDA events around each layer pass inside as many training "
+                                               "iterations again after the timed ones, each enqueued while a kernel "
+                                               "spun layers_behind_us ahead of it (twice the host's median "
+                                               "enqueueing time, at least 1 ms), so the passes ran back to back with "
+                                               "none of the host's gaps; medians. iteration_ms and phases are the "
+                                               "timed iterations'"
                                              : "iteration: CUDA events around each layer pass inside the timed "
                                                "training iterations");
+        if (prov && behind) {
+            cJSON_AddNumberToObject(prov, "layers_behind_us", behind_us);
+            /* iterations the host was still enqueueing when the spin ended: some pass times hold host time */
+            cJSON_AddNumberToObject(prov, "layers_behind_overruns", behind_overruns);
+            if (behind_overruns > 0)
+                fprintf(stderr, "cnnperf-measure: warning: the host was still enqueueing %d of %d iterations when "
+                                "the %.0f us spin ahead of them ended; some pass times hold host time\n",
+                        behind_overruns, T, behind_us);
+        }
         if (prov && o.isolated_behind_us > 0) {
             cJSON_AddNumberToObject(prov, "isolated_behind_us", o.isolated_behind_us);
             /* passes whose calls outlasted the spin: their times hold host time after all */

@@ -667,6 +667,19 @@ void cm_iteration(cm_net *n)
     cm_where = "end of iteration";
 }
 
+bool cm_iteration_behind(cm_net *n, double us, double *layer_ms)
+{
+    if (n->graph || n->ex)
+        cm_fatal("internal: --layers behind needs one GPU's stream-launched iteration");
+    cm_spin(&n->gpu->kern, us, n->gpu->stream);
+    double t0 = cm_mpi_now();
+    enqueue_iteration(n);
+    bool overrun = (cm_mpi_now() - t0) * 1e6 > us;
+    double iteration_ms, phase_ms[CM_PHASE_COUNT];
+    cm_collect(n, &iteration_ms, phase_ms, layer_ms);
+    return overrun;
+}
+
 double cm_host_profile(cm_net *n, double *host_us)
 {
     if (n->graph || n->ex)

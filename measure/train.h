@@ -188,6 +188,14 @@ void cm_profile_timed(int on);
  * reaches them (a legacy-API call costs the host more than a short pass
  * takes, and would otherwise be timed with it). */
 void cm_isolated(cm_net *n, int reps, double behind_us, double *layer_ms);
+/* --layers behind: one more training iteration, queued behind a kernel
+ * spinning `us` microseconds, so that the host has enqueued all of its calls
+ * before the GPU reaches the first: the events around each pass then time
+ * the GPU's work alone, with none of the host's gaps (the iteration itself
+ * is not the training iteration's time). layer_ms as cm_collect's. Returns
+ * whether the host took longer than the spin to enqueue the iteration (some
+ * pass times may then hold host time). One GPU, stream launch, no exchange. */
+bool cm_iteration_behind(cm_net *n, double us, double *layer_ms);
 /* One iteration with the stream synchronised before every layer pass, so
  * that no call waits for a full launch queue: host_us (n x CP_PASS_COUNT,
  * zeroed here) gets what the host spent in each pass's library calls,
