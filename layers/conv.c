@@ -785,8 +785,8 @@ static double direct_slots_per_mac(const cp_layer *l, const cp_exec *x)
  * behind a spin that hides the legacy call's 20-100 us host latency
  * (validation/layerbench-h200/groupbehind63; rules 44 and 46). Groups not a
  * power of two wide take 1.5-1.7x what padding accounts for (groupbench's
- * 3-24 channels), and strided data gradients about twice this model: neither
- * is modelled so. */
+ * 3-24 channels), and strided data gradients still 1.2-1.7x this model with
+ * rule 48's taps: neither is modelled so. */
 static const double GROUPED16_L2_BYTES[CP_PASS_UPDATE] = {
     [CP_PASS_FWD] = 3.22, [CP_PASS_BWD_DATA] = 3.25, [CP_PASS_BWD_WEIGHT] = 3.91};
 

@@ -141,9 +141,10 @@ def main():
         # groupbench2's and groupbench3's layers again on the H200, each pass timed alone as before (plain) and
         # behind a 10 ms GPU spin that hides the library call's host latency (behind), both APIs
         archive = os.path.join(REPO, "validation", "layerbench-h200", "groupbehind63", "data.tar.xz")
-        for timing in ("plain", "behind"):
-            for api in ("graph", "legacy"):
-                for bench in ("groupbench2", "groupbench3"):
+        for bench in ("groupbench2", "groupbench3"):
+            print(f"-- {bench}'s layers on the H200 (graph or legacy API, timed plainly or behind the spin)")
+            for timing in ("plain", "behind"):
+                for api in ("graph", "legacy"):
                     report(f"{api[:3]}-{timing[:3]}",
                            harness_rows(a, harness_runs(archive, f"-fp16-{api}.json",
                                                         folder=f"groupbehind63-{bench}-{timing}"),
