@@ -1516,8 +1516,9 @@ tf32mid63() {
 # API's -2..+1%: docs/ACCURACY.md, session 63) host waits inside the passes' events? Five calibration-set networks
 # through the legacy API in FP16, each timed as before and again with --layers behind (every pass run back to back
 # behind a spin, the host's calls all enqueued first), and two through the graph API likewise, into
-# results/behind64, predicted in the call. Next: compare the pass times run by run (`cnnperf validate` on each
-# pair); if the behind passes land and the iteration ones do not, re-measure the calibration runs so and refit.
+# results/behind64, predicted in the call. Next: `python3 tools/behind_check.py <folder>` sets each pair's pass
+# times beside the model; if the behind passes land and the iteration ones do not, re-measure the calibration runs
+# so and refit.
 BEHIND64_MEASURE="
 inception_v3 64 fp16
 inception_v3 64 fp16 behind
