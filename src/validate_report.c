@@ -719,6 +719,39 @@ static void layers_section(out *o, const cp_validation *v)
         }
 }
 
+/* The conv and fc passes again, by whether the host bound the run (the iteration tables' "host"): in a run the
+ * host paces, the events around a pass also time the wait for the host's next call, which no kernel model holds
+ * (docs/ACCURACY.md, session 63). */
+static void layers_by_host_section(out *o, const cp_validation *v)
+{
+    static const char *const verdicts[] = {"not bound", "bound", "unknown"};
+    cp_val_run *some = malloc((size_t)(v->n_runs ? v->n_runs : 1) * sizeof *some);
+    if (!some)
+        return;
+    heading(o, o->md ? "Conv and fc passes by host (evaluation set, passes measured at 5 us or more)"
+                     : "conv and fc passes by host (evaluation set, passes measured >= 5 us)");
+    static const int w[] = {-16, 7, 8, 9};
+    const char *h[] = {"host", "passes", "MAPE", "worst"};
+    header(o, w, 4, h);
+    for (int b = 0; b < 3; b++) {
+        int n = 0;
+        for (int i = 0; i < v->n_runs; i++) {
+            const cp_val_run *r = &v->runs[i];
+            if (b == (!r->has_host ? 2 : r->host_bound ? 1 : 0))
+                some[n++] = *r;
+        }
+        cp_val_stat st = cp_val_layer_stat(some, n, NULL, CP_VAL_PASSES, 0);
+        if (!st.n)
+            continue;
+        char count[16], mape[32], worst[32];
+        snprintf(count, sizeof count, "%d", st.n);
+        fmt_stat(mape, worst, sizeof mape, &st);
+        const char *c[] = {verdicts[b], count, mape, worst};
+        row(o, w, 4, c);
+    }
+    free(some);
+}
+
 static void phases_section(out *o, const cp_validation *v)
 {
     int any = 0, exchange = 0;
@@ -988,6 +1021,7 @@ static int report_text(FILE *f, const cp_validation *v, int md)
     groups_section(&o, v, 0);
     groups_section(&o, v, 1);
     layers_section(&o, v);
+    layers_by_host_section(&o, v);
     phases_section(&o, v);
     worst_section(&o, v);
     nccl_section(&o, v);
