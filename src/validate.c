@@ -429,6 +429,11 @@ const char *const cp_val_harnesses[3] = {"legacy API", "graph API", "PyTorch"};
 const char *const cp_val_dim_names[CP_DIM_COUNT] = {"network", "device",  "precision", "comm",
                                                      "gpus",    "harness", "host",      "drawn"};
 
+const char *cp_val_host_verdict(const cp_val_run *r)
+{
+    return !r->has_host ? "unknown" : r->host_bound ? "bound" : "not bound";
+}
+
 static void dim_value(const cp_val_run *r, cp_val_dim d, char *buf, size_t n)
 {
     switch (d) {
@@ -437,7 +442,7 @@ static void dim_value(const cp_val_run *r, cp_val_dim d, char *buf, size_t n)
     case CP_DIM_PRECISION: snprintf(buf, n, "%s", r->precision); break;
     case CP_DIM_COMM: snprintf(buf, n, "%s", r->comm); break;
     case CP_DIM_HARNESS: snprintf(buf, n, "%s", r->harness); break;
-    case CP_DIM_HOST: snprintf(buf, n, "%s", !r->has_host ? "unknown" : r->host_bound ? "bound" : "not bound"); break;
+    case CP_DIM_HOST: snprintf(buf, n, "%s", cp_val_host_verdict(r)); break;
     case CP_DIM_DRAWN:
         snprintf(buf, n, "%s",
                  !r->drawn ? "other" : r->gpus > 1 ? "several GPUs, before its call" : "one GPU, before its call");

@@ -222,6 +222,9 @@ typedef enum {
 extern const char *const cp_val_dim_names[CP_DIM_COUNT];
 /* How a run ran: "legacy API", "graph API" (cnnperf-measure) or "PyTorch". */
 extern const char *const cp_val_harnesses[3];
+/* Whether the host bound a run: "bound", "not bound", or "unknown" where the file has no host time (the "host"
+ * dimension's values). */
+const char *cp_val_host_verdict(const cp_val_run *r);
 typedef struct {
     char value[64];
     cp_val_stat st;

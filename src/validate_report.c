@@ -733,11 +733,11 @@ static void layers_by_host_section(out *o, const cp_validation *v)
     static const int w[] = {-16, 7, 8, 9};
     const char *h[] = {"host", "passes", "MAPE", "worst"};
     header(o, w, 4, h);
-    for (int b = 0; b < 3; b++) {
+    for (size_t b = 0; b < sizeof verdicts / sizeof verdicts[0]; b++) {
         int n = 0;
         for (int i = 0; i < v->n_runs; i++) {
             const cp_val_run *r = &v->runs[i];
-            if (b == (!r->has_host ? 2 : r->host_bound ? 1 : 0))
+            if (strcmp(cp_val_host_verdict(r), verdicts[b]) == 0)
                 some[n++] = *r;
         }
         cp_val_stat st = cp_val_layer_stat(some, n, NULL, CP_VAL_PASSES, 0);
