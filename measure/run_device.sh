@@ -1960,6 +1960,34 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=holdout99 and mholdout99 (2 GPUs) (session 64, the shipped model of session 63, no model file changed since):
+# ten one-GPU configurations by random.Random(99), holdout33's rule, and ten 2-GPU jobs by random.Random(9999),
+# mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT99_MEASURE="
+resnet152 128 fp16
+lenet5 88 fp16 graphapi
+mnasnet1_0 216 fp32 graphapi
+wide_resnet50_2 128 fp16
+resnet50 32 fp32"
+HOLDOUT99_TORCH="
+--network resnext50_32x4d --batch 152 --precision fp16 --channels-last
+--network vgg16 --batch 184 --precision fp16
+--network resnet34 --batch 200 --precision fp16
+--network densenet169 --batch 208 --precision fp16 --channels-last
+--network resnet101 --batch 128 --precision fp16"
+MHOLDOUT99_GRAPH="
+wide_resnet50_2 56 fp16 nccl
+googlenet 232 fp16 ps1
+resnext50_32x4d 48 fp32 ps2
+mnasnet1_0 184 fp16 ps2"
+MHOLDOUT99_LEGACY="
+alexnet 152 fp32 nccl"
+MHOLDOUT99_DDP="
+--network resnet50 --batch 88 --precision fp16
+--network wide_resnet50_2 --batch 232 --precision fp16
+--network mnasnet1_0 --batch 80 --precision fp16
+--network vgg19 --batch 176 --precision fp16 --channels-last
+--network lenet5 --batch 200 --precision fp32 --channels-last"
 # MODE=groupcheck63 (session 63, chosen before the call, not drawn; predicted in it): ResNeXt-50 FP16 on the H200
 # at batches no earlier run used there, through the legacy API (b48, b144, b200), the graph API (b176) and PyTorch
 # NCHW (b160): rules 46-48 (docs/ACCURACY.md, session 63) on whole iterations, then holdout98.
@@ -4755,7 +4783,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -4830,7 +4858,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     hostlink56) hostlink56 ;;
