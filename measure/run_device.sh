@@ -1960,6 +1960,20 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=mholdout100 (2 GPUs) (session 64, the shipped model of session 63): ten 2-GPU jobs by random.Random(100100),
+# mholdout35's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
+MHOLDOUT100_GRAPH="
+vgg19 184 fp32 ps2
+wide_resnet50_2 96 fp32 nccl
+resnet50 152 fp32 nccl
+vgg13 160 fp32 ps1
+resnext50_32x4d 136 fp32 nccl
+resnet101 88 fp16 nccl"
+MHOLDOUT100_DDP="
+--network vgg19 --batch 248 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 200 --precision fp32
+--network vgg16 --batch 56 --precision fp16
+--network googlenet --batch 120 --precision fp32 --channels-last"
 # MODE=holdout99 and mholdout99 (2 GPUs) (session 64, the shipped model of session 63, no model file changed since):
 # ten one-GPU configurations by random.Random(99), holdout33's rule, and ten 2-GPU jobs by random.Random(9999),
 # mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
@@ -4858,7 +4872,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     hostlink56) hostlink56 ;;
