@@ -9,8 +9,9 @@ Pairs are files of one folder named X.json and X-behind.json (or
 X-graphapi.json and X-graphapi-behind.json), as run_device.sh's `behind` and
 `graphapi-behind` configurations write them (MODE=behind64). For each pair,
 the host's share of the iteration (host_enqueue_ms / iteration_ms), then per
-pass kind the mean |error| of the model against each timing and the median
-ratio in-iteration / behind, over conv and fc passes of 5 us or more (behind).
+pass kind the mean |error| of the model against each timing, the median
+ratio in-iteration / behind and the median signed error against the behind
+timing (negative: the model is short), over conv and fc passes of 5 us or more (behind).
 
   python3 tools/behind_check.py validation/h200/behind64
 
@@ -39,7 +40,8 @@ def validated(cnnperf, path):
 
 
 def pairs(folder):
-    for behind in sorted(glob.glob(os.path.join(folder, "*-behind.json*"))):
+    # measure-* only: the call's predict-* files carry the same names and no measurement
+    for behind in sorted(glob.glob(os.path.join(folder, "measure-*-behind.json*"))):
         plain = behind.replace("-behind.json", ".json")
         if os.path.exists(plain):
             yield plain, behind
@@ -55,7 +57,7 @@ def main():
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
     a = ap.parse_args()
     found = False
-    print(f"{'run':44} {'host':>5} {'pass':16} {'n':>4} {'in-iter':>8} {'behind':>8} {'in/behind':>9}")
+    print(f"{'run':44} {'host':>5} {'pass':16} {'n':>4} {'in-iter':>8} {'behind':>8} {'in/behind':>9} {'signed':>8}")
     for plain, behind in pairs(a.folder):
         found = True
         p, b = validated(a.cnnperf, plain), validated(a.cnnperf, behind)
@@ -72,7 +74,8 @@ def main():
                 ratio.append(lp[kind]["measured_ms"] / lb[kind]["measured_ms"])
             if ratio:
                 print(f"{os.path.basename(plain)[:44]:44} {host:5.2f} {kind:16} {len(ratio):4d} "
-                      f"{mape(err_p):7.1f}% {mape(err_b):7.1f}% {statistics.median(ratio):9.3f}")
+                      f"{mape(err_p):7.1f}% {mape(err_b):7.1f}% {statistics.median(ratio):9.3f} "
+                      f"{statistics.median(err_b):+7.1f}%")
     if not found:
         sys.exit(f"behind_check: no X.json and X-behind.json pair in {a.folder}")
     return 0
