@@ -11,7 +11,7 @@ X-graphapi.json and X-graphapi-behind.json), as run_device.sh's `behind` and
 the host's share of the iteration (host_enqueue_ms / iteration_ms), then per
 pass kind the mean |error| of the model against each timing, the median
 ratio in-iteration / behind and the median signed error against the behind
-timing (negative: the model is short), over conv and fc passes of 5 us or more (behind).
+timing (negative: the model is short), and the behind run's overruns, over conv and fc passes of 5 us or more (behind).
 
   python3 tools/behind_check.py validation/h200/behind64
 
@@ -20,6 +20,7 @@ each pair through `cnnperf validate`; reads, writes nothing.
 """
 import argparse
 import glob
+import gzip
 import json
 import os
 import statistics
@@ -37,6 +38,13 @@ def validated(cnnperf, path):
     if out.returncode != 0:
         sys.exit(f"behind_check: {path}: cnnperf validate failed: {out.stderr.strip()}")
     return json.loads(out.stdout)["runs"][0]
+
+
+def overruns(path):
+    """provenance.layers_behind_overruns of a behind file: iterations whose host enqueueing outlasted the spin (a
+    network of more launches than CUDA's queue holds blocks the host behind it), so their passes may hold waits."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        return json.load(f).get("provenance", {}).get("layers_behind_overruns", "?")
 
 
 def pairs(folder):
@@ -57,7 +65,7 @@ def main():
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
     a = ap.parse_args()
     found = False
-    print(f"{'run':44} {'host':>5} {'pass':16} {'n':>4} {'in-iter':>8} {'behind':>8} {'in/behind':>9} {'signed':>8}")
+    print(f"{'run':44} {'host':>5} {'pass':16} {'n':>4} {'in-iter':>8} {'behind':>8} {'in/behind':>9} {'signed':>8} {'overruns':>8}")
     for plain, behind in pairs(a.folder):
         found = True
         p, b = validated(a.cnnperf, plain), validated(a.cnnperf, behind)
@@ -75,7 +83,7 @@ def main():
             if ratio:
                 print(f"{os.path.basename(plain)[:44]:44} {host:5.2f} {kind:16} {len(ratio):4d} "
                       f"{mape(err_p):7.1f}% {mape(err_b):7.1f}% {statistics.median(ratio):9.3f} "
-                      f"{statistics.median(err_b):+7.1f}%")
+                      f"{statistics.median(err_b):+7.1f}% {overruns(behind):>8}")
     if not found:
         sys.exit(f"behind_check: no X.json and X-behind.json pair in {a.folder}")
     return 0
