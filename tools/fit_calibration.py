@@ -206,6 +206,10 @@ def main():
     ap.add_argument("--trim", type=float, default=0,
                     help="refit without the layer passes the fit misses by more than this factor either way, until "
                          "none is dropped (0: keep every point)")
+    ap.add_argument("--max-host-share", type=float, default=None,
+                    help="leave out a training run whose host took this share of its iteration or more to enqueue "
+                         "it (host_enqueue_ms / iteration_ms): where the GPU catches up with the host, a pass's "
+                         "events also time the wait for the next call (docs/ACCURACY.md, session 64, rule 50)")
     ap.add_argument("--host-profiles", action="append", default=[],
                     help="glob of cnnperf-measure runs with host profiles (layers[].host_us; cnnperf-measure "
                          "--host-profile): each term also gets host_us, the median host time of issuing that "
@@ -251,6 +255,11 @@ def main():
         elif m.get("network") not in train:
             continue
         if m.get("provenance", {}).get("conv_api", "legacy") != args.conv_api:
+            continue
+        if (args.max_host_share is not None and f not in micro and m.get("host_enqueue_ms") is not None
+                and m["host_enqueue_ms"] >= args.max_host_share * m["iteration_ms"]):
+            print(f"fit_calibration: {os.path.relpath(f, REPO)}: left out, the host took "
+                  f"{m['host_enqueue_ms'] / m['iteration_ms']:.2f} of its iteration", file=sys.stderr)
             continue
         net, batch, prec = m["network"], m["batch"], m["precision"]
         cls_of = layer_classes(args.cnnperf, net, classes)
@@ -336,7 +345,9 @@ def main():
                       "squares (weights t^-1/2) over the layer passes of the training runs; scale alone when "
                       "the fit gives a negative offset, a scale under 0.2 or fewer than 4 points; where one library "
                       "call computes both gradients (batch norm) and is measured as backward-data, the model's two "
-                      "backward passes are fitted on their sum with one scale, the offset on backward-data",
+                      "backward passes are fitted on their sum with one scale, the offset on backward-data" + (
+                          f"; training runs whose host took {args.max_host_share:g} of the iteration or more to "
+                          "enqueue it left out (--max-host-share)" if args.max_host_share is not None else ""),
             "fitted": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
             "git_commit": commit,
             "terms": terms,
