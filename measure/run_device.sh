@@ -1960,6 +1960,20 @@ PHOLDOUT87_TORCH="
 --network resnet101 --batch 64 --precision bf16
 --network alexnet --batch 104 --precision tf32"
 
+# MODE=holdout100 (session 64, the shipped model of session 63: rule 50 was not kept): ten one-GPU configurations by
+# random.Random(100), holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in it.
+HOLDOUT100_MEASURE="
+googlenet 144 fp32
+resnet50 232 fp16 graphapi
+lenet5 104 fp16
+googlenet 248 fp16"
+HOLDOUT100_TORCH="
+--network densenet169 --batch 216 --precision fp32
+--network alexnet --batch 200 --precision fp16
+--network googlenet --batch 80 --precision fp32
+--network vgg13 --batch 136 --precision fp16 --channels-last
+--network vgg16 --batch 128 --precision fp32 --channels-last
+--network resnet34 --batch 168 --precision fp32 --channels-last"
 # MODE=mholdout100 (2 GPUs) (session 64, the shipped model of session 63): ten 2-GPU jobs by random.Random(100100),
 # mholdout35's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
 MHOLDOUT100_GRAPH="
@@ -4797,7 +4811,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | holdout100 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
