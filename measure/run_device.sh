@@ -1974,6 +1974,12 @@ HOLDOUT100_TORCH="
 --network vgg13 --batch 136 --precision fp16 --channels-last
 --network vgg16 --batch 128 --precision fp32 --channels-last
 --network resnet34 --batch 168 --precision fp32 --channels-last"
+# MODE=holdout100b: holdout100's two channels-last FP32 jobs, which its call did not finish (VGG-16 b128 was still in
+# cudnn.benchmark's search when the call's deadline came at 375 s; ResNet-34 b168 was not reached), in a call of
+# their own, the shorter first; run with TORCH_CL32_LIMIT raised.
+HOLDOUT100B_TORCH="
+--network resnet34 --batch 168 --precision fp32 --channels-last
+--network vgg16 --batch 128 --precision fp32 --channels-last"
 # MODE=mholdout100 (2 GPUs) (session 64, the shipped model of session 63): ten 2-GPU jobs by random.Random(100100),
 # mholdout35's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
 MHOLDOUT100_GRAPH="
@@ -4895,6 +4901,7 @@ run_mode() {
     holdout47b) torch_one "$HOLDOUT47B_TORCH" torchholdout47b ;;
     holdout83b) torch_one "$HOLDOUT83B_TORCH" torchholdout83b ;;
     holdout85b) torch_one "$HOLDOUT85B_TORCH" torchholdout85b ;;
+    holdout100b) torch_one "$HOLDOUT100B_TORCH" torchholdout100b ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
