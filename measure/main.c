@@ -1045,7 +1045,9 @@ int main(int argc, char **argv)
             cJSON_AddNumberToObject(prov, "layers_behind_overruns", behind_overruns);
             if (behind_overruns > 0)
                 fprintf(stderr, "cnnperf-measure: warning: the host was still enqueueing %d of %d iterations when "
-                                "the %.0f us spin ahead of them ended; some pass times hold host time\n",
+                                "the %.0f us spin ahead of them ended; some pass times hold host time (an "
+                                "iteration of more launches than CUDA's queue holds blocks the host behind the "
+                                "spin; --launch graph replays it with no host call inside)\n",
                         behind_overruns, T, behind_us);
         }
         if (prov && o.isolated_behind_us > 0) {
