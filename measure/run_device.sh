@@ -1516,9 +1516,9 @@ tf32mid63() {
 # API's -2..+1%: docs/ACCURACY.md, session 63) host waits inside the passes' events? Five calibration-set networks
 # through the legacy API in FP16, each timed as before and again with --layers behind (every pass run back to back
 # behind a spin, the host's calls all enqueued first), and two through the graph API likewise, into
-# results/behind64, predicted in the call. Next: `python3 tools/behind_check.py <folder>` sets each pair's pass
-# times beside the model; if the behind passes land and the iteration ones do not, re-measure the calibration runs
-# so and refit.
+# results/behind64, predicted in the call. Ran in session 64 (validation/behind64-h200/, `python3
+# tools/behind_check.py` on it): the passes differ only where the host paced the run (DenseNet-121, 0.91 of the
+# iteration), and the spin overran wherever an iteration's launches fill CUDA's queue (docs/ACCURACY.md, session 64).
 BEHIND64_MEASURE="
 inception_v3 64 fp16
 inception_v3 64 fp16 behind
