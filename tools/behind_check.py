@@ -10,10 +10,11 @@ X-graphapi.json and X-graphapi-behind.json), as run_device.sh's `behind` and
 `graphapi-behind` configurations write them (MODE=behind64). For each pair,
 the host's share of the iteration (host_enqueue_ms / iteration_ms), then per
 pass kind the mean |error| of the model against each timing, the median
-ratio in-iteration / behind and the median signed error against the behind
-timing (negative: the model is short), and the behind run's overruns, over conv and fc passes of 5 us or more (behind).
+ratio in-iteration / behind, the median signed error against the behind
+timing (negative: the model is short) and the behind run's overruns, over
+conv and fc passes of 5 us or more (behind).
 
-  python3 tools/behind_check.py validation/h200/behind64
+  python3 tools/behind_check.py validation/behind64-h200
 
 Needs the cnnperf program (--cnnperf, default build/cnnperf), which predicts
 each pair through `cnnperf validate`; reads, writes nothing.

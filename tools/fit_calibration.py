@@ -232,6 +232,9 @@ def main():
                     help="weights t_measured^-p of the least squares: 0 absolute error (big layers rule), 2 "
                          "relative error (every layer alike); default 0.5, between")
     args = ap.parse_args()
+    if args.max_host_share is not None and not 0 < args.max_host_share <= 1:
+        sys.exit(f"fit_calibration: --max-host-share: a share of the iteration, above 0 and at most 1, got "
+                 f"{args.max_host_share:g}")
     cap = None if args.max_offset_us is None else args.max_offset_us * 1e-3
 
     train = set(json.load(open(args.calibration_set))["networks"])
