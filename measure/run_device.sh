@@ -1974,6 +1974,34 @@ HOLDOUT100_TORCH="
 --network vgg13 --batch 136 --precision fp16 --channels-last
 --network vgg16 --batch 128 --precision fp32 --channels-last
 --network resnet34 --batch 168 --precision fp32 --channels-last"
+# MODE=holdout101 and mholdout101 (4 GPUs of one host) (drawn in session 64 for a later call, whatever model it
+# ships then): ten one-GPU configurations by random.Random(101), holdout33's rule, and ten 4-GPU jobs by
+# random.Random(101101), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT101_MEASURE="
+resnet34 40 fp16
+resnet34 48 fp32
+lenet5 152 fp32"
+HOLDOUT101_TORCH="
+--network resnext50_32x4d --batch 248 --precision fp16
+--network mnasnet1_0 --batch 152 --precision fp16
+--network googlenet --batch 48 --precision fp32
+--network mnasnet1_0 --batch 80 --precision fp16
+--network vgg13 --batch 232 --precision fp32 --channels-last
+--network lenet5 --batch 48 --precision fp32 --channels-last
+--network vgg13 --batch 248 --precision fp32 --channels-last"
+MHOLDOUT101_GRAPH="
+vgg19 184 fp16 ps1
+alexnet 232 fp16 ps2"
+MHOLDOUT101_LEGACY="
+resnet50 224 fp16 nccl
+densenet169 88 fp16 nccl
+alexnet 256 fp16 nccl
+wide_resnet50_2 256 fp16 nccl
+vgg13 72 fp32 nccl"
+MHOLDOUT101_DDP="
+--network resnet101 --batch 64 --precision fp16
+--network wide_resnet50_2 --batch 240 --precision fp32
+--network vgg13 --batch 56 --precision fp32 --channels-last"
 # MODE=holdout100b: holdout100's two channels-last FP32 jobs, which its call did not finish (VGG-16 b128 was still in
 # cudnn.benchmark's search when the call's deadline came at 375 s; ResNet-34 b168 was not reached), in a call of
 # their own, the shorter first; run with TORCH_CL32_LIMIT raised.
@@ -4817,7 +4845,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | holdout100 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | holdout100 | holdout101 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -4893,7 +4921,7 @@ run_mode() {
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
     mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77) drawn_multi "$1" 4 ;;
+    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77 | mholdout101) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     hostlink56) hostlink56 ;;
     ddp4cal41) ddp4cal41 ;;
