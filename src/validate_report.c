@@ -725,22 +725,21 @@ static void layers_section(out *o, const cp_validation *v)
 static void layers_by_host_section(out *o, const cp_validation *v)
 {
     static const char *const verdicts[] = {"not bound", "bound", "unknown"};
-    cp_val_run *some = malloc((size_t)(v->n_runs ? v->n_runs : 1) * sizeof *some);
-    if (!some)
-        return;
     heading(o, o->md ? "Conv and fc passes by host (evaluation set, passes measured at 5 us or more)"
                      : "conv and fc passes by host (evaluation set, passes measured >= 5 us)");
     static const int w[] = {-16, 7, 8, 9};
     const char *h[] = {"host", "passes", "MAPE", "worst"};
     header(o, w, 4, h);
     for (size_t b = 0; b < sizeof verdicts / sizeof verdicts[0]; b++) {
-        int n = 0;
+        cp_val_stat st = {0};
         for (int i = 0; i < v->n_runs; i++) {
-            const cp_val_run *r = &v->runs[i];
-            if (strcmp(cp_val_host_verdict(r), verdicts[b]) == 0)
-                some[n++] = *r;
+            if (strcmp(cp_val_host_verdict(&v->runs[i]), verdicts[b]) != 0)
+                continue;
+            cp_val_stat one = cp_val_layer_stat(&v->runs[i], 1, NULL, CP_VAL_PASSES, 0);
+            st.n += one.n;
+            st.sum_pct += one.sum_pct;
+            st.worst_pct = fmax(st.worst_pct, one.worst_pct);
         }
-        cp_val_stat st = cp_val_layer_stat(some, n, NULL, CP_VAL_PASSES, 0);
         if (!st.n)
             continue;
         char count[16], mape[32], worst[32];
@@ -749,7 +748,6 @@ static void layers_by_host_section(out *o, const cp_validation *v)
         const char *c[] = {verdicts[b], count, mape, worst};
         row(o, w, 4, c);
     }
-    free(some);
 }
 
 static void phases_section(out *o, const cp_validation *v)
