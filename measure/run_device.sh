@@ -2002,6 +2002,14 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+# MODE=holdout101b and holdout101c: holdout101's three channels-last FP32 jobs, which its call did not finish (VGG-13
+# b232 was still in cudnn.benchmark's search when the call's limit came at 545 s; the other two were not reached),
+# the shorter first, each VGG-13 in a call of its own; run with TORCH_CL32_LIMIT raised.
+HOLDOUT101B_TORCH="
+--network lenet5 --batch 48 --precision fp32 --channels-last
+--network vgg13 --batch 232 --precision fp32 --channels-last"
+HOLDOUT101C_TORCH="
+--network vgg13 --batch 248 --precision fp32 --channels-last"
 # MODE=holdout100b: holdout100's two channels-last FP32 jobs, which its call did not finish (VGG-16 b128 was still in
 # cudnn.benchmark's search when the call's deadline came at 375 s; ResNet-34 b168 was not reached), in a call of
 # their own, the shorter first; run with TORCH_CL32_LIMIT raised.
@@ -4930,6 +4938,8 @@ run_mode() {
     holdout83b) torch_one "$HOLDOUT83B_TORCH" torchholdout83b ;;
     holdout85b) torch_one "$HOLDOUT85B_TORCH" torchholdout85b ;;
     holdout100b) torch_one "$HOLDOUT100B_TORCH" torchholdout100b ;;
+    holdout101b) torch_one "$HOLDOUT101B_TORCH" torchholdout101b ;;
+    holdout101c) torch_one "$HOLDOUT101C_TORCH" torchholdout101c ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
