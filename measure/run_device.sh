@@ -2002,6 +2002,20 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+# MODE=holdout102 (session 65, the shipped model of session 63): ten one-GPU configurations by random.Random(102),
+# holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
+HOLDOUT102_MEASURE="
+googlenet 200 fp32
+mnasnet1_0 184 fp32 graphapi
+resnet34 88 fp16 graphapi
+resnet50 240 fp16
+vgg13 48 fp16 graphapi
+wide_resnet50_2 112 fp32"
+HOLDOUT102_TORCH="
+--network resnet50 --batch 208 --precision fp16 --channels-last
+--network vgg16 --batch 160 --precision fp16 --channels-last
+--network vgg19 --batch 40 --precision fp16 --channels-last
+--network resnet34 --batch 184 --precision fp32 --channels-last"
 # MODE=holdout101b and holdout101c: holdout101's three channels-last FP32 jobs, which its call did not finish (VGG-13
 # b232 was still in cudnn.benchmark's search when the call's limit came at 545 s; the other two were not reached),
 # the shorter first, each VGG-13 in a call of its own; run with TORCH_CL32_LIMIT raised.
@@ -4853,7 +4867,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | holdout100 | holdout101 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | holdout100 | holdout101 | holdout102 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
