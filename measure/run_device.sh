@@ -2016,6 +2016,12 @@ HOLDOUT102_TORCH="
 --network vgg16 --batch 160 --precision fp16 --channels-last
 --network vgg19 --batch 40 --precision fp16 --channels-last
 --network resnet34 --batch 184 --precision fp32 --channels-last"
+# MODE=holdout102b: holdout102's three PyTorch jobs its call (given the session's last 250 s) did not reach, in their
+# drawn order, for a later call.
+HOLDOUT102B_TORCH="
+--network vgg16 --batch 160 --precision fp16 --channels-last
+--network vgg19 --batch 40 --precision fp16 --channels-last
+--network resnet34 --batch 184 --precision fp32 --channels-last"
 # MODE=holdout101b and holdout101c: holdout101's three channels-last FP32 jobs, which its call did not finish (VGG-13
 # b232 was still in cudnn.benchmark's search when the call's limit came at 545 s; the other two were not reached),
 # the shorter first, each VGG-13 in a call of its own; run with TORCH_CL32_LIMIT raised.
@@ -4954,6 +4960,7 @@ run_mode() {
     holdout100b) torch_one "$HOLDOUT100B_TORCH" torchholdout100b ;;
     holdout101b) torch_one "$HOLDOUT101B_TORCH" torchholdout101b ;;
     holdout101c) torch_one "$HOLDOUT101C_TORCH" torchholdout101c ;;
+    holdout102b) torch_one "$HOLDOUT102B_TORCH" torchholdout102b ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
