@@ -24,6 +24,7 @@
 #include "hostinfo.h"
 #include "../model/device.h"
 #include "../util/atomic_file.h"
+#include "../util/jsonwrite.h"
 #include "calib_check.h"
 #include "calib_comm.h"
 #include "calib_fit.h"
@@ -570,23 +571,15 @@ static int write_text(const char *path, const char *text, const char *what)
     return 0;
 }
 
+/* Writes root and frees it. */
 static int write_json(const char *path, cJSON *root, const char *what)
 {
-    char *text = cJSON_Print(root);
-    if (!text) {
-        fprintf(stderr, "cnnperf-calibrate: out of memory writing the %s\n", what);
+    cp_error err;
+    if (cp_json_write_file(path, root, false, &err)) {
+        fprintf(stderr, "cnnperf-calibrate: %s: %s\n", what, err.msg);
         return CAL_EXIT_RUNTIME;
     }
-    size_t n = strlen(text);
-    char *t = realloc(text, n + 2);
-    if (t) {
-        t[n] = '\n';
-        t[n + 1] = 0;
-        text = t;
-    }
-    int rc = write_text(path, text, what);
-    free(text);
-    return rc;
+    return 0;
 }
 
 /* "x/run.json" -> "x/run-raw.json"; "x/run" -> "x/run-raw.json". */
@@ -808,8 +801,10 @@ int main(int argc, char **argv)
         else
             cal_say("no device benchmark ran (--only): no profile written");
         cJSON *raw = raw_json(&o, &pv, &g, base_file, &r, &nc, &mp, &ov, changes);
-        if (raw_path && !rc)
+        if (raw_path && !rc) {
             rc = write_json(raw_path, raw, "raw measurements");
+            raw = NULL;
+        }
         if (!rc && (profile_text || raw_path))
             cal_say("wrote %s%s%s", profile_text ? (o.output ? o.output : "the profile to standard output") : "",
                     profile_text && raw_path ? " and " : "", raw_path ? raw_path : "");

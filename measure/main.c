@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "../src/validate.h" /* CP_VAL_HOST_BOUND_SHARE: what validate reads host-bound as */
-#include "../util/atomic_file.h"
+#include "../util/jsonwrite.h"
 #include "exchange.h"
 #include "gpu_layers.h"
 #include "host_probe.h"
@@ -556,29 +556,9 @@ static cJSON *result_json(const result_in *in)
 static int write_result(cJSON *root, const char *path)
 {
     cp_error err;
-    cp_atomic_file out;
     /* compact: a campaign's files are committed under validation/, which must
      * stay small enough for the GPU machine's copy of the tree */
-    char *text = root ? cJSON_PrintUnformatted(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) {
-        fprintf(stderr, "cnnperf-measure: out of memory writing the result\n");
-        return CM_EXIT_RUNTIME;
-    }
-    if (cp_atomic_open(&out, path, &err)) {
-        free(text);
-        fprintf(stderr, "cnnperf-measure: %s\n", err.msg);
-        return CM_EXIT_RUNTIME;
-    }
-    fputs(text, out.f);
-    fputc('\n', out.f);
-    free(text);
-    if (ferror(out.f)) {
-        cp_atomic_abort(&out);
-        fprintf(stderr, "cnnperf-measure: write error on %s\n", path ? path : "standard output");
-        return CM_EXIT_RUNTIME;
-    }
-    if (cp_atomic_commit(&out, &err)) {
+    if (cp_json_write_file(path, root, true, &err)) {
         fprintf(stderr, "cnnperf-measure: %s\n", err.msg);
         return CM_EXIT_RUNTIME;
     }

@@ -2,7 +2,9 @@
  * be refused with one line "FILE: JSONPATH: message" that names the file and
  * the offending value, without leaking (this suite also runs under ASan).
  * Plus a few loader semantics the error paths rely on: block instance names
- * and the list of built-in names in "unknown network/device" messages. */
+ * and the list of built-in names in "unknown network/device" messages; and
+ * the writer every JSON result goes through, which must leave an earlier file
+ * whole when it cannot write a new one. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,10 +13,13 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/device.h"
 #include "networks/network.h"
+#include "util/jsonwrite.h"
 
 #define BAD_DIR CNNPERF_SOURCE_DIR "/tests/data/bad"
 
@@ -387,6 +392,64 @@ static void test_missing_file(void **state)
     assert_non_null(strstr(err.msg, "cannot open"));
 }
 
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 4096);
+    size_t n = buf ? fread(buf, 1, 4095, f) : 0;
+    (void)n;
+    fclose(f);
+    return buf;
+}
+
+/* cp_json_write_file: the text lands whole; a tree that cannot be written or
+ * a folder that does not exist gives one line naming the file and leaves what
+ * was there before, with no temporary beside it. */
+static void test_json_write_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cnnperf-jsonwrite-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], missing[256];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    snprintf(missing, sizeof missing, "%s/no-such-folder/out.json", dir);
+    cp_error err;
+
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "iteration_ms", 1.5);
+    assert_int_equal(cp_json_write_file(path, root, true, &err), 0);
+    char *text = read_all(path);
+    assert_non_null(text);
+    assert_string_equal(text, "{\"iteration_ms\":1.5}\n");
+    free(text);
+
+    memset(&err, 0, sizeof err);
+    assert_int_equal(cp_json_write_file(path, NULL, true, &err), -1); /* a tree that was never built */
+    assert_true(starts_with(err.msg, path));
+    assert_null(strchr(err.msg, '\n'));
+    text = read_all(path);
+    assert_string_equal(text, "{\"iteration_ms\":1.5}\n");
+    free(text);
+
+    memset(&err, 0, sizeof err);
+    assert_int_equal(cp_json_write_file(missing, cJSON_CreateObject(), false, &err), -1); /* freed, as promised */
+    assert_true(starts_with(err.msg, missing));
+    assert_non_null(strstr(err.msg, "cannot write"));
+
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int entries = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            entries++;
+    closedir(d);
+    assert_int_equal(entries, 1); /* out.json alone: no temporary left */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_nested_block_names),
         cmocka_unit_test(test_unknown_names_list_builtins),
         cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_json_write_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
