@@ -75,7 +75,7 @@ int cp_cmd_kernel(int argc, char **argv)
         return bad("%s", err.msg);
     if (cp_advice_write(out.f, &advice, &spec, fmt)) {
         cp_atomic_abort(&out);
-        fprintf(stderr, "cnnperf: write error on output\n");
+        fprintf(stderr, "cnnperf: %s: write error\n", output && strcmp(output, "-") ? output : "<stdout>");
         return 1;
     }
     if (cp_atomic_commit(&out, &err)) {
