@@ -2002,6 +2002,21 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+# MODE=mholdout102 (2 GPUs of one host) (drawn in session 65 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(102102), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
+MHOLDOUT102_GRAPH="
+mnasnet1_0 256 fp32 ps2
+resnet34 128 fp16 ps1"
+MHOLDOUT102_LEGACY="
+mnasnet1_0 232 fp16 nccl
+mnasnet1_0 112 fp32 nccl
+vgg16 144 fp32 nccl
+resnet50 240 fp32 nccl
+densenet169 144 fp16 nccl"
+MHOLDOUT102_DDP="
+--network vgg16 --batch 136 --precision fp32
+--network resnet152 --batch 192 --precision fp16 --channels-last
+--network alexnet --batch 40 --precision fp32 --channels-last"
 # MODE=holdout102 (session 65, the shipped model of session 63): ten one-GPU configurations by random.Random(102),
 # holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
 HOLDOUT102_MEASURE="
@@ -4948,7 +4963,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100 | mholdout102) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77 | mholdout101) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     hostlink56) hostlink56 ;;
