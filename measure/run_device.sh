@@ -35,7 +35,9 @@
 #
 #   MODE=multi CNNPERF_GIT_COMMIT=$(git rev-parse HEAD) bash measure/run_device.sh
 #
-# MODE=a,b runs mode a, then mode b, in one call (one build).
+# MODE=a,b runs mode a, then mode b, in one call (one build). A MODE that neither a case of run_mode nor a drawn
+# holdout's lists (NAME_MEASURE, NAME_TORCH) name is refused before the build; `MODE=... bash
+# measure/run_device.sh --check-mode` says how each would run without building anything (no GPU needed).
 set -u
 MODE=${MODE:-single}
 # MODE=legacyprocs: calibration-set networks through the legacy API on 1, 4 and 2 GPUs of one host
@@ -509,8 +511,25 @@ holdout_runs() {
 # its seed but holdout52b, holdout52's remainder)
 drawn_holdout() {
     local measure=${1^^}_MEASURE torch=${1^^}_TORCH
-    holdout_runs "$1" "${!measure}" "" legacy
-    torch_one "${!torch}" "torch$1"
+    [ -z "${!measure:-}" ] || holdout_runs "$1" "${!measure}" "" legacy
+    [ -z "${!torch:-}" ] || torch_one "${!torch}" "torch$1"
+}
+
+# mode_route NAME: how run_mode runs MODE=NAME, on stdout: "case" where one of its cases names NAME, "lists" where
+# none does but NAME has a drawn holdout's lists (NAME_MEASURE or NAME_TORCH, in upper case: drawn_holdout runs
+# them, so a new drawn mode needs its lists only); 1 for a name that is neither, so that a mistyped MODE is
+# refused before the build instead of running another campaign
+mode_route() {
+    local var
+    if declare -f run_mode | sed -n 's/^        \([^ (][^()]*\))$/\1/p' | tr -d ' ' | tr '|' '\n' | grep -qxF -- "$1"; then
+        echo case
+        return 0
+    fi
+    [[ $1 =~ ^[a-z0-9_]+$ ]] || return 1
+    for var in "${1^^}_MEASURE" "${1^^}_TORCH"; do
+        [ -z "${!var:-}" ] || { echo lists; return 0; }
+    done
+    return 1
 }
 
 # drawn_multi NAME N (mholdout35 on): N-GPU jobs drawn by mholdout35's rule, NAME's lists in upper case
@@ -4768,13 +4787,16 @@ PYEOF
 }
 
 main() {
+    local m
+    for m in ${MODE//,/ }; do
+        mode_route "$m" >/dev/null || { fail "MODE=$m: no such mode (run_mode's cases, or a drawn holdout's lists)"; return 1; }
+    done
     setup || return
     [ -x "${MEASURE:-}" ] || return
     case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z')" in
     *h200*) DEV=h200 ;;
     *) DEV=h100 ;;
     esac
-    local m
     for m in ${MODE//,/ }; do # MODE=a,b: both in one call
         run_mode "$m"
     done
@@ -4888,7 +4910,7 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | holdout100 | holdout101 | holdout102 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
+    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | holdout100 | holdout101 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -4906,6 +4928,7 @@ run_mode() {
     session46a) # session 46's first call: holdout57's cnnperf-measure jobs, then groupblock46 (what the deadline leaves)
         holdout_runs holdout57 "$HOLDOUT57_MEASURE" "" legacy
         groupblock46 ;;
+    coexec57) coexec57 ;; # its comment above always named it a MODE; until session 65 the name ran the default campaign
     session46b) # session 46's multi-GPU call (4 x H100): rule 19's co-execution data, then mholdout57
         coexec57
         drawn_multi mholdout57 4 ;;
@@ -4973,9 +4996,6 @@ run_mode() {
     holdout83b) torch_one "$HOLDOUT83B_TORCH" torchholdout83b ;;
     holdout85b) torch_one "$HOLDOUT85B_TORCH" torchholdout85b ;;
     holdout100b) torch_one "$HOLDOUT100B_TORCH" torchholdout100b ;;
-    holdout101b) torch_one "$HOLDOUT101B_TORCH" torchholdout101b ;;
-    holdout101c) torch_one "$HOLDOUT101C_TORCH" torchholdout101c ;;
-    holdout102b) torch_one "$HOLDOUT102B_TORCH" torchholdout102b ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
@@ -5598,9 +5618,19 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         done
         RES=$base ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
-    *) single ;;
+    single) single ;;
+    *) drawn_holdout "$1" ;; # main() has checked that it has lists (mode_route)
     esac
 }
+
+# --check-mode: say how each MODE would run, without building or measuring anything (exit 2 if one is unknown)
+if [ "${1:-}" = --check-mode ]; then
+    rc=0
+    for m in ${MODE//,/ }; do
+        if route=$(mode_route "$m"); then echo "run_device: MODE=$m: $route"; else echo "run_device: MODE=$m: no such mode" >&2; rc=2; fi
+    done
+    exit "$rc"
+fi
 
 main 2>&1 | tee "$OUT/run.log"
 status=${PIPESTATUS[0]}
