@@ -3368,9 +3368,31 @@ TORCHHOST2_CONFIGS="
 # torch_one CONFIGS DIR [LAUNCHER...]: tools/torch_bench.py, one process (or
 # one LAUNCHER, e.g. torchrun for --ddp lines) per line of CONFIGS, the
 # folder's eager costs measured first, predicted in the call.
+# order_torch_jobs LIST: torch_bench argument lines, channels-last FP32 ones last, the shortest iteration cnnperf
+# predicts first, the others in their listed order. Those spend minutes in cudnn.benchmark's search before their
+# first timed step (holdout101's VGG-13 b232 about 460 s, VGG-16 b128 235 s, ResNet-34 b168 25 s), so one of
+# them reaching the call's limit no longer keeps a quicker job behind it from running (holdout101's LeNet-5 b48)
+order_torch_jobs() {
+    local c net batch key
+    while read -r c; do
+        [ -n "$c" ] || continue
+        if [[ $c == *--channels-last* && $c == *fp32* ]]; then
+            net=$(sed -n 's/.*--network \([^ ]*\).*/\1/p' <<<"$c")
+            batch=$(sed -n 's/.*--batch \([0-9]*\).*/\1/p' <<<"$c")
+            key=$("$PREDICT" predict --network "$net" --batch "$batch" --precision fp32 --device "$DEV" --format json \
+                </dev/null 2>/dev/null | python3 -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["iteration_ms"])' \
+                2>/dev/null) || key=1e9
+            echo "1 $key $c"
+        else
+            echo "0 0 $c"
+        fi
+    done <<<"$1" | sort -s -k1,1n -k2,2g | cut -d' ' -f3-
+}
+
 torch_one() {
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
-    local configs=$1 dir="$RES/$2" c
+    local configs dir="$RES/$2" c
+    configs=$(order_torch_jobs "$1")
     shift 2
     local launch=("$@")
     [ ${#launch[@]} -gt 0 ] || launch=(python3)
