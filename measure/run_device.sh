@@ -2021,6 +2021,21 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+# MODE=holdout103 (drawn in session 65 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(103), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call. Its lists alone make
+# it a mode (mode_route).
+HOLDOUT103_MEASURE="
+vgg16 144 fp16 graphapi
+resnet34 256 fp32 graphapi
+resnet34 48 fp16
+resnext50_32x4d 240 fp16 graphapi
+lenet5 232 fp16 graphapi
+wide_resnet50_2 96 fp32"
+HOLDOUT103_TORCH="
+--network resnext50_32x4d --batch 216 --precision fp16 --channels-last
+--network lenet5 --batch 56 --precision fp16
+--network resnet101 --batch 80 --precision fp16 --channels-last
+--network googlenet --batch 216 --precision fp32 --channels-last"
 # MODE=mholdout102 (2 GPUs of one host) (drawn in session 65 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(102102), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
 MHOLDOUT102_GRAPH="
