@@ -3394,7 +3394,7 @@ order_torch_jobs() {
         if [[ $c == *--channels-last* && $c == *fp32* ]]; then
             net=$(sed -n 's/.*--network \([^ ]*\).*/\1/p' <<<"$c")
             batch=$(sed -n 's/.*--batch \([0-9]*\).*/\1/p' <<<"$c")
-            key=$("$PREDICT" predict --network "$net" --batch "$batch" --precision fp32 --device "$DEV" --format json \
+            key=$("${PREDICT:-false}" predict --network "$net" --batch "$batch" --precision fp32 --device "${DEV:-h100}" --format json \
                 </dev/null 2>/dev/null | python3 -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["iteration_ms"])' \
                 2>/dev/null) || key=1e9
             echo "1 $key $c"
