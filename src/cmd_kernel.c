@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "../model/advisor.h"
-#include "../util/atomic_file.h"
 #include "commands.h"
+#include "options.h"
 
 #define EXIT_BAD_INPUT 2
 
@@ -29,6 +29,17 @@ static int bad(const char *fmt, const char *a)
     fprintf(stderr, fmt, a);
     fputc('\n', stderr);
     return EXIT_BAD_INPUT;
+}
+
+typedef struct {
+    const cp_advice *advice;
+    const cp_kernel_spec *spec;
+} advice_job;
+
+static int put_advice(FILE *f, const void *what, int fmt)
+{
+    const advice_job *j = what;
+    return cp_advice_write(f, j->advice, j->spec, (cp_advice_format)fmt);
 }
 
 int cp_cmd_kernel(int argc, char **argv)
@@ -70,17 +81,6 @@ int cp_cmd_kernel(int argc, char **argv)
     if (cp_advise(&spec, &dev, &advice, &err))
         return bad("%s", err.msg);
 
-    cp_atomic_file out;
-    if (cp_atomic_open(&out, output, &err))
-        return bad("%s", err.msg);
-    if (cp_advice_write(out.f, &advice, &spec, fmt)) {
-        cp_atomic_abort(&out);
-        fprintf(stderr, "cnnperf: %s: write error\n", output && strcmp(output, "-") ? output : "<stdout>");
-        return 1;
-    }
-    if (cp_atomic_commit(&out, &err)) {
-        fprintf(stderr, "cnnperf: %s\n", err.msg);
-        return 1;
-    }
-    return 0;
+    advice_job job = {&advice, &spec};
+    return cp_write_result(output, put_advice, &job, fmt);
 }

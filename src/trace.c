@@ -2,7 +2,6 @@
 
 #include "../util/jsonwrite.h"
 
-
 static void slice(cJSON *events, const char *name, const char *cat, int pid, int tid, double start_ms,
                   double dur_ms)
 {

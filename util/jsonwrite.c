@@ -1,7 +1,5 @@
 #include "jsonwrite.h"
 
-#include <string.h>
-
 #include "atomic_file.h"
 
 int cp_json_write(FILE *f, cJSON *root, bool compact)
@@ -16,18 +14,16 @@ int cp_json_write(FILE *f, cJSON *root, bool compact)
     return ferror(f) ? -1 : 0;
 }
 
+/* cp_atomic_write's writer: root is the tree cp_json_write prints and frees */
+static int put_tree(FILE *f, const void *root, int compact)
+{
+    return cp_json_write(f, (cJSON *)root, compact);
+}
+
 int cp_json_write_file(const char *path, cJSON *root, bool compact, cp_error *err)
 {
-    cp_atomic_file out;
-    if (cp_atomic_open(&out, path, err)) {
+    int rc = cp_atomic_write(path, put_tree, root, compact, err);
+    if (rc == -1) /* never opened, so put_tree did not run to free it */
         cJSON_Delete(root);
-        return -1;
-    }
-    if (cp_json_write(out.f, root, compact)) {
-        cp_atomic_abort(&out);
-        /* cp_json_write cannot tell a tree it could not print (memory) from a stream that failed */
-        return cp_fail(err, path && strcmp(path, "-") ? path : "<stdout>", NULL,
-                       "could not write the JSON (out of memory or a write error)");
-    }
-    return cp_atomic_commit(&out, err);
+    return rc ? -1 : 0;
 }
