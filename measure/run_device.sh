@@ -3380,22 +3380,21 @@ TORCHHOST_CONFIGS="
 TORCHHOST2_CONFIGS="
 --network densenet121,inception_v3,resnet18,mobilenet_v2,squeezenet1_1 --batch 32,64 --precision fp16"
 
-# torch_one CONFIGS DIR [LAUNCHER...]: tools/torch_bench.py, one process (or
-# one LAUNCHER, e.g. torchrun for --ddp lines) per line of CONFIGS, the
-# folder's eager costs measured first, predicted in the call.
-# order_torch_jobs LIST: torch_bench argument lines, channels-last FP32 ones last, the shortest iteration cnnperf
-# predicts first, the others in their listed order. Those spend minutes in cudnn.benchmark's search before their
-# first timed step (holdout101's VGG-13 b232 about 460 s, VGG-16 b128 235 s, ResNet-34 b168 25 s), so one of
-# them reaching the call's limit no longer keeps a quicker job behind it from running (holdout101's LeNet-5 b48)
+# order_torch_jobs LIST: torch_bench argument lines in run order: the channels-last FP32 and TF32 ones last, as
+# tools/draw_holdout.py's lists already hold them, and among those the shortest iteration cnnperf predicts first;
+# the others in their listed order. Those spend minutes in cudnn.benchmark's search before their first timed step
+# (holdout101's VGG-13 b232 about 460 s, VGG-16 b128 235 s, ResNet-34 b168 25 s), so one of them reaching the
+# call's limit no longer keeps a quicker one behind it from running (holdout101's LeNet-5 b48)
 order_torch_jobs() {
-    local c net batch key
+    local c net batch prec key
     while read -r c; do
         [ -n "$c" ] || continue
-        if [[ $c == *--channels-last* && $c == *fp32* ]]; then
+        if [[ $c == *--channels-last* && ($c == *fp32* || $c == *tf32*) ]]; then
             net=$(sed -n 's/.*--network \([^ ]*\).*/\1/p' <<<"$c")
             batch=$(sed -n 's/.*--batch \([0-9]*\).*/\1/p' <<<"$c")
-            key=$("${PREDICT:-false}" predict --network "$net" --batch "$batch" --precision fp32 --device "${DEV:-h100}" --format json \
-                </dev/null 2>/dev/null | python3 -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["iteration_ms"])' \
+            prec=$(sed -n 's/.*--precision \([^ ]*\).*/\1/p' <<<"$c")
+            key=$("${PREDICT:-false}" predict --network "$net" --batch "$batch" --precision "$prec" --device "${DEV:-h100}" \
+                --format json </dev/null 2>/dev/null | python3 -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["iteration_ms"])' \
                 2>/dev/null) || key=1e9
             echo "1 $key $c"
         else
@@ -3404,6 +3403,9 @@ order_torch_jobs() {
     done <<<"$1" | sort -s -k1,1n -k2,2g | cut -d' ' -f3-
 }
 
+# torch_one CONFIGS DIR [LAUNCHER...]: tools/torch_bench.py, one process (or
+# one LAUNCHER, e.g. torchrun for --ddp lines) per line of CONFIGS, the
+# folder's eager costs measured first, predicted in the call.
 torch_one() {
     python3 -c 'import torch, torchvision' 2>/dev/null || { fail "no torch/torchvision here"; return; }
     local configs dir="$RES/$2" c

@@ -34,7 +34,7 @@ evaluation networks only, taken in name order) in one precision that is not draw
 network, a batch and the harness, in that order.
 
 The run order is not the draw's: run_device.sh runs cnnperf-measure's jobs
-before PyTorch's and PyTorch's channels-last FP32 jobs last (cudnn.benchmark
+before PyTorch's and PyTorch's channels-last FP32 and TF32 jobs last, the shortest predicted first (cudnn.benchmark
 may hold one for minutes), and a configuration drawn twice is measured once (a
 run's file is named by its configuration). --emit writes a mode's lists in
 that order; --check compares the mode's lists with the draw as sets (older
