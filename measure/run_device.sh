@@ -4910,7 +4910,6 @@ run_mode() {
         ddp "$(sed 's/ --channels-last//' <<<"$DDPCL_CONFIGS")" ;;
     ddpcalib) ddp "$DDP_CALIB_CONFIGS" ;;
     pholdout87b) pholdout87b ;;
-    pholdout88) torch_one "$PHOLDOUT88_TORCH" torchpholdout88 ;;
     ddphost) ddphost ;;
     hostshare) # session 31: DDP's operator_scale paired (torch_bench --host-share, three times), beside the call's
         # eager costs alone; the two unpaired estimates (both ranks at once against alone minutes apart) were 1.19
@@ -4949,7 +4948,6 @@ run_mode() {
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
-    holdout33 | holdout34 | holdout35 | holdout36 | holdout37 | holdout38 | holdout39 | holdout40 | holdout41 | holdout42 | holdout43 | holdout44 | holdout45 | holdout46 | holdout47 | holdout48 | holdout49 | holdout50 | holdout51 | holdout52 | holdout52b | holdout53 | holdout54 | holdout56 | holdout58 | holdout59 | holdout60 | holdout61 | holdout62 | holdout63 | holdout64 | holdout65 | holdout66 | holdout67 | holdout68 | holdout69 | holdout70 | holdout71 | holdout72 | holdout73 | holdout74 | holdout75 | holdout76 | holdout77 | holdout78 | holdout79 | holdout80 | holdout81 | holdout82 | holdout83 | holdout84 | holdout85 | holdout86 | holdout87 | holdout88 | holdout89 | holdout90 | holdout91 | holdout92 | holdout93 | holdout94 | holdout95 | holdout96 | holdout97 | holdout98 | holdout99 | holdout100 | holdout101 | groupcheck63 | pholdout87 | tf32fresh60 | tf32hold62 | tf32hold63 | tf32hold64) drawn_holdout "$1" ;;
     pswake34) pswake34 ;;
     pswake42) pswake42 ;;
     psidle54) psidle54 ;;
@@ -5031,10 +5029,6 @@ run_mode() {
     hostlink56) hostlink56 ;;
     ddp4cal41) ddp4cal41 ;;
     calfresh42) holdout_runs calfresh42 "$CALFRESH42_LEGACY$CALFRESH42_GRAPH" "" legacy ;;
-    holdout47b) torch_one "$HOLDOUT47B_TORCH" torchholdout47b ;;
-    holdout83b) torch_one "$HOLDOUT83B_TORCH" torchholdout83b ;;
-    holdout85b) torch_one "$HOLDOUT85B_TORCH" torchholdout85b ;;
-    holdout100b) torch_one "$HOLDOUT100B_TORCH" torchholdout100b ;;
     holdout32b)
         holdout_runs holdout32b "$HOLDOUT32B_GRAPH"
         torch_one "$HOLDOUT32B_TORCH" torchholdout32b ;;
@@ -5658,7 +5652,7 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         RES=$base ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     single) single ;;
-    *) drawn_holdout "$1" ;; # main() has checked that it has lists (mode_route)
+    *) drawn_holdout "$1" ;; # every drawn holdout and its later rests (main() has checked its lists, mode_route)
     esac
 }
 
