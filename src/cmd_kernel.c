@@ -9,8 +9,6 @@
 #include "commands.h"
 #include "options.h"
 
-#define EXIT_BAD_INPUT 2
-
 static const char usage[] =
     "usage: cnnperf kernel --kernel FILE [--device ID|FILE] [--format table|json|csv] [-o FILE]\n"
     "\n"
@@ -22,14 +20,6 @@ static const char usage[] =
     "  --format F              table, json or csv (default table)\n"
     "  -o, --output FILE       write the result to FILE (atomically) instead of standard output\n"
     "  -h, --help              this text\n";
-
-static int bad(const char *fmt, const char *a)
-{
-    fprintf(stderr, "cnnperf: ");
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
-    return EXIT_BAD_INPUT;
-}
 
 typedef struct {
     const cp_advice *advice;
@@ -60,26 +50,26 @@ int cp_cmd_kernel(int argc, char **argv)
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             slot = &output;
         } else {
-            return bad("kernel: unknown option '%s' (see 'cnnperf kernel --help')", a);
+            return cp_bad("kernel: unknown option '%s' (see 'cnnperf kernel --help')", a);
         }
         if (i + 1 >= argc || !argv[i + 1][0])
-            return bad("kernel: %s needs a value", a);
+            return cp_bad("kernel: %s needs a value", a);
         *slot = argv[++i];
     }
     if (!kernel)
-        return bad("kernel: --kernel FILE is required (see '%s --help')", "cnnperf kernel");
+        return cp_bad("kernel: --kernel FILE is required (see '%s --help')", "cnnperf kernel");
     cp_advice_format fmt;
     if (cp_advice_format_parse(format, &fmt))
-        return bad("--format: expected table, json or csv, got '%s'", format);
+        return cp_bad("--format: expected table, json or csv, got '%s'", format);
 
     cp_error err;
     cp_device dev;
     cp_kernel_spec spec;
     if (cp_device_load(device, &dev, &err) || cp_kernel_spec_load(kernel, &spec, &err))
-        return bad("%s", err.msg);
+        return cp_bad("%s", err.msg);
     cp_advice advice;
     if (cp_advise(&spec, &dev, &advice, &err))
-        return bad("%s", err.msg);
+        return cp_bad("%s", err.msg);
 
     advice_job job = {&advice, &spec};
     return cp_write_result(output, put_advice, &job, fmt);
