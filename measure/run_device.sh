@@ -2021,6 +2021,20 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+# MODE=holdout104 (drawn in session 66, the shipped model of session 63): ten one-GPU configurations by
+# random.Random(104), holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
+HOLDOUT104_MEASURE="
+alexnet 248 fp16
+resnet152 112 fp16
+vgg19 240 fp16
+densenet169 256 fp16 graphapi
+resnet50 88 fp32
+wide_resnet50_2 176 fp16 graphapi"
+HOLDOUT104_TORCH="
+--network densenet169 --batch 192 --precision fp32
+--network vgg13 --batch 40 --precision fp16
+--network resnet152 --batch 112 --precision fp16
+--network resnet152 --batch 40 --precision fp32 --channels-last"
 # MODE=holdout103 (drawn in session 65 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(103), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call. Its lists alone make
 # it a mode (mode_route).
