@@ -2021,6 +2021,20 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+# MODE=holdout105 (drawn in session 66, the shipped model of session 63): ten one-GPU configurations by
+# random.Random(105), holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
+HOLDOUT105_MEASURE="
+resnext50_32x4d 120 fp16 graphapi
+googlenet 248 fp32
+vgg19 256 fp16 graphapi
+vgg13 128 fp32
+resnet34 256 fp16
+resnext50_32x4d 104 fp32 graphapi"
+HOLDOUT105_TORCH="
+--network mnasnet1_0 --batch 160 --precision fp32
+--network resnet101 --batch 240 --precision fp16
+--network wide_resnet50_2 --batch 216 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 136 --precision fp32 --channels-last"
 # MODE=holdout104 (drawn in session 66, the shipped model of session 63): ten one-GPU configurations by
 # random.Random(104), holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
 HOLDOUT104_MEASURE="
