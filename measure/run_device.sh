@@ -2021,6 +2021,20 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+# MODE=holdout106 (drawn in session 66, the shipped model of session 63): ten one-GPU configurations by
+# random.Random(106), holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
+HOLDOUT106_MEASURE="
+vgg16 256 fp32 graphapi
+resnet50 160 fp32 graphapi
+vgg19 96 fp16
+resnet34 216 fp32
+resnet101 152 fp32 graphapi
+mnasnet1_0 120 fp32
+googlenet 136 fp16 graphapi"
+HOLDOUT106_TORCH="
+--network vgg13 --batch 64 --precision fp16
+--network vgg19 --batch 152 --precision fp32 --channels-last
+--network vgg16 --batch 144 --precision fp32 --channels-last"
 # MODE=holdout105 (drawn in session 66, the shipped model of session 63): ten one-GPU configurations by
 # random.Random(105), holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
 HOLDOUT105_MEASURE="
