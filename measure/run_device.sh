@@ -2021,6 +2021,14 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+# MODE=holdout106b: holdout106's four jobs its call did not reach (the session's last 220 s of device time measured the
+# first six), for a later call; the lists as drawn, the channels-last FP32 jobs last.
+HOLDOUT106B_MEASURE="
+googlenet 136 fp16 graphapi"
+HOLDOUT106B_TORCH="
+--network vgg13 --batch 64 --precision fp16
+--network vgg19 --batch 152 --precision fp32 --channels-last
+--network vgg16 --batch 144 --precision fp32 --channels-last"
 # MODE=holdout106 (drawn in session 66, the shipped model of session 63): ten one-GPU configurations by
 # random.Random(106), holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
 HOLDOUT106_MEASURE="
@@ -2116,6 +2124,8 @@ HOLDOUT102B_TORCH="
 # MODE=holdout101b and holdout101c: holdout101's three channels-last FP32 jobs, which its call did not finish (VGG-13
 # b232 was still in cudnn.benchmark's search when the call's limit came at 545 s; the other two were not reached),
 # the shorter first, each VGG-13 in a call of its own; run with TORCH_CL32_LIMIT raised.
+# holdout101c's call (session 66, TORCH_CL32_LIMIT=580) stopped VGG-13 b248 still in the search 485 s after it
+# started: a 600 s call cannot measure it.
 HOLDOUT101B_TORCH="
 --network lenet5 --batch 48 --precision fp32 --channels-last
 --network vgg13 --batch 232 --precision fp32 --channels-last"
