@@ -4720,19 +4720,6 @@ BNECK60_CONFIGS="
 --network validation/layerbench-h200/bneck60/nets/bneck60a.json --batch 256 --precision fp16
 --network validation/layerbench-h200/bneck60/nets/bneck60g.json --batch 256 --precision fp16"
 
-# MODE=idle67 (written in session 66 for a later call; calibration networks only): rule 51 (docs/ACCURACY.md) found
-# that GPU-paced PyTorch steps spend 2-8% of the iteration in no kernel, which eager mode does not have. Six
-# configurations the GPU paces on the H200 (host at 0.14-0.45 of the iteration in torchcal55/58/58b/59), channels-last
-# and NCHW: each step traced with its kernels' start times (tools/kernel_trace.py records them from session 66 on;
-# tools/trace_compare.py --gaps N lists where the GPU waits), then timed by torch_bench, predicted in the call.
-IDLE67_CONFIGS="
---network vgg11 --batch 176 --precision fp16 --channels-last
---network inception_v3 --batch 248 --precision fp16 --channels-last
---network vgg11 --batch 128 --precision fp16
---network inception_v3 --batch 128 --precision fp16
---network resnet18 --batch 256 --precision fp16
---network resnet18 --batch 176 --precision fp32 --channels-last"
-
 # MODE=torchcal59 and torchcal59b (session 58): rule 38's judging data, as torchcal58 with batches drawn by
 # random.Random(59) (same order): torchcal59 traces and times the six FP16 configurations, then traces the three FP32
 # ones; torchcal59b times the FP32 ones. Committed with the rule before the calls.
@@ -5246,9 +5233,6 @@ resnet50 64 fp32 ps2"
         torchcal58_traces "$RES/torchtf32cal" 150 "$TORCHTF32CAL_CONFIGS"
         EAGER_FROM="$RES/torchtf32cal/eager-overhead-$DEV.json" torch_one "$TORCHBF16CAL_CONFIGS" torchbf16cal ;;
     torchcal59b) torch_one "$TORCHCAL59B_CONFIGS" torchcal59b ;; # session 58: rule 38's FP32 timings
-    idle67) # session 66: where GPU-paced PyTorch steps leave the GPU idle, calibration networks
-        torchcal58_traces "$RES/idle67" 150 "$IDLE67_CONFIGS"
-        torch_one "$IDLE67_CONFIGS" idle67 ;;
     bneck60) # session 60: bottleneck blocks of our own shapes, channels-last FP16 timed and traced
         torch_one "$BNECK60_CONFIGS" bneck60
         torchcal58_traces "$RES/bneck60" 150 "$(grep -e '--batch 128' <<<"$BNECK60_CONFIGS")" ;;

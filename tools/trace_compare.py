@@ -120,9 +120,6 @@ def main():
     ap.add_argument("trace", nargs="+", help="cnnperf-kernel-trace/1 files (.json or .json.xz)")
     ap.add_argument("--device", default="h100")
     ap.add_argument("--cnnperf", default=os.path.join(REPO, "build", "cnnperf"))
-    ap.add_argument("--gaps", type=int, default=0, metavar="N",
-                    help="traces from session 66 on: also the N longest times between one kernel's end and the next "
-                         "one's start, with the operators around them (medians over the traced steps)")
     ap.add_argument("--totals", action="store_true",
                     help="print only each step's traced kernels (the optimizer's left out) against eager mode's "
                          "kernels for them, and their mean absolute error")
@@ -138,16 +135,6 @@ def main():
     if a.totals and errors:
         print(f"mean |eager - traced| / traced: {sum(map(abs, errors)) / len(errors):.2f}% over {len(errors)} steps, "
               f"bias {sum(errors) / len(errors):+.2f}%")
-
-
-def print_gaps(kernels, n):
-    """The n longest waits between consecutive kernels of a traced step, from their median starts and times."""
-    ks = [k for k in kernels if "median_start_us" in k]
-    waits = sorted(((b["median_start_us"] - a["median_start_us"] - a["median_us"], i) for i, (a, b) in
-                    enumerate(zip(ks, ks[1:]))), reverse=True)[:n]
-    for us, i in waits:
-        print(f"  wait {us:8.1f} us after kernel {i} ({ks[i].get('op') or ks[i]['name'][:40]}) "
-              f"before {ks[i + 1].get('op') or ks[i + 1]['name'][:40]}")
 
 
 def compare(a, rec):
@@ -173,8 +160,6 @@ def compare(a, rec):
         print(f"  the GPU's span {gpu['span_us']:.0f} us, {gpu['kernel_us']:.0f} us in kernels, {gpu['idle_us']:.0f} us "
               f"({100 * gpu['idle_us'] / gpu['span_us']:.1f}%) in none, profiled"
               + (f"; eager mode's GPU idle {idle * 1e3:.0f} us" if idle is not None else ""))
-    if a.gaps:
-        print_gaps(rec["kernels"], a.gaps)
     print(f"  {'class':10s} {'pass':26s} {'traced us':>10s} {'model us':>10s} {'model/traced':>12s}")
     for key in sorted(set(traced) | set(model)):
         tr, mo = traced.get(key, 0.0), model.get(key, 0.0)
