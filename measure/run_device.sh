@@ -2021,6 +2021,34 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+# MODE=holdout107 (drawn in session 66 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(107), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT107_MEASURE="
+wide_resnet50_2 112 fp16
+resnext50_32x4d 80 fp16
+lenet5 120 fp16 graphapi
+googlenet 48 fp32
+googlenet 144 fp32 graphapi"
+HOLDOUT107_TORCH="
+--network vgg19 --batch 104 --precision fp16 --channels-last
+--network resnet50 --batch 224 --precision fp16
+--network mnasnet1_0 --batch 184 --precision fp16
+--network lenet5 --batch 184 --precision fp32 --channels-last
+--network lenet5 --batch 96 --precision fp32 --channels-last"
+# MODE=holdout108 (drawn in session 66 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(108), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT108_MEASURE="
+vgg16 96 fp32
+densenet169 104 fp16
+lenet5 208 fp32
+alexnet 120 fp32
+lenet5 160 fp32
+alexnet 48 fp32 graphapi"
+HOLDOUT108_TORCH="
+--network googlenet --batch 208 --precision fp16 --channels-last
+--network densenet169 --batch 80 --precision fp16 --channels-last
+--network lenet5 --batch 192 --precision fp16 --channels-last
+--network densenet169 --batch 168 --precision fp32 --channels-last"
 # MODE=holdout106b: holdout106's four jobs its call did not reach (the session's last 220 s of device time measured the
 # first six), for a later call; the lists as drawn, the channels-last FP32 jobs last.
 HOLDOUT106B_MEASURE="
