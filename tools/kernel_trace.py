@@ -21,10 +21,8 @@ Two kinds of trace:
   python3 tools/kernel_trace.py --op network --network resnet18 --precision fp16 --channels-last -o cl.json
 
 Output: JSON, one record per (shape, precision, pass) with the kernels in
-launch order: name, grid, block, registers per thread, shared memory, the
-median GPU time over --iters repetitions and the median start after the
-step's first kernel; a network's record also has "step": its span on the
-GPU, its time in kernels and the time in none (profiled()). Needs torch (the GPU machine);
+launch order: name, grid, block, registers per thread, shared memory, and
+the median GPU time over --iters repetitions. Needs torch (the GPU machine);
 nothing of cnnperf's build, tests or predictions depends on it.
 """
 import argparse
@@ -80,18 +78,13 @@ def trace_batchnorm(torch, shape, prec, iters):
 
     for _ in range(3):
         step()
-    return profiled(torch, step, iters)[0]
+    return profiled(torch, step, iters)
 
 
 def profiled(torch, step, iters):
     """The kernels of `iters` calls of step(), grouped by position in a call:
-    name, the ATen operator that launched it, launch configuration, median
-    GPU time and median start after the call's first kernel; and the call's
-    span on the GPU (first kernel's start to last kernel's end), its time in
-    kernels and the difference, the time in no kernel (medians over the calls).
-    The profiler slows the host's launches, so where the host paces a call its
-    idle time here is longer than in an unprofiled run; where the GPU paces it,
-    the idle time is the GPU's own (waits between kernels, the step's ends)."""
+    name, the ATen operator that launched it, launch configuration and median
+    GPU time."""
     from torch.profiler import profile, ProfilerActivity
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as p:
         for _ in range(iters):
@@ -106,7 +99,6 @@ def profiled(torch, step, iters):
     ops = {e.get("args", {}).get("External id"): e["name"] for e in events if e.get("cat") == "cpu_op"}
     # Each call launches the same sequence; group by position.
     per = len(kern) // iters if iters else 0
-    first = [float(kern[j * per]["ts"]) for j in range(iters)] if per else []
     out = []
     for i in range(per):
         reps = [kern[j * per + i] for j in range(iters)]
@@ -118,14 +110,8 @@ def profiled(torch, step, iters):
             "registers_per_thread": a.get("registers per thread"),
             "shared_memory": a.get("shared memory"),
             "median_us": statistics.median(float(r["dur"]) for r in reps),
-            "median_start_us": statistics.median(float(r["ts"]) - first[j] for j, r in enumerate(reps)),
         })
-    if not per:
-        return out, None
-    span = [max(float(k["ts"]) + float(k["dur"]) for k in kern[j * per:(j + 1) * per]) - first[j] for j in range(iters)]
-    busy = [sum(float(k["dur"]) for k in kern[j * per:(j + 1) * per]) for j in range(iters)]
-    return out, {"span_us": statistics.median(span), "kernel_us": statistics.median(busy),
-                 "idle_us": statistics.median(s - b for s, b in zip(span, busy))}
+    return out
 
 
 def trace_network(torch, name, batch, prec, iters, channels_last=False):
@@ -174,12 +160,10 @@ def main():
     for prec in a.precision.split(","):
         if a.op == "network":
             for name in a.network.split(","):
-                ks, gpu = trace_network(torch, name, a.batch, prec, a.iters, a.channels_last)
+                ks = trace_network(torch, name, a.batch, prec, a.iters, a.channels_last)
                 records.append({"op": a.op, "network": name, "batch": a.batch, "precision": prec,
-                                "memory_format": "channels_last" if a.channels_last else "nchw", "kernels": ks,
-                                "step": gpu})
-                idle = f", {gpu['idle_us'] / 1e3:.2f} ms of its {gpu['span_us'] / 1e3:.2f} ms span in no kernel" if gpu else ""
-                print(f"{name} b{a.batch} {prec}: {len(ks)} kernels, {sum(k['median_us'] for k in ks) / 1e3:.2f} ms{idle}",
+                                "memory_format": "channels_last" if a.channels_last else "nchw", "kernels": ks})
+                print(f"{name} b{a.batch} {prec}: {len(ks)} kernels, {sum(k['median_us'] for k in ks) / 1e3:.2f} ms",
                       flush=True)
             continue
         for shape in SHAPES:

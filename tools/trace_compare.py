@@ -154,12 +154,6 @@ def compare(a, rec):
     print(f"\n{title}: traced {sum(traced.values()):.0f} us, model's layer passes {sum(model.values()):.0f} us; "
               f"the step but the optimizer: traced {step_traced:.0f} us, eager's kernels {step_model:.0f} us "
           f"({err:+.1f}%)")
-    gpu = rec.get("step")  # traces from session 66 on: the step's time on the GPU in no kernel
-    if gpu:
-        idle = (pred.get("eager") or {}).get("gpu_idle_ms")
-        print(f"  the GPU's span {gpu['span_us']:.0f} us, {gpu['kernel_us']:.0f} us in kernels, {gpu['idle_us']:.0f} us "
-              f"({100 * gpu['idle_us'] / gpu['span_us']:.1f}%) in none, profiled"
-              + (f"; eager mode's GPU idle {idle * 1e3:.0f} us" if idle is not None else ""))
     print(f"  {'class':10s} {'pass':26s} {'traced us':>10s} {'model us':>10s} {'model/traced':>12s}")
     for key in sorted(set(traced) | set(model)):
         tr, mo = traced.get(key, 0.0), model.get(key, 0.0)
