@@ -2035,6 +2035,19 @@ HOLDOUT107_TORCH="
 --network mnasnet1_0 --batch 184 --precision fp16
 --network lenet5 --batch 184 --precision fp32 --channels-last
 --network lenet5 --batch 96 --precision fp32 --channels-last"
+# MODE=fixcal67 (session 67, rule 52: eager mode's fixed per-iteration host cost): the call's --eager-overhead
+# measures iteration_fixed_us for the first time (torch_bench.py's iteration_fixed), and these eight PyTorch runs
+# of calibration-set networks on one GPU, chosen before the call (small batches, where the host paces PyTorch;
+# VGG-11 one the GPU paces), are the calibration data measured beside it. Not drawn; not evaluation data.
+FIXCAL67_TORCH="
+--network resnet18 --batch 32 --precision fp16
+--network resnet18 --batch 64 --precision fp32
+--network squeezenet1_1 --batch 32 --precision fp16
+--network squeezenet1_1 --batch 64 --precision fp32 --channels-last
+--network mobilenet_v2 --batch 32 --precision fp16
+--network densenet121 --batch 32 --precision fp16
+--network inception_v3 --batch 32 --precision fp16
+--network vgg11 --batch 32 --precision fp16"
 # MODE=holdout108 (drawn in session 66 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(108), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT108_MEASURE="

@@ -710,6 +710,63 @@ def op_counts(args):
     return 0
 
 
+def iteration_fixed(torch, nn, dev, conv, sync, reps=40, warmup=5, samples=5):
+    """What a training iteration costs the host once, whatever its network: the wall of each phase of
+    run()'s iteration() -- the input copies, zero_grad, autocast, the model and loss (forward), loss.backward()
+    (backward), opt.step() (step), with events around it and a synchronisation after it as run() does -- at
+    K = 0 modules, by the line through a chain of K = 4 and of K = 16 conv modules (8 channels, 8x8, batch 1)
+    with a Flatten + Linear(512, 10) head and CrossEntropyLoss. The per-operator chains take differences of
+    two lengths, which removes this part; a model charges the head's operators from its tables and the
+    rest of these walls once per iteration. Median of `samples` lines, each phase's wall the median of
+    `reps` iterations."""
+    cuda = dev.type == "cuda"
+
+    def walls(k, autocast):
+        torch.manual_seed(1)
+        model = nn.Sequential(*[conv() for _ in range(k)], nn.Flatten(), nn.Linear(512, 10)).to(dev).train()
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        loss_fn = nn.CrossEntropyLoss()
+        x_host, y_host = torch.rand(1, 8, 8, 8), torch.zeros(1, dtype=torch.long)
+        if cuda:
+            x_host, y_host = x_host.pin_memory(), y_host.pin_memory()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        phases = []
+        for i in range(warmup + reps):
+            if cuda:
+                start.record()
+            t0 = time.perf_counter()
+            x = x_host.to(dev, non_blocking=True)
+            y = y_host.to(dev, non_blocking=True)
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast("cuda", dtype=torch.float16, enabled=autocast):
+                loss = loss_fn(model(x), y)
+            t1 = time.perf_counter()
+            loss.backward()
+            t2 = time.perf_counter()
+            opt.step()
+            t3 = time.perf_counter()
+            if cuda:
+                end.record()
+                end.synchronize()
+            else:
+                sync()
+            if i >= warmup:
+                phases.append((t1 - t0, t2 - t1, t3 - t2))
+        return [quantile([p[j] for p in phases], 0.5) * 1e6 for j in range(3)]
+
+    out = {}
+    for autocast, prefix in ((False, ""), (True, "autocast_")):
+        lines = []
+        for _ in range(samples):
+            short, long = walls(4, autocast), walls(16, autocast)
+            lines.append([(16 * s - 4 * l) / 12 for s, l in zip(short, long)])
+        for j, phase in enumerate(("forward", "backward", "step")):
+            out[prefix + phase] = round(quantile([line[j] for line in lines], 0.5), 2)
+    out["head"] = ("Flatten + Linear(512, 10) and CrossEntropyLoss at batch 1 (8x8x8 input), SGD(momentum 0.9) "
+                   "over the Linear's two tensors; the walls include the two input copies' calls")
+    return out
+
+
 def eager_overhead(args):
     """Host cost of one eager operator, per layer kind and pass, and of the
     optimizer step: what cnnperf predict --mode eager needs (model/eager.c).
@@ -876,6 +933,8 @@ def eager_overhead(args):
                                 "zero_grad(set_to_none=True), each timed on its own"}
     print(f"torch_bench: eager optimizer step {out['optimizer']['per_step_us']:.1f} us + "
           f"{per_tensor:.3f} us per tensor", file=sys.stderr)
+    out["iteration_fixed_us"] = iteration_fixed(torch, nn, dev, makers["conv"], sync)
+    print(f"torch_bench: eager training iteration at K = 0: {out['iteration_fixed_us']}", file=sys.stderr)
     out["host_probe"]["after"] = host_probe(torch, probe_x, probe_w)
     out["provenance"] = provenance(torch, {
         "method": "host wall time of chains of 64 and 16 tiny modules (batch 1, 8x8x8 or 512 features), "
