@@ -2035,6 +2035,34 @@ HOLDOUT107_TORCH="
 --network mnasnet1_0 --batch 184 --precision fp16
 --network lenet5 --batch 184 --precision fp32 --channels-last
 --network lenet5 --batch 96 --precision fp32 --channels-last"
+# MODE=holdout109 (drawn in session 67, the shipped model of session 63): ten one-GPU configurations by
+# random.Random(109), holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
+HOLDOUT109_MEASURE="
+resnet50 40 fp16
+resnet50 152 fp32 graphapi
+vgg16 168 fp32 graphapi
+resnext50_32x4d 80 fp16
+resnet152 248 fp32
+resnet152 120 fp16"
+HOLDOUT109_TORCH="
+--network vgg19 --batch 88 --precision fp32
+--network resnet152 --batch 240 --precision fp16
+--network resnet50 --batch 72 --precision fp16
+--network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout110 (drawn in session 67 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(110), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT110_MEASURE="
+resnet34 208 fp32 graphapi
+resnet50 136 fp32 graphapi
+densenet169 240 fp16
+mnasnet1_0 120 fp32 graphapi
+vgg13 256 fp16
+mnasnet1_0 136 fp32"
+HOLDOUT110_TORCH="
+--network resnet152 --batch 232 --precision fp16 --channels-last
+--network resnet34 --batch 192 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 232 --precision fp16
+--network resnet152 --batch 168 --precision fp32"
 # MODE=fixcal67 (session 67, rule 52: eager mode's fixed per-iteration host cost): the call's --eager-overhead
 # measures iteration_fixed_us for the first time (torch_bench.py's iteration_fixed), and these eight PyTorch runs
 # of calibration-set networks on one GPU, chosen before the call (small batches, where the host paces PyTorch;
