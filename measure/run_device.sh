@@ -2049,6 +2049,13 @@ HOLDOUT109_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout109b: holdout109's four PyTorch jobs, which its call (the session's last 300 s of device time) did not
+# reach; the list as drawn.
+HOLDOUT109B_TORCH="
+--network vgg19 --batch 88 --precision fp32
+--network resnet152 --batch 240 --precision fp16
+--network resnet50 --batch 72 --precision fp16
+--network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
 # MODE=holdout110 (drawn in session 67 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(110), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT110_MEASURE="
