@@ -92,6 +92,30 @@ NETWORKS = sorted(TORCHVISION) + ["lenet5"]
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 
 
+def train_step(torch, dev, model, opt, loss_fn, x_host, y_host, amp, scaler=None, ctx=None):
+    """One training iteration as every timed PyTorch run here issues it: the pinned batch and labels copied in,
+    zero_grad(set_to_none=True), forward and loss under autocast (amp None: off), loss.backward() (inside ctx
+    with the forward, e.g. DDP's no_sync()), the optimizer's step (through scaler where given). Returns the
+    host's perf_counter at its start, after the loss, after backward and after the step: the host_wall_ms
+    phases."""
+    t0 = time.perf_counter()
+    x = x_host.to(dev, non_blocking=True)
+    y = y_host.to(dev, non_blocking=True)
+    opt.zero_grad(set_to_none=True)
+    with ctx if ctx is not None else contextlib.nullcontext():
+        with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
+            loss = loss_fn(model(x), y)
+        t1 = time.perf_counter()
+        (scaler.scale(loss) if scaler else loss).backward()
+    t2 = time.perf_counter()
+    if scaler:
+        scaler.step(opt)
+        scaler.update()
+    else:
+        opt.step()
+    return t0, t1, t2, time.perf_counter()
+
+
 def quantile(values, q):
     """Linear interpolation between order statistics, as cnnperf-measure."""
     v = sorted(values)
@@ -408,23 +432,8 @@ def bench_network(torch, args, name, precision, ddp=None):
     host = []  # per iteration: the host's wall time issuing forward (with loading and the loss), backward, step
 
     def iteration():
-        t0 = time.perf_counter()
-        x = x_host.to(dev, non_blocking=True)
-        y = y_host.to(dev, non_blocking=True)
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
-            loss = loss_fn(model(x), y)
-        t1 = time.perf_counter()
-        if scaler:
-            scaler.scale(loss).backward()
-            t2 = time.perf_counter()
-            scaler.step(opt)
-            scaler.update()
-        else:
-            loss.backward()
-            t2 = time.perf_counter()
-            opt.step()
-        host.append((1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (time.perf_counter() - t2)))
+        t0, t1, t2, t3 = train_step(torch, dev, model, opt, loss_fn, x_host, y_host, amp, scaler)
+        host.append((1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2)))
 
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
@@ -734,17 +743,8 @@ def iteration_fixed(torch, nn, dev, conv, sync, reps=40, warmup=5, samples=5):
         for i in range(warmup + reps):
             if cuda:
                 start.record()
-            t0 = time.perf_counter()
-            x = x_host.to(dev, non_blocking=True)
-            y = y_host.to(dev, non_blocking=True)
-            opt.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=torch.float16, enabled=autocast):
-                loss = loss_fn(model(x), y)
-            t1 = time.perf_counter()
-            loss.backward()
-            t2 = time.perf_counter()
-            opt.step()
-            t3 = time.perf_counter()
+            t0, t1, t2, t3 = train_step(torch, dev, model, opt, loss_fn, x_host, y_host,
+                                        torch.float16 if autocast else None)
             if cuda:
                 end.record()
                 end.synchronize()
@@ -1084,19 +1084,8 @@ def ddp_split(args):
                 def iteration(variant):
                     m = module if variant in ("module", "alone") else model
                     start.record()
-                    t0 = time.perf_counter()
-                    x = x_host.to(dev, non_blocking=True)
-                    y = y_host.to(dev, non_blocking=True)
-                    opt.zero_grad(set_to_none=True)
-                    ctx = model.no_sync() if variant == "nosync" else contextlib.nullcontext()
-                    with ctx:
-                        with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
-                            loss = loss_fn(m(x), y)
-                        t1 = time.perf_counter()
-                        loss.backward()
-                    t2 = time.perf_counter()
-                    opt.step()
-                    t3 = time.perf_counter()
+                    ctx = model.no_sync() if variant == "nosync" else None
+                    t0, t1, t2, t3 = train_step(torch, dev, m, opt, loss_fn, x_host, y_host, amp, ctx=ctx)
                     end.record()
                     end.synchronize()
                     return (1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2), 1e3 * (t3 - t0),
