@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""keep_results: one result folder of a device call (measure/run_device.sh's results/NAME/) into validation/.
+
+  python3 tools/keep_results.py RESULTS/NAME validation/h200/NAME --log RUN.LOG --log-name run-DATE-NAME.log.xz [--drawn]
+
+What is kept, and how, so that every call's folder reads the same:
+- every JSON, in subfolders too (ddp/, after/, repeat/), compacted by tools/compact_json.py; a cnnperf-measure
+  result (measure-*.json) over 16 KB is kept gzipped (validate reads *.json.gz);
+- predicted-in-call.json without its per-layer records (layers, worst_layers, host_range: validate recomputes
+  them), xz-compressed: the call's own predictions, the record that each run was predicted before it was seen;
+- the call's run log, xz-compressed, as --log-name in DEST;
+- left out: predict-*.json and summary.txt (predicted-in-call.json holds the same predictions) and the
+  per-job *.log files (the run log has them).
+--drawn appends DEST (with its subfolders) to validation/calibration-set.json's drawn_folders where it holds a run
+(only for a list drawn and committed before its call). Refuses to write over an existing DEST."""
+import argparse
+import gzip
+import json
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SLIMMED = ("layers", "worst_layers", "host_range")
+
+
+def compact(path):
+    subprocess.check_call([sys.executable, os.path.join(HERE, "compact_json.py"), path], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+
+
+def xz(data, path):
+    with lzma.open(path, "wb", preset=9) as out:
+        out.write(data)
+
+
+def keep_file(src, dest):
+    name = os.path.basename(src)
+    if name == "predicted-in-call.json":
+        with open(src) as f:
+            d = json.load(f)
+        for r in d.get("runs", []):
+            for k in SLIMMED:
+                r.pop(k, None)
+        tmp = dest + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(d, f)
+        compact(tmp)
+        with open(tmp, "rb") as f:
+            xz(f.read(), dest + ".xz")
+        os.remove(tmp)
+        return
+    shutil.copyfile(src, dest)
+    compact(dest)
+    if name.startswith("measure-") and os.path.getsize(dest) > 16000:
+        with open(dest, "rb") as i, gzip.GzipFile(dest + ".gz", "wb", 9, mtime=0) as o:
+            o.write(i.read())
+        os.remove(dest)
+
+
+def holds_run(folder):
+    return any(f.startswith(("measure-", "torch-")) for f in os.listdir(folder))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("src", help="the call's results/NAME folder")
+    ap.add_argument("dest", help="the folder under validation/ to create")
+    ap.add_argument("--log", required=True, help="the call's run log (run_device.sh's run.log)")
+    ap.add_argument("--log-name", required=True, help="its name in dest, e.g. run-2026-11-29-holdout107.log.xz")
+    ap.add_argument("--drawn", action="store_true", help="list dest in calibration-set.json's drawn_folders")
+    args = ap.parse_args()
+    if not os.path.isdir(args.src):
+        print(f"keep_results: {args.src}: not a folder", file=sys.stderr)
+        return 2
+    if os.path.exists(args.dest):
+        print(f"keep_results: {args.dest}: exists; not written over", file=sys.stderr)
+        return 2
+    if not args.log_name.endswith(".log.xz"):
+        print(f"keep_results: --log-name {args.log_name}: must end in .log.xz", file=sys.stderr)
+        return 2
+    with open(args.log, "rb") as f:
+        log = f.read()
+    kept = []
+    for root, dirs, files in os.walk(args.src):
+        dirs.sort()
+        out = os.path.join(args.dest, os.path.relpath(root, args.src))
+        os.makedirs(out, exist_ok=True)
+        for name in sorted(files):
+            if name.startswith("predict-") or name == "summary.txt" or name.endswith(".log"):
+                continue
+            keep_file(os.path.join(root, name), os.path.join(out, name))
+        if holds_run(root):
+            kept.append(os.path.normpath(out))
+    xz(log, os.path.join(args.dest, args.log_name))
+    print(f"keep_results: {args.dest}: {sum(len(f) for _, _, f in os.walk(args.dest))} files; "
+          f"folders with runs: {', '.join(kept) or 'none'}")
+    if args.drawn and kept:
+        path = "validation/calibration-set.json"
+        with open(path) as f:
+            text = f.read()
+        listed = json.loads(text)["drawn_folders"]
+        add = [d for d in [os.path.normpath(args.dest)] if d not in listed]
+        end = text.rstrip().rfind("]}")
+        if end < 0:
+            print(f"keep_results: {path}: does not end in the drawn_folders list", file=sys.stderr)
+            return 1
+        text = text[:end] + "".join(f', "{k}"' for k in add) + text[end:]
+        json.loads(text)
+        with open(path, "w") as f:
+            f.write(text)
+        print(f"keep_results: drawn_folders += {', '.join(add) or 'nothing new'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
