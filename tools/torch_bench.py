@@ -721,8 +721,8 @@ def op_counts(args):
 
 def iteration_fixed(torch, nn, dev, conv, sync, reps=40, warmup=5, samples=5):
     """What a training iteration costs the host once, whatever its network: the wall of each phase of
-    run()'s iteration() -- the input copies, zero_grad, autocast, the model and loss (forward), loss.backward()
-    (backward), opt.step() (step), with events around it and a synchronisation after it as run() does -- at
+    bench_network()'s iteration() -- the input copies, zero_grad, autocast, the model and loss (forward), loss.backward()
+    (backward), opt.step() (step), with events around it and a synchronisation after it as there -- at
     K = 0 modules, by the line through a chain of K = 4 and of K = 16 conv modules (8 channels, 8x8, batch 1)
     with a Flatten + Linear(512, 10) head and CrossEntropyLoss. The per-operator chains take differences of
     two lengths, which removes this part; a model charges the head's operators from its tables and the
@@ -940,7 +940,7 @@ def eager_overhead(args):
         "method": "host wall time of chains of 64 and 16 tiny modules (batch 1, 8x8x8 or 512 features), "
                   "difference / 48, median of 5 samples of 30 repetitions; backward = (forward+backward) - forward; "
                   "grad_accumulate = backward of x + x (sums two gradients of x) - backward of x + a constant; "
-                  "iteration_fixed_us: run()'s training iteration per phase at no layers, by the line through "
+                  "iteration_fixed_us: a run's training iteration per phase at no layers, by the line through "
                   "chains of 4 and 16 convs with a Flatten + Linear head, median of 5 lines of 40 iterations" +
                   (f"; each of {dist.get_world_size()} torchrun ranks on its own GPU at the same time, NCCL "
                    f"process group up; this rank {dist.get_rank()}" if dist else ""),
