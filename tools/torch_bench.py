@@ -721,9 +721,9 @@ def op_counts(args):
 
 def iteration_fixed(torch, nn, dev, conv, sync, reps=40, warmup=5, samples=5):
     """What a training iteration costs the host once, whatever its network: the wall of each phase of
-    bench_network()'s iteration() -- the input copies, zero_grad, autocast, the model and loss (forward), loss.backward()
-    (backward), opt.step() (step), with events around it and a synchronisation after it as there -- at
-    K = 0 modules, by the line through a chain of K = 4 and of K = 16 conv modules (8 channels, 8x8, batch 1)
+    bench_network()'s iteration() -- the input copies, zero_grad, autocast, the model and loss (forward),
+    loss.backward() (backward), opt.step() (step), with events around it and a synchronisation after it as
+    there -- at K = 0 modules, by the line through a chain of K = 4 and of K = 16 conv modules (8 channels, 8x8, batch 1)
     with a Flatten + Linear(512, 10) head and CrossEntropyLoss. The per-operator chains take differences of
     two lengths, which removes this part; a model charges the head's operators from its tables and the
     rest of these walls once per iteration. Median of `samples` lines, each phase's wall the median of
