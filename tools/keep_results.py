@@ -81,8 +81,12 @@ def main():
     if not args.log_name.endswith(".log.xz"):
         print(f"keep_results: --log-name {args.log_name}: must end in .log.xz", file=sys.stderr)
         return 2
-    with open(args.log, "rb") as f:
-        log = f.read()
+    try:
+        with open(args.log, "rb") as f:
+            log = f.read()
+    except OSError as e:
+        print(f"keep_results: --log {args.log}: {e.strerror}", file=sys.stderr)
+        return 2
     kept = []
     for root, dirs, files in os.walk(args.src):
         dirs.sort()
