@@ -42,6 +42,16 @@ def drop_placeholders(data):
     return data
 
 
+def compacted(text, drop=False):
+    """text (JSON) compact, numbers to 9 significant digits; text itself where that is no shorter.
+    ValueError where text is not JSON."""
+    data = json.loads(text)
+    if drop:
+        data = drop_placeholders(data)
+    new = json.dumps(rounded(data), separators=(",", ":"), ensure_ascii=False)
+    return new if len(new) < len(text) else text
+
+
 def main(args):
     drop = "--drop-placeholders" in args
     paths = [a for a in args if a != "--drop-placeholders"]
@@ -50,14 +60,11 @@ def main(args):
         with open(path) as fh:
             text = fh.read()
         try:
-            data = json.loads(text)
+            new = compacted(text, drop)
         except ValueError as e:
             print(f"compact_json: {path}: not JSON ({e}), left as it is", file=sys.stderr)
             continue
-        if drop:
-            data = drop_placeholders(data)
-        new = json.dumps(rounded(data), separators=(",", ":"), ensure_ascii=False)
-        if len(new) >= len(text):
+        if new is text:
             continue
         tmp = path + ".tmp"
         with open(tmp, "w") as fh:

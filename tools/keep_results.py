@@ -19,16 +19,11 @@ import json
 import lzma
 import os
 import shutil
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from compact_json import compacted
+
 SLIMMED = ("layers", "worst_layers", "host_range")
-
-
-def compact(path):
-    subprocess.check_call([sys.executable, os.path.join(HERE, "compact_json.py"), path], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
 
 
 def xz(data, path):
@@ -38,26 +33,25 @@ def xz(data, path):
 
 def keep_file(src, dest):
     name = os.path.basename(src)
+    if not name.endswith(".json"):
+        shutil.copyfile(src, dest)
+        return
+    with open(src) as f:
+        text = f.read()
     if name == "predicted-in-call.json":
-        with open(src) as f:
-            d = json.load(f)
+        d = json.loads(text)
         for r in d.get("runs", []):
             for k in SLIMMED:
                 r.pop(k, None)
-        tmp = dest + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(d, f)
-        compact(tmp)
-        with open(tmp, "rb") as f:
-            xz(f.read(), dest + ".xz")
-        os.remove(tmp)
+        xz(compacted(json.dumps(d)).encode(), dest + ".xz")
         return
-    shutil.copyfile(src, dest)
-    compact(dest)
-    if name.startswith("measure-") and os.path.getsize(dest) > 16000:
-        with open(dest, "rb") as i, gzip.GzipFile(dest + ".gz", "wb", 9, mtime=0) as o:
-            o.write(i.read())
-        os.remove(dest)
+    text = compacted(text).encode()
+    if name.startswith("measure-") and len(text) > 16000:
+        with gzip.GzipFile(dest + ".gz", "wb", 9, mtime=0) as o:
+            o.write(text)
+    else:
+        with open(dest, "wb") as o:
+            o.write(text)
 
 
 def holds_run(folder):
