@@ -2056,6 +2056,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout111 (drawn in session 68 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(111), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT111_MEASURE="
+lenet5 128 fp32
+vgg13 80 fp32
+vgg19 40 fp32
+resnext50_32x4d 144 fp32 graphapi
+densenet169 112 fp32"
+HOLDOUT111_TORCH="
+--network wide_resnet50_2 --batch 136 --precision fp16
+--network wide_resnet50_2 --batch 80 --precision fp32 --channels-last
+--network googlenet --batch 200 --precision fp32 --channels-last
+--network wide_resnet50_2 --batch 128 --precision fp32 --channels-last
+--network lenet5 --batch 232 --precision fp32 --channels-last"
 # MODE=holdout110 (drawn in session 67 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(110), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT110_MEASURE="
@@ -2162,6 +2176,21 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout103 (2 GPUs of one host) (drawn in session 68 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(103103), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
+MHOLDOUT103_GRAPH="
+resnet34 48 fp16 nccl
+densenet169 200 fp32 ps1
+mnasnet1_0 72 fp16 ps1
+resnet50 120 fp16 ps1
+vgg19 144 fp32 nccl
+alexnet 152 fp32 ps1"
+MHOLDOUT103_LEGACY="
+densenet169 56 fp32 nccl
+resnet50 152 fp16 nccl"
+MHOLDOUT103_DDP="
+--network vgg19 --batch 136 --precision fp16 --channels-last
+--network densenet169 --batch 88 --precision fp16 --channels-last"
 # MODE=mholdout102 (2 GPUs of one host) (drawn in session 65 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(102102), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
 MHOLDOUT102_GRAPH="
@@ -5151,7 +5180,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100 | mholdout102) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100 | mholdout102 | mholdout103) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77 | mholdout101) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     hostlink56) hostlink56 ;;
