@@ -2056,6 +2056,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout112 (drawn in session 68, for the same session's last 480 s of device time): ten one-GPU
+# configurations by random.Random(112), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT112_MEASURE="
+lenet5 160 fp32 graphapi
+resnet34 96 fp32
+mnasnet1_0 32 fp16 graphapi
+vgg13 232 fp16 graphapi"
+HOLDOUT112_TORCH="
+--network resnet152 --batch 224 --precision fp16
+--network resnet152 --batch 184 --precision fp16 --channels-last
+--network lenet5 --batch 216 --precision fp16 --channels-last
+--network resnet34 --batch 240 --precision fp32 --channels-last
+--network resnet50 --batch 120 --precision fp32 --channels-last
+--network vgg13 --batch 88 --precision fp32 --channels-last"
 # MODE=holdout111 (drawn in session 68 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(111), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT111_MEASURE="
