@@ -23,11 +23,16 @@ fits read `--exclude calfresh42`.
   python3 tools/calibration_metrics.py v.json --evaluation  # and the evaluation set (after the choice)
   python3 tools/calibration_metrics.py v.json --only calfresh42
   python3 tools/calibration_metrics.py v.json --pytorch-paced   # and rule 35's figures, below
+  python3 tools/calibration_metrics.py v.json --pytorch-host    # and rules 52/52b's figures, below
 
 --pytorch-paced adds the figures an eager-mode kernel rule is judged by (rule 35, docs/ACCURACY.md, session 57):
 the one-GPU PyTorch runs the GPU paced, those whose measured host issue time (validate's host_enqueue_ms) is
 under 0.6 of their measured iteration (measured values only, so the set does not move with the model), their
 MAPE and bias, and the same by device x precision x layout.
+
+--pytorch-host adds the figures an eager-mode host rule is judged by (rules 52 and 52b, docs/ACCURACY.md,
+sessions 67-68): the one-GPU PyTorch runs validate flags host-bound (by device, with bias), every PyTorch run (one
+GPU and DDP, as validate lists them), and the DDP runs alone.
 """
 import argparse
 import json
@@ -106,6 +111,26 @@ def print_paced(runs, which):
         print(f"{'':11}    {dev} {prec} {layout}: {mean([abs(x) for x in e]):.3f}% over {len(e)} (bias {mean(e):+.2f}%)")
 
 
+def pytorch_host(runs, which, only=(), exclude=()):
+    """The set's PyTorch runs with a measured iteration: (the one-GPU ones validate flags host-bound, all, DDP)."""
+    torch = [r for r in runs if r.get("set") == which and kept(r, only, exclude) and r.get("source") == "pytorch" and
+             (r.get("iteration") or {}).get("measured_ms", 0) > 0]
+    return ([r for r in torch if r.get("gpus", 1) == 1 and r.get("host_bound")], torch,
+            [r for r in torch if r.get("gpus", 1) > 1])
+
+
+def print_host(groups, which):
+    def line(rs):
+        err = [r["iteration"]["error_pct"] for r in rs]
+        return f"{mean([abs(e) for e in err]):.3f}% over {len(err)} (bias {mean(err):+.2f}%)"
+    bound, every, ddp = groups
+    print(f"{which:11}  PyTorch one GPU, host-bound: {line(bound)}")
+    for dev in sorted({r.get("device") for r in bound}):
+        print(f"{'':11}    {dev}: {line([r for r in bound if r.get('device') == dev])}")
+    print(f"{'':11}  PyTorch, one GPU and DDP: {line(every)}")
+    print(f"{'':11}  PyTorch DDP: {line(ddp)}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("validate_json", help="cnnperf validate --format json output")
@@ -114,6 +139,8 @@ def main():
     ap.add_argument("--exclude", action="append", default=[], metavar="S", help="leave out runs whose file contains S")
     ap.add_argument("--pytorch-paced", action="store_true",
                     help="also the one-GPU PyTorch runs the GPU paced (host under 0.6 of the iteration), by group")
+    ap.add_argument("--pytorch-host", action="store_true",
+                    help="also the host-bound one-GPU PyTorch runs (by device), all PyTorch runs, and DDP's")
     args = ap.parse_args()
     with open(args.validate_json) as fh:
         runs = json.load(fh).get("runs", [])
@@ -124,6 +151,8 @@ def main():
               f"  several GPUs {mean(several):.3f}% over {len(several)}")
         if args.pytorch_paced:
             print_paced(pytorch_paced(runs, which, args.only, args.exclude), which)
+        if args.pytorch_host:
+            print_host(pytorch_host(runs, which, args.only, args.exclude), which)
     return 0
 
 
