@@ -2056,6 +2056,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout113 (drawn in session 68 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(113), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT113_MEASURE="
+alexnet 192 fp32 graphapi
+resnet34 168 fp32
+resnet152 256 fp16 graphapi
+vgg13 152 fp32
+mnasnet1_0 136 fp32"
+HOLDOUT113_TORCH="
+--network mnasnet1_0 --batch 104 --precision fp32
+--network mnasnet1_0 --batch 216 --precision fp16
+--network googlenet --batch 184 --precision fp16
+--network mnasnet1_0 --batch 64 --precision fp32 --channels-last
+--network resnet152 --batch 80 --precision fp32 --channels-last"
 # MODE=holdout112 (drawn in session 68, for the same session's last 480 s of device time): ten one-GPU
 # configurations by random.Random(112), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT112_MEASURE="
@@ -2190,6 +2204,21 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout104 (2 GPUs of one host) (drawn in session 68 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(104104), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
+MHOLDOUT104_GRAPH="
+vgg19 136 fp32 ps1
+vgg16 112 fp32 nccl
+resnet101 112 fp16 ps1
+mnasnet1_0 40 fp32 nccl
+resnext50_32x4d 192 fp16 ps2
+densenet169 232 fp32 nccl"
+MHOLDOUT104_LEGACY="
+googlenet 64 fp32 nccl
+resnet101 96 fp16 nccl"
+MHOLDOUT104_DDP="
+--network resnet152 --batch 32 --precision fp32
+--network resnext50_32x4d --batch 96 --precision fp32"
 # MODE=mholdout103 (2 GPUs of one host) (drawn in session 68 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(103103), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
 MHOLDOUT103_GRAPH="
@@ -5194,7 +5223,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100 | mholdout102 | mholdout103) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100 | mholdout102 | mholdout103 | mholdout104) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77 | mholdout101) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     hostlink56) hostlink56 ;;
