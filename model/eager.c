@@ -99,17 +99,30 @@ static void record(run *r, const char *name, const char *detail, double start, d
     e->events[e->n_events++] = (cp_eager_event){name, detail, start, end, gpu};
 }
 
-static void op_ms(run *r, double host_ms, const char *name, const char *detail)
+static void host_work(run *r, double host_ms, const char *name, const char *detail)
 {
     double start = r->c.host_ms;
     cp_eager_op(&r->c, host_ms, NULL, 0);
-    r->e->ops++;
     record(r, name, detail, start, r->c.host_ms, 0);
+}
+
+static void op_ms(run *r, double host_ms, const char *name, const char *detail)
+{
+    host_work(r, host_ms, name, detail);
+    r->e->ops++;
 }
 
 static void op(run *r, double host_us, const char *name, const char *detail)
 {
     op_ms(r, r->host_scale * host_us * 1e-3, name, detail);
+}
+
+/* Host work a training iteration pays once (cp_eager_fixed_us): at the same
+ * scale as an operator, but not one (e->ops counts operators) */
+static void fixed(run *r, double host_us, const char *name, const char *detail)
+{
+    if (host_us > 0)
+        host_work(r, r->host_scale * host_us * 1e-3, name, detail);
 }
 
 /* DistributedDataParallel's own host work: measured under torchrun with every
@@ -483,6 +496,15 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     kernel(&r, cp_transfer_ms(link, 8.0 * p->batch, 1), "labels", "loading");
     e->loading_ms = r.c.gpu_ms;
 
+    /* What the iteration pays once (rule 52): zero_grad, autocast, the model's
+     * and the loss's calls before the first layer; loss.backward()'s start;
+     * opt.step()'s own beyond the optimizer's fixed part. */
+    const cp_eager_costs *machine = &p->dev->eager;
+    double fixed_us[CP_EAGER_HOST_PHASES];
+    for (int i = 0; i < CP_EAGER_HOST_PHASES; i++)
+        fixed_us[i] = cp_eager_fixed_us(costs, machine, autocast, i);
+    fixed(&r, fixed_us[0], "training iteration (fixed part): zero_grad, autocast, model and loss calls", "forward");
+
     /* DistributedDataParallel before the forward: its per-step work and the
      * broadcast of every batch norm's buffers from rank 0 */
     double ddp_param_us = 0;
@@ -490,7 +512,6 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         int n_bn = 0;
         for (int i = 0; i < net->n_layers; i++)
             n_bn += strcmp(net->layers[i].kind->name, "batchnorm") == 0;
-        const cp_eager_costs *machine = &p->dev->eager;
         double step = cp_eager_ddp_us(costs, machine, CP_DDP_PER_STEP, &builtin) +
                       n_bn * cp_eager_ddp_us(costs, machine, CP_DDP_PER_BN, &builtin);
         ddp_param_us = cp_eager_ddp_us(costs, machine, CP_DDP_PER_PARAM, &builtin);
@@ -530,6 +551,8 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
 
     /* Backward: loss.backward(), then one autograd node per layer that has
      * parameters or a parameter upstream, in reverse. */
+    if (!r.failed)
+        fixed(&r, fixed_us[1], "training iteration (fixed part): loss.backward()'s start", "backward");
     if (loss_layer < 0 && !r.failed) {
         double g0 = r.c.gpu_ms;
         op(&r, loss_bwd_us, "loss.backward()", "backward");
@@ -585,6 +608,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         for (int i = 0; i < net->n_layers; i++)
             n_tensors += tensors_of(&net->layers[i], sizes + n_tensors);
         e->param_tensors = n_tensors;
+        fixed(&r, fixed_us[2], "training iteration (fixed part): opt.step()'s own", "update");
         op(&r, cp_eager_optimizer_us(costs, n_tensors, &builtin), "optimizer.step()", "update");
         foreach_op(&r, sizes, n_tensors, 1, 4, 4, 1, "foreach_mul_(momentum_buffers)");
         foreach_op(&r, sizes, n_tensors, 2, 8, 4, 1, "foreach_add_(momentum_buffers, grads)");

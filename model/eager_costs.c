@@ -119,6 +119,25 @@ double cp_eager_optimizer_us(const cp_eager_costs *c, int tensors, int *builtin_
                                      : builtin_opt_step_us + tensors * builtin_opt_tensor_us);
 }
 
+double cp_eager_fixed_us(const cp_eager_costs *c, const cp_eager_costs *machine, int autocast, int phase)
+{
+    const cp_eager_costs *from = c && c->has_fixed ? c : machine && machine->has_fixed ? machine : NULL;
+    if (!from || phase < 0 || phase > 2)
+        return 0;
+    cp_eager_table fwd = autocast ? CP_EAGER_AC_FWD : CP_EAGER_FWD, bwd = autocast ? CP_EAGER_AC_BWD : CP_EAGER_BWD;
+    double head;
+    if (phase == 0)
+        head = 2 * op_us(from, "default", CP_EAGER_FWD, NULL) + op_us(from, "flatten", fwd, NULL) +
+               op_us(from, "fc", fwd, NULL) + op_us(from, "softmax", fwd, NULL);
+    else if (phase == 1)
+        head = op_us(from, "flatten", bwd, NULL) + op_us(from, "fc", bwd, NULL) + op_us(from, "softmax", bwd, NULL);
+    else
+        head = from->has_opt ? from->opt_step_us + 2 * from->opt_tensor_us
+                             : builtin_opt_step_us + 2 * builtin_opt_tensor_us;
+    double rest = from->fixed_us[autocast != 0][phase] - head;
+    return rest > 0 ? scale_of(c ? c : from) * rest : 0;
+}
+
 double cp_eager_ddp_us(const cp_eager_costs *c, const cp_eager_costs *machine, int which, int *builtin_used)
 {
     const cp_eager_costs *from = c && c->has_ddp ? c : machine && machine->has_ddp ? machine : NULL;
@@ -199,12 +218,41 @@ static int parse_table(cp_jctx *c, const cJSON *obj, const char *name, double *o
     return 0;
 }
 
-/* The tables and the optimizer object, common to both readers. */
+/* "iteration_fixed_us": {forward, backward, step, autocast_forward, autocast_backward, autocast_step} µs,
+ * each the intercept of a line through two chain lengths: the host's noise can put one a little below
+ * zero, read as 0 */
+static int parse_fixed(cp_jctx *c, const cJSON *obj, cp_eager_costs *out)
+{
+    const cJSON *o = cp_jget(obj, "iteration_fixed_us");
+    if (!o)
+        return 0;
+    if (!cJSON_IsObject(o))
+        return cp_jfail(c, "iteration_fixed_us",
+                        "must be an object {forward, backward, step, autocast_forward, autocast_backward, "
+                        "autocast_step} of host microseconds");
+    static const char *const known[] = {"forward",       "backward", "step",   "autocast_forward", "autocast_backward",
+                                        "autocast_step", "head",     "source", NULL};
+    size_t mark = cp_jpush_key(c, "iteration_fixed_us");
+    int rc = cp_jonly(c, o, known);
+    for (int i = 0; i < 6 && !rc; i++) {
+        double *v = &out->fixed_us[i / 3][i % 3];
+        rc = cp_jnum(c, o, known[i], true, 0, -1000, 1e6, v);
+        if (*v < 0)
+            *v = 0;
+    }
+    cp_jpop(c, mark);
+    out->has_fixed = !rc;
+    return rc ? -1 : 0;
+}
+
+/* The tables, the fixed walls and the optimizer object, common to both readers. */
 static int parse_common(cp_jctx *c, const cJSON *obj, cp_eager_costs *out)
 {
     for (int t = 0; t < CP_EAGER_TABLES; t++)
         if (parse_table(c, obj, table_names[t], out->us[t], out->has[t]))
             return -1;
+    if (parse_fixed(c, obj, out))
+        return -1;
     const cJSON *o = cp_jget(obj, "optimizer");
     if (!o)
         return 0;
@@ -254,6 +302,7 @@ int cp_eager_costs_parse(cp_jctx *c, const cJSON *obj, cp_eager_costs *out)
                                         "autocast_backward_op_us",
                                         "optimizer",
                                         "host_spread",
+                                        "iteration_fixed_us",
                                         "ddp",
                                         "source",
                                         "description",

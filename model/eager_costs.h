@@ -51,6 +51,11 @@ typedef struct {
      * host time among a job's processes doing the same work at once
      * (torch_bench.py --ddp-split, calibration-set networks); 0: not given */
     double ddp_rank_spread;
+    /* "iteration_fixed_us": a training iteration's host wall per phase (forward, backward, step) with no
+     * layers but a Flatten + Linear head and its loss, [0] plain, [1] autocast (torch_bench.py's
+     * iteration_fixed): what an iteration pays once, which the chains' differences leave out; has_fixed: given */
+    double fixed_us[2][3];
+    int has_fixed;
     char source[192]; /* where the given values come from */
 } cp_eager_costs;
 /* A zeroed cp_eager_costs gives nothing: every lookup takes the built-in
@@ -88,6 +93,14 @@ double cp_eager_ddp_rank_spread(const cp_eager_costs *c, const cp_eager_costs *m
 int cp_eager_ddp_parse(cp_jctx *c, const cJSON *parent, cp_eager_costs *out);
 /* Host µs of one optimizer step over `tensors` parameter tensors. */
 double cp_eager_optimizer_us(const cp_eager_costs *c, int tensors, int *builtin);
+/* Host µs a training iteration pays once in phase `phase` (0 forward, 1
+ * backward, 2 step; the autocast walls where autocast): the "iteration_fixed_us"
+ * wall of c, else of machine (may be NULL), less what that same section's
+ * tables charge the head it was measured with (forward: the two input copies
+ * at "default", flatten, fc and the loss, "softmax"; backward: flatten, fc and
+ * softmax; step: the optimizer over two tensors), never below 0, times c's
+ * scale. 0 where neither gives the walls. */
+double cp_eager_fixed_us(const cp_eager_costs *c, const cp_eager_costs *machine, int autocast, int phase);
 
 /* Where the built-in values come from, for provenance lines. */
 extern const char cp_eager_default_source[];

@@ -30,6 +30,7 @@ import sys
 from profile_section import replace_section
 
 TABLES = ("forward_op_us", "backward_op_us", "autocast_forward_op_us", "autocast_backward_op_us")
+FIXED_KEYS = ("forward", "backward", "step", "autocast_forward", "autocast_backward", "autocast_step")
 
 
 def measured_on(d, gpu):
@@ -135,6 +136,12 @@ def main():
         opt = alone
     out["optimizer"] = {"per_step_us": round(statistics.median(o["per_step_us"] for o in opt), 2),
                         "per_tensor_us": round(statistics.median(o["per_tensor_us"] for o in opt), 3)}
+    # a training iteration's fixed host part (torch_bench.py's iteration_fixed, session 67 on): each phase's
+    # median over the calls that measured it
+    fixed = [d["iteration_fixed_us"] for _, d in kept if "iteration_fixed_us" in d]
+    if fixed:
+        out["iteration_fixed_us"] = {k: round(statistics.median(x[k] for x in fixed), 2) for k in FIXED_KEYS}
+        out["iteration_fixed_us"]["source"] = f"median of {len(fixed)} calls"
     # each call's costs against the median: its factor is the median of its entries' ratios; the
     # profile's spread is the lowest and the highest factor (cnnperf predict --mode eager's range)
     factors = []
@@ -153,7 +160,7 @@ def main():
         out["source"] += (f"; ddp.rank_spread from {len(pairs)} rank pairs of {len(split_files)} "
                           f"torch_bench.py --ddp-split files: " + ", ".join(split_files))
     if args.into:
-        order = TABLES + ("optimizer", "host_spread", "ddp", "source")
+        order = TABLES + ("optimizer", "iteration_fixed_us", "host_spread", "ddp", "source")
         return replace_section(args.into, "eager", out, order)
     json.dump(out, sys.stdout, indent=2)
     print()
