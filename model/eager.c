@@ -465,11 +465,12 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         free(acc);
         return -1;
     }
-    run r = {.e = e, .p = p, .dev = p->dev, .err = err, .host_scale = CP_EAGER_HOST_SCALE};
+    double base_scale = e->ddp_workers > 1 ? CP_EAGER_DDP_HOST_SCALE : CP_EAGER_HOST_SCALE;
+    run r = {.e = e, .p = p, .dev = p->dev, .err = err, .host_scale = base_scale};
     e->operator_scale = e->ddp_workers > 1 && e->ddp_local > 1 ? cp_eager_ddp_operator_scale(costs, &p->dev->eager) : 1;
     e->rank_scale = cp_eager_slowest_rank(e->ddp_workers, cp_eager_ddp_rank_spread(costs, &p->dev->eager));
     e->host_scale = r.host_scale *= e->operator_scale * e->rank_scale;
-    r.ddp_scale = CP_EAGER_HOST_SCALE * e->rank_scale;
+    r.ddp_scale = base_scale * e->rank_scale;
     int autocast = p->prec == CP_PREC_FP16 || p->prec == CP_PREC_BF16;
     kind_info cache[KINDS];
     int n_kinds = 0, builtin = 0;

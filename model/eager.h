@@ -38,6 +38,13 @@
 #ifndef CP_EAGER_HOST_SCALE
 #define CP_EAGER_HOST_SCALE 1.25
 #endif
+/* The same factor for a DDP job's ranks (rule 53, docs/ACCURACY.md session 68): several processes issuing at once
+ * on one VM's CPUs are not the one-process host CP_EAGER_HOST_SCALE is fitted for, so their operators, their
+ * iteration's fixed part and DDP's own costs take this one, fitted on the calibration set's DDP runs alone
+ * (tools/fit_constant.sh eager-host-ddp); CP_EAGER_HOST_SCALE on its one-GPU runs (eager-host-one). */
+#ifndef CP_EAGER_DDP_HOST_SCALE
+#define CP_EAGER_DDP_HOST_SCALE 1.25
+#endif
 
 #include "predict.h"
 

@@ -11,6 +11,9 @@
 #                                      --eager-overhead's chains of tiny modules; the calibration set's
 #                                      PyTorch runs (one GPU and DDP, either layout, H100 and H200),
 #                                      1.00-1.50 by 0.05
+#   tools/fit_constant.sh eager-host-one  CP_EAGER_HOST_SCALE on the one-GPU PyTorch runs alone, and
+#   tools/fit_constant.sh eager-host-ddp  CP_EAGER_DDP_HOST_SCALE (model/eager.h) on the DDP runs alone: the two
+#                                      halves of the split (rule 53, docs/ACCURACY.md session 68), 1.00-1.50 by 0.05
 #   tools/fit_constant.sh cl-half      CP_CL_HALF_CONV_FACTOR_3X3 and _OTHER (model/calibration.h) set
 #                                      alike: a 16-bit convolution pass's NCHW-fitted scale in
 #                                      channels-last; the calibration set's channels-last 16-bit one-GPU
@@ -31,12 +34,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
   eager-host) names=CP_EAGER_HOST_SCALE grid=$(seq 1.00 0.05 1.50) ;;
+  eager-host-one) names=CP_EAGER_HOST_SCALE grid=$(seq 1.00 0.05 1.50) ;;
+  eager-host-ddp) names=CP_EAGER_DDP_HOST_SCALE grid=$(seq 1.00 0.05 1.50) ;;
   cl-half) names="CP_CL_HALF_CONV_FACTOR_3X3 CP_CL_HALF_CONV_FACTOR_OTHER" grid=$(seq 0.70 0.01 1.00) ;;
   cl-half-3x3) names=CP_CL_HALF_CONV_FACTOR_3X3 grid=$(seq 0.70 0.01 1.10) ;;
   cl-half-other) names=CP_CL_HALF_CONV_FACTOR_OTHER grid=$(seq 0.70 0.01 1.10) ;;
   cl-half-3x3-traced) names=CP_CL_HALF_CONV_FACTOR_3X3 grid=$(seq 0.50 0.02 1.60) ;;
   cl-half-other-traced) names=CP_CL_HALF_CONV_FACTOR_OTHER grid=$(seq 0.50 0.02 1.60) ;;
-  *) echo "usage: $0 eager-host|cl-half|cl-half-3x3|cl-half-other|cl-half-3x3-traced|cl-half-other-traced" >&2
+  *) echo "usage: $0 eager-host|eager-host-one|eager-host-ddp|cl-half|cl-half-3x3|cl-half-other|cl-half-3x3-traced|cl-half-other-traced" >&2
      exit 2 ;;
 esac
 grid=${FIT_GRID:-$grid}
@@ -89,6 +94,8 @@ def fitted_on(r):
         return False
     if which == "eager-host":
         return True
+    if which in ("eager-host-one", "eager-host-ddp"):
+        return (r["gpus"] == 1) == (which == "eager-host-one")
     return (r["gpus"] == 1 and r["precision"] in ("fp16", "bf16") and "channels-last" in r["label"]
             and not r.get("host_bound"))
 runs = [r for r in json.load(open(path))["runs"] if fitted_on(r)]
