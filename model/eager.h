@@ -36,7 +36,7 @@
  * paired operator_scale and its slowest-rank factor; tools/fit_constant.sh eager-host,
  * docs/CALIBRATION.md). */
 #ifndef CP_EAGER_HOST_SCALE
-#define CP_EAGER_HOST_SCALE 1.25
+#define CP_EAGER_HOST_SCALE 1.15
 #endif
 /* The same factor for a DDP job's ranks (rule 53, docs/ACCURACY.md session 68): several processes issuing at once
  * on one VM's CPUs are not the one-process host CP_EAGER_HOST_SCALE is fitted for, so their operators, their
