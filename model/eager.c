@@ -121,8 +121,10 @@ static void op(run *r, double host_us, const char *name, const char *detail)
  * scale as an operator, but not one (e->ops counts operators) */
 static void fixed(run *r, double host_us, const char *name, const char *detail)
 {
-    if (host_us > 0)
-        host_work(r, r->host_scale * host_us * 1e-3, name, detail);
+    if (host_us <= 0)
+        return;
+    host_work(r, r->host_scale * host_us * 1e-3, name, detail);
+    r->e->fixed_ms += r->host_scale * host_us * 1e-3;
 }
 
 /* DistributedDataParallel's own host work: measured under torchrun with every
@@ -466,6 +468,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
         return -1;
     }
     double base_scale = e->ddp_workers > 1 ? CP_EAGER_DDP_HOST_SCALE : CP_EAGER_HOST_SCALE;
+    e->base_scale = base_scale;
     run r = {.e = e, .p = p, .dev = p->dev, .err = err, .host_scale = base_scale};
     e->operator_scale = e->ddp_workers > 1 && e->ddp_local > 1 ? cp_eager_ddp_operator_scale(costs, &p->dev->eager) : 1;
     e->rank_scale = cp_eager_slowest_rank(e->ddp_workers, cp_eager_ddp_rank_spread(costs, &p->dev->eager));

@@ -29,19 +29,18 @@
 
 /* What a real network's operator costs the host against the microbenchmark's
  * (tools/torch_bench.py --eager-overhead times chains of tiny modules): each
- * operator's host cost is scaled by this, fitted on the calibration set's
- * PyTorch runs alone (one GPU and DDP, NCHW and channels-last, H100 and H200:
- * 129 runs; the smallest MAPE on a 0.05 grid from 1.0 to 1.5, 12.20% at 1.0 to
- * 9.20% at 1.25 (9.40% at 1.30) with the H100 profile of 80 calls, DDP's
- * paired operator_scale and its slowest-rank factor; tools/fit_constant.sh eager-host,
- * docs/CALIBRATION.md). */
+ * operator's host cost, and the iteration's fixed part, is scaled by this in
+ * one process, fitted on the calibration set's one-GPU PyTorch runs alone
+ * (NCHW and channels-last, H100 and H200: 169 runs; the smallest MAPE on a 0.05
+ * grid from 1.0 to 1.5, 10.17% at 1.0, 9.07% at 1.15, 9.63% at 1.25;
+ * tools/fit_constant.sh eager-host-one, docs/CALIBRATION.md, rule 53). */
 #ifndef CP_EAGER_HOST_SCALE
 #define CP_EAGER_HOST_SCALE 1.15
 #endif
 /* The same factor for a DDP job's ranks (rule 53, docs/ACCURACY.md session 68): several processes issuing at once
  * on one VM's CPUs are not the one-process host CP_EAGER_HOST_SCALE is fitted for, so their operators, their
  * iteration's fixed part and DDP's own costs take this one, fitted on the calibration set's DDP runs alone
- * (tools/fit_constant.sh eager-host-ddp); CP_EAGER_HOST_SCALE on its one-GPU runs (eager-host-one). */
+ * (32 runs: 9.69% at 1.0, 7.31% at 1.25, 7.49% at 1.30; tools/fit_constant.sh eager-host-ddp). */
 #ifndef CP_EAGER_DDP_HOST_SCALE
 #define CP_EAGER_DDP_HOST_SCALE 1.25
 #endif
@@ -120,8 +119,11 @@ typedef struct {
      * process each); with two or more every operator costs the host the
      * "ddp" section's operator_scale times what it costs a process alone. */
     int ddp_workers, ddp_local;
-    double host_scale; /* what every operator's measured cost was scaled by: CP_EAGER_HOST_SCALE, times the
-                          two DDP factors below */
+    double base_scale; /* CP_EAGER_HOST_SCALE, or CP_EAGER_DDP_HOST_SCALE for a DDP rank (rule 53) */
+    double host_scale; /* what every operator's measured cost was scaled by: base_scale, times the two DDP
+                          factors below */
+    double fixed_ms;   /* the host's share of the iteration paid once, not per operator (cp_eager_fixed_us,
+                          rule 52): the three phases' together, scaled as an operator */
     double operator_scale; /* the "ddp" operator_scale where DDP's processes share a host, else 1 */
     double rank_scale;     /* the slowest of the workers' hosts against a typical one (cp_eager_slowest_rank;
                               1 for one GPU): synchronous data parallelism runs at the slowest rank's pace */

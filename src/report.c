@@ -324,7 +324,8 @@ static void eager_json(cJSON *o, const cp_eager *e)
     cJSON_AddNumberToObject(x, "parameter_tensors", e->param_tensors);
     cJSON_AddBoolToObject(x, "host_costs_calibrated", !e->builtin_costs);
     cJSON_AddStringToObject(x, "host_costs", e->costs_source);
-    cJSON_AddNumberToObject(x, "host_cost_scale", CP_EAGER_HOST_SCALE);
+    cJSON_AddNumberToObject(x, "host_cost_scale", e->base_scale);
+    cJSON_AddNumberToObject(x, "host_fixed_ms", e->fixed_ms);
     if (e->ddp_workers > 1) {
         cJSON_AddNumberToObject(x, "ddp_processes_per_host", e->ddp_local);
         cJSON_AddNumberToObject(x, "ddp_operator_scale", e->operator_scale);
@@ -354,8 +355,13 @@ static void eager_text(FILE *f, const cp_eager *e)
                 e->spread[0], e->spread[1], e->range_ms[0], e->range_ms[1]);
     int partly = e->builtin_costs && strncmp(e->costs_source, "defaults", 8) != 0;
     fprintf(f, "  eager host costs: %s%s (each x%.2f: a network's operators against the microbenchmark's, fitted on "
-               "the calibration set's PyTorch runs)\n",
-            partly ? "partly defaults, not calibrated; given: " : "", e->costs_source, CP_EAGER_HOST_SCALE);
+               "the calibration set's %s PyTorch runs)\n",
+            partly ? "partly defaults, not calibrated; given: " : "", e->costs_source, e->base_scale,
+            e->ddp_workers > 1 ? "DDP" : "one-GPU");
+    if (e->fixed_ms > 0)
+        fprintf(f, "  of the host's time, %.3f ms is what a training iteration pays once (zero_grad, the model's and "
+                   "the loss's calls, loss.backward()'s and opt.step()'s own)\n",
+                e->fixed_ms);
     fprintf(f, "  %.1f images/s\n", e->images_per_s);
 }
 

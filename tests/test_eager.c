@@ -100,6 +100,11 @@ static void uniform_costs(cp_eager_costs *c, double v)
     c->opt_step_us = v;
     c->opt_tensor_us = v / 10;
     c->has_opt = 1;
+    /* the iteration's fixed walls no more than their head's operators: nothing charged once (rule 52) */
+    for (int i = 0; i < 2; i++)
+        for (int ph = 0; ph < 3; ph++)
+            c->fixed_us[i][ph] = v;
+    c->has_fixed = 1;
     c->given = 1;
     snprintf(c->source, sizeof c->source, "test: %g us", v);
 }
@@ -383,7 +388,7 @@ static void test_ddp_host(void **state)
     c.ddp_us[CP_DDP_PER_STEP] = 100;
     run(&p, &c, &e);
     /* the slowest of the two ranks' hosts (the machine's rank_spread) at DDP's own costs too */
-    double k = e.rank_scale * CP_EAGER_HOST_SCALE * 1e-3;
+    double k = e.rank_scale * CP_EAGER_DDP_HOST_SCALE * 1e-3; /* a DDP rank's scale (rule 53) */
     near(e.host_ms - host0, k * (100 + 20 * 10 + 62 * 1));
     /* by phase, as PyTorch's host_wall_ms divides a step: DDP's step and buffers before the forward, its hooks
      * in loss.backward(), nothing of it in opt.step(); the phases make up the host's whole time */
@@ -447,12 +452,12 @@ static void test_ddp_shared_host(void **state)
     run(&p, &c, &alone);
     run(&p, &c, &shared);
     near(shared.host_ms, alone.host_ms); /* no scale given, the machine's taken away */
-    double ddp_ms = CP_EAGER_HOST_SCALE * (50 + 62 * 3) * 1e-3;
+    double ddp_ms = CP_EAGER_DDP_HOST_SCALE * (50 + 62 * 3) * 1e-3;
     c.ddp_operator_scale = 1.5;
     run(&p, &c, &alone);
     run(&p, &c, &shared);
-    near(shared.host_scale, 1.5 * CP_EAGER_HOST_SCALE);
-    near(alone.host_scale, CP_EAGER_HOST_SCALE);
+    near(shared.host_scale, 1.5 * CP_EAGER_DDP_HOST_SCALE);
+    near(alone.host_scale, CP_EAGER_DDP_HOST_SCALE);
     near(shared.host_ms - ddp_ms, 1.5 * (alone.host_ms - ddp_ms));
     cp_eager_costs machine;
     memset(&machine, 0, sizeof machine);
@@ -753,6 +758,104 @@ static void test_distributed_eager(void **state)
     cp_network_free(&net);
 }
 
+
+/* A training iteration's fixed host part (rule 52): each phase's measured wall less what the same costs charge
+ * the head it was measured with, never below 0, at the run's host scale, once per iteration: LeNet-5 with every
+ * operator at 10 us (heads: forward 2 copies + flatten + fc + loss = 50 us, backward 30, step 10 + 2 x 1) and
+ * each wall 100 us above its head. Costs without the walls take the machine's; a DDP rank takes the DDP scale
+ * (rule 53). */
+static void test_fixed_part(void **state)
+{
+    (void)state;
+    cp_network net;
+    cp_prediction p = {0}, p16 = {0};
+    cp_eager e = {0};
+    cp_eager_costs c;
+    predict("lenet5", &h100, 1, CP_PREC_FP32, &net, &p);
+    uniform_costs(&c, 10);
+    run(&p, &c, &e);
+    near(e.fixed_ms, 0);
+    double host0 = e.host_ms, phase0[3];
+    memcpy(phase0, e.host_phase_ms, sizeof phase0);
+    const double head[3] = {50, 30, 12};
+    for (int ph = 0; ph < 3; ph++) {
+        c.fixed_us[0][ph] = head[ph] + 100;
+        near(cp_eager_fixed_us(&c, NULL, 0, ph), 100);
+        near(cp_eager_fixed_us(&c, NULL, 1, ph), 0); /* autocast's walls: still at 10 */
+    }
+    run(&p, &c, &e);
+    near(e.base_scale, CP_EAGER_HOST_SCALE);
+    near(e.fixed_ms, CP_EAGER_HOST_SCALE * 0.3);
+    near(e.host_ms - host0, CP_EAGER_HOST_SCALE * 0.3);
+    for (int ph = 0; ph < 3; ph++)
+        near(e.host_phase_ms[ph] - phase0[ph], CP_EAGER_HOST_SCALE * 0.1);
+
+    /* 16-bit runs under autocast: its walls, not the plain ones */
+    cp_network net16;
+    predict("lenet5", &h100, 1, CP_PREC_FP16, &net16, &p16);
+    run(&p16, &c, &e);
+    near(e.fixed_ms, 0);
+    for (int ph = 0; ph < 3; ph++)
+        c.fixed_us[1][ph] = c.fixed_us[0][ph] + 50;
+    run(&p16, &c, &e);
+    double ac_head = cp_eager_fixed_us(&c, NULL, 1, 0) + cp_eager_fixed_us(&c, NULL, 1, 1) +
+                     cp_eager_fixed_us(&c, NULL, 1, 2);
+    assert_true(ac_head > 0);
+    near(e.fixed_ms, CP_EAGER_HOST_SCALE * ac_head * 1e-3);
+
+    /* without walls of their own, the machine's (the H100 profile's), priced with these costs' heads */
+    c.has_fixed = 0;
+    run(&p, &c, &e);
+    double machine = 0;
+    for (int ph = 0; ph < 3; ph++)
+        machine += cp_eager_fixed_us(&c, &h100.eager, 0, ph);
+    assert_true(h100.eager.has_fixed && machine > 0);
+    near(e.fixed_ms, CP_EAGER_HOST_SCALE * machine * 1e-3);
+    /* and with neither, nothing */
+    cp_eager_costs none;
+    memset(&none, 0, sizeof none);
+    near(cp_eager_fixed_us(&c, &none, 0, 0), 0);
+    near(cp_eager_fixed_us(&c, NULL, 0, 1), 0);
+
+    /* a DDP rank: the DDP scale, times its slowest-rank factor */
+    c.has_fixed = 1;
+    cp_eager d = {.ddp_workers = 2};
+    run(&p, &c, &d);
+    near(d.base_scale, CP_EAGER_DDP_HOST_SCALE);
+    near(d.fixed_ms, CP_EAGER_DDP_HOST_SCALE * d.rank_scale * d.operator_scale * 0.3);
+    cp_eager_free(&d);
+    cp_eager_free(&e);
+    cp_prediction_free(&p);
+    cp_prediction_free(&p16);
+    cp_network_free(&net);
+    cp_network_free(&net16);
+}
+
+/* "iteration_fixed_us" read from an eager-overhead file: all six walls, an intercept a little below zero read as
+ * 0, and one clear error for a wrong shape, an unknown or a missing wall. */
+static void test_fixed_part_file(void **state)
+{
+    (void)state;
+    const char *good = "{\"schema\": \"cnnperf-eager-overhead/1\", \"iteration_fixed_us\": {\"forward\": 300, "
+                       "\"backward\": 400, \"step\": -5, \"autocast_forward\": 350, \"autocast_backward\": 450, "
+                       "\"autocast_step\": 200, \"head\": \"Flatten + Linear\"}}";
+    cp_eager_costs c;
+    cp_error err;
+    assert_int_equal(cp_eager_costs_parse_text(good, strlen(good), "x.json", &c, &err), 0);
+    assert_true(c.has_fixed);
+    near(c.fixed_us[0][0], 300);
+    near(c.fixed_us[0][1], 400);
+    near(c.fixed_us[0][2], 0);
+    near(c.fixed_us[1][2], 200);
+    bad_text("{\"schema\": \"cnnperf-eager-overhead/1\", \"iteration_fixed_us\": [300, 400]}",
+             "x.json: $.iteration_fixed_us: must be an object");
+    bad_text("{\"schema\": \"cnnperf-eager-overhead/1\", \"iteration_fixed_us\": {\"forward\": 1, \"backward\": 1, "
+             "\"step\": 1, \"autocast_forward\": 1, \"autocast_backward\": 1, \"autocast_step\": 1, \"fwd\": 1}}",
+             "x.json: $.iteration_fixed_us.fwd");
+    bad_text("{\"schema\": \"cnnperf-eager-overhead/1\", \"iteration_fixed_us\": {\"forward\": 1}}",
+             "x.json: $.iteration_fixed_us.backward");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -772,6 +875,8 @@ int main(void)
         cmocka_unit_test(test_json_fields),
         cmocka_unit_test(test_distributed_eager),
         cmocka_unit_test(test_tf32_relu_as_fp32),
+        cmocka_unit_test(test_fixed_part),
+        cmocka_unit_test(test_fixed_part_file),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
