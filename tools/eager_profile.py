@@ -142,6 +142,14 @@ def main():
     if fixed:
         out["iteration_fixed_us"] = {k: round(statistics.median(x[k] for x in fixed), 2) for k in FIXED_KEYS}
         out["iteration_fixed_us"]["source"] = f"median of {len(fixed)} calls"
+    elif args.into:
+        # no call of this GPU's has measured it: the profile's own value (the H100's, derived from the H200's by
+        # rule 52b) stays rather than the section losing it
+        with open(args.into) as fh:
+            own = json.load(fh).get("eager", {}).get("iteration_fixed_us")
+        if own:
+            out["iteration_fixed_us"] = own
+            print(f"eager_profile: no call measured iteration_fixed_us; {args.into}'s own kept", file=sys.stderr)
     # each call's costs against the median: its factor is the median of its entries' ratios; the
     # profile's spread is the lowest and the highest factor (cnnperf predict --mode eager's range)
     factors = []
