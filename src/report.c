@@ -623,9 +623,10 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
     const cp_eager *e = d->group_eager[d->slowest];
     if (e)
         fprintf(f, "  every GPU's compute is its eager time line: one %s alone %.3f ms, %s (the GPU waits %.0f%% "
-                   "of it for the host)\n  eager host costs: %s\n",
+                   "of it for the host; %.3f ms of the host's is what the iteration pays once)\n  eager host costs: %s "
+                   "(each x%.2f, fitted on the calibration set's %s PyTorch runs)\n",
                 s->dev->name, e->iteration_ms, e->host_bound ? "host-bound" : "GPU-bound", 100 * e->host_share,
-                e->costs_source);
+                e->fixed_ms, e->costs_source, e->base_scale, e->ddp_workers > 1 ? "DDP" : "one-GPU");
     if (e && e->ddp_workers > 1)
         fprintf(f, "  DistributedDataParallel's own kernels (gradients into buckets, / %d, back): %.3f ms of it; "
                    "%d processes on a host, each operator's host cost x%.2f against one process alone; the slowest "
