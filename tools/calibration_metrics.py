@@ -64,6 +64,13 @@ def kept(run, only, exclude):
     return (not only or any(s in f for s in only)) and not any(s in f for s in exclude)
 
 
+def in_one_gpu_target(r):
+    """Whether a run counts toward the one-GPU iteration target as validate counts it: one GPU, fp32 or fp16,
+    batch 32-256, and no "not scored" in its note."""
+    return (r.get("gpus", 1) == 1 and "not scored" not in (r.get("note") or "") and
+            r.get("precision") in ("fp32", "fp16") and 32 <= r.get("batch", 0) <= 256)
+
+
 def metrics(runs, which, only=(), exclude=()):
     passes, one, one_target, several = [], [], [], []
     for r in runs:
@@ -76,7 +83,7 @@ def metrics(runs, which, only=(), exclude=()):
                 several.append(e)
             elif "not scored" not in (r.get("note") or ""):
                 one.append(e)
-                if r.get("precision") in ("fp32", "fp16") and 32 <= r.get("batch", 0) <= 256:
+                if in_one_gpu_target(r):
                     one_target.append(e)
         passes += [abs(x["error_pct"]) for _, _, x in layer_passes(r)]
     return passes, one, one_target, several

@@ -18,6 +18,8 @@ import json
 import os
 import sys
 
+from calibration_metrics import in_one_gpu_target
+
 MIB, GIB = 1 << 20, 1 << 30
 
 
@@ -48,8 +50,7 @@ def main():
         return "channels-last" in r["label"]
 
     ev = [r for r in d["runs"] if r["set"] == "evaluation"]
-    one = [r for r in ev if r["gpus"] == 1 and r["precision"] in ("fp32", "fp16") and 32 <= r["batch"] <= 256 and
-           "not scored" not in (r.get("note") or "")]
+    one = [r for r in ev if in_one_gpu_target(r)]
     harness = [r for r in one if r["source"] == "measurement"]
     torch = [r for r in one if r["source"] == "pytorch"]
     lines = [
