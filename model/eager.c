@@ -123,8 +123,9 @@ static void fixed(run *r, double host_us, const char *name, const char *detail)
 {
     if (host_us <= 0)
         return;
-    host_work(r, r->host_scale * host_us * 1e-3, name, detail);
-    r->e->fixed_ms += r->host_scale * host_us * 1e-3;
+    double ms = r->host_scale * host_us * 1e-3;
+    host_work(r, ms, name, detail);
+    r->e->fixed_ms += ms;
 }
 
 /* DistributedDataParallel's own host work: measured under torchrun with every
