@@ -333,6 +333,12 @@ static void eager_json(cJSON *o, const cp_eager *e)
     }
 }
 
+/* Which of the calibration set's PyTorch runs e's host scale was fitted on (rule 53) */
+static const char *scale_fitted_on(const cp_eager *e)
+{
+    return e->ddp_workers > 1 ? "DDP" : "one-GPU";
+}
+
 static void eager_text(FILE *f, const cp_eager *e)
 {
     fprintf(f, "\neager mode (as PyTorch runs it): %.3f ms = %.3f + %.3f + %.3f + %.3f ms on the host/GPU time "
@@ -357,7 +363,7 @@ static void eager_text(FILE *f, const cp_eager *e)
     fprintf(f, "  eager host costs: %s%s (each x%.2f: a network's operators against the microbenchmark's, fitted on "
                "the calibration set's %s PyTorch runs)\n",
             partly ? "partly defaults, not calibrated; given: " : "", e->costs_source, e->base_scale,
-            e->ddp_workers > 1 ? "DDP" : "one-GPU");
+            scale_fitted_on(e));
     if (e->fixed_ms > 0)
         fprintf(f, "  of the host's time, %.3f ms is what a training iteration pays once (zero_grad, the model's and "
                    "the loss's calls, loss.backward()'s and opt.step()'s own)\n",
@@ -626,7 +632,7 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
                    "of it for the host; %.3f ms of the host's is what the iteration pays once)\n  eager host costs: %s "
                    "(each x%.2f, fitted on the calibration set's %s PyTorch runs)\n",
                 s->dev->name, e->iteration_ms, e->host_bound ? "host-bound" : "GPU-bound", 100 * e->host_share,
-                e->fixed_ms, e->costs_source, e->base_scale, e->ddp_workers > 1 ? "DDP" : "one-GPU");
+                e->fixed_ms, e->costs_source, e->base_scale, scale_fitted_on(e));
     if (e && e->ddp_workers > 1)
         fprintf(f, "  DistributedDataParallel's own kernels (gradients into buckets, / %d, back): %.3f ms of it; "
                    "%d processes on a host, each operator's host cost x%.2f against one process alone; the slowest "
