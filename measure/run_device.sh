@@ -2056,6 +2056,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout114 (drawn in session 69 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(114), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT114_MEASURE="
+vgg13 88 fp16
+resnet50 160 fp32 graphapi
+resnext50_32x4d 104 fp16 graphapi"
+HOLDOUT114_TORCH="
+--network lenet5 --batch 176 --precision fp16
+--network resnet50 --batch 240 --precision fp32
+--network vgg16 --batch 56 --precision fp16 --channels-last
+--network resnet152 --batch 56 --precision fp32
+--network lenet5 --batch 152 --precision fp16
+--network wide_resnet50_2 --batch 64 --precision fp32
+--network resnet50 --batch 248 --precision fp32 --channels-last"
 # MODE=holdout113 (drawn in session 68 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(113), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT113_MEASURE="
@@ -2204,6 +2218,20 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout105 (2 GPUs of one host) (drawn in session 69 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(105105), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
+MHOLDOUT105_GRAPH="
+vgg16 256 fp16 nccl
+resnet34 120 fp16 ps1
+resnet50 96 fp16 ps1
+densenet169 120 fp32 ps2
+vgg19 56 fp32 ps2
+vgg13 256 fp32 nccl
+resnext50_32x4d 232 fp32 ps2
+vgg16 48 fp32 nccl"
+MHOLDOUT105_DDP="
+--network lenet5 --batch 96 --precision fp32
+--network wide_resnet50_2 --batch 136 --precision fp32"
 # MODE=mholdout104 (2 GPUs of one host) (drawn in session 68 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(104104), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
 MHOLDOUT104_GRAPH="
@@ -5223,7 +5251,7 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100 | mholdout102 | mholdout103 | mholdout104) drawn_multi "$1" 2 ;;
+    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100 | mholdout102 | mholdout103 | mholdout104 | mholdout105) drawn_multi "$1" 2 ;;
     mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77 | mholdout101) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     hostlink56) hostlink56 ;;
