@@ -510,22 +510,31 @@ holdout_runs() {
 # draws a list by the rule, `--check NAME` compares NAME's lists with it (every drawn mode since holdout33 matches
 # its seed but holdout52b, holdout52's remainder)
 drawn_holdout() {
-    local measure=${1^^}_MEASURE torch=${1^^}_TORCH
+    local measure=${1^^}_MEASURE torch=${1^^}_TORCH gpus=${1^^}_GPUS
+    if [ -n "${!gpus:-}" ]; then drawn_multi "$1" "${!gpus}"; return; fi
     [ -z "${!measure:-}" ] || holdout_runs "$1" "${!measure}" "" legacy
     [ -z "${!torch:-}" ] || torch_one "${!torch}" "torch$1"
 }
 
 # mode_route NAME: how run_mode runs MODE=NAME, on stdout: "case" where one of its cases names NAME, "lists" where
-# none does but NAME has a drawn holdout's lists (NAME_MEASURE or NAME_TORCH, in upper case: drawn_holdout runs
-# them, so a new drawn mode needs its lists only); 1 for a name that is neither, so that a mistyped MODE is
-# refused before the build instead of running another campaign
+# none does but NAME has a drawn holdout's lists (NAME_MEASURE or NAME_TORCH, in upper case), "lists on N GPUs"
+# where it has a several-GPU draw's (NAME_GPUS=N beside NAME_GRAPH, _LEGACY or _DDP): drawn_holdout runs them, so a
+# new drawn mode needs its lists only; 1 for a name that is neither, so that a mistyped MODE is refused before the
+# build instead of running another campaign
 mode_route() {
-    local var
+    local var gpus
     if declare -f run_mode | sed -n 's/^        \([^ (][^()]*\))$/\1/p' | tr -d ' ' | tr '|' '\n' | grep -qxF -- "$1"; then
         echo case
         return 0
     fi
     [[ $1 =~ ^[a-z0-9_]+$ ]] || return 1
+    gpus=${1^^}_GPUS
+    if [[ ${!gpus:-} =~ ^[1-8]$ ]]; then
+        for var in "${1^^}_GRAPH" "${1^^}_LEGACY" "${1^^}_DDP"; do
+            [ -z "${!var:-}" ] || { echo "lists on ${!gpus} GPUs"; return 0; }
+        done
+        return 1
+    fi
     for var in "${1^^}_MEASURE" "${1^^}_TORCH"; do
         [ -z "${!var:-}" ] || { echo lists; return 0; }
     done
@@ -1182,6 +1191,7 @@ vgg13 80 fp16 nccl
 densenet169 56 fp16 nccl"
 MHOLDOUT47_DDP="
 --network resnet50 --batch 128 --precision fp32"
+MHOLDOUT47_GPUS=2
 
 # MODE=calfresh42 (written in session 41 for a later call): calibration-set runs no model change has been judged
 # on, for judging session 41's rule 12 (a GEMM wave's output at DRAM speed, docs/ACCURACY.md) again, or any other
@@ -1261,6 +1271,7 @@ resnet34 112 fp16 nccl"
 MHOLDOUT51_DDP="
 --network alexnet --batch 232 --precision fp32 --channels-last
 --network alexnet --batch 224 --precision fp32 --channels-last"
+MHOLDOUT51_GPUS=2
 
 # MODE=holdout50 (session 42): ten more one-GPU evaluation configurations by random.Random(50), holdout33's rule,
 # drawn before the call for the session's final model (rule 12c in); measure jobs first, then PyTorch in drawn
@@ -1310,6 +1321,7 @@ MHOLDOUT49_DDP="
 --network resnet34 --batch 40 --precision fp32
 --network vgg16 --batch 248 --precision fp32
 --network resnet152 --batch 216 --precision fp16"
+MHOLDOUT49_GPUS=4
 
 # MODE=mholdout52 and MODE=holdout52 (drawn in session 43 for the model as it stands, session 42's: no model file
 # changed in session 43): ten 4-GPU jobs by random.Random(5252), mholdout35's rule (4-GPU jobs are the fewest), and
@@ -1326,6 +1338,7 @@ MHOLDOUT52_DDP="
 --network resnet101 --batch 240 --precision fp32
 --network vgg16 --batch 232 --precision fp16 --channels-last
 --network mnasnet1_0 --batch 120 --precision fp32 --channels-last"
+MHOLDOUT52_GPUS=4
 HOLDOUT52_MEASURE="
 resnet152 40 fp16
 resnet34 192 fp16 graphapi
@@ -1661,6 +1674,7 @@ MHOLDOUT68_DDP="
 --network resnet152 --batch 152 --precision fp32 --channels-last
 --network resnet50 --batch 144 --precision fp32 --channels-last
 --network alexnet --batch 208 --precision fp32 --channels-last"
+MHOLDOUT68_GPUS=2
 MHOLDOUT69_GRAPH="
 densenet169 256 fp32 ps1
 densenet169 160 fp32 ps2
@@ -1674,6 +1688,7 @@ resnet50 160 fp32 nccl"
 MHOLDOUT69_DDP="
 --network resnext50_32x4d --batch 48 --precision fp16
 --network resnet152 --batch 136 --precision fp16 --channels-last"
+MHOLDOUT69_GPUS=4
 
 # MODE=holdout70, holdout71, mholdout70 (2 GPUs), mholdout71 (4 GPUs) (session 51, the model as session 50 left
 # it): ten one-GPU configurations each by random.Random(70) and (71), holdout33's rule, and ten multi-GPU jobs each
@@ -1716,6 +1731,7 @@ MHOLDOUT70_DDP="
 --network densenet169 --batch 128 --precision fp32
 --network alexnet --batch 136 --precision fp32
 --network resnet101 --batch 32 --precision fp16"
+MHOLDOUT70_GPUS=2
 MHOLDOUT71_GRAPH="
 lenet5 248 fp32 ps1
 vgg19 136 fp16 ps1
@@ -1729,6 +1745,7 @@ wide_resnet50_2 224 fp16 nccl"
 MHOLDOUT71_DDP="
 --network lenet5 --batch 256 --precision fp16
 --network resnet152 --batch 256 --precision fp32"
+MHOLDOUT71_GPUS=4
 
 # MODE=holdout72, holdout73, mholdout72 (2 GPUs), mholdout73 (4 GPUs) (session 52, the model as session 51 left
 # it): ten one-GPU configurations each by random.Random(72) and (73), holdout33's rule, and ten multi-GPU jobs each
@@ -1771,6 +1788,7 @@ MHOLDOUT72_DDP="
 --network resnet101 --batch 104 --precision fp16
 --network resnet101 --batch 112 --precision fp16 --channels-last
 --network vgg13 --batch 48 --precision fp32 --channels-last"
+MHOLDOUT72_GPUS=2
 MHOLDOUT73_GRAPH="
 resnet101 232 fp32 nccl
 resnet34 208 fp16 nccl
@@ -1783,6 +1801,7 @@ googlenet 248 fp32 ps1"
 MHOLDOUT73_DDP="
 --network resnet50 --batch 192 --precision fp16
 --network mnasnet1_0 --batch 48 --precision fp32"
+MHOLDOUT73_GPUS=4
 
 # MODE=holdout74, holdout75, mholdout74 (2 GPUs), mholdout75 (4 GPUs) (session 53, the model as session 52 left
 # it): ten one-GPU configurations each by random.Random(74) and (75), holdout33's rule, and ten multi-GPU jobs each
@@ -1824,6 +1843,7 @@ vgg19 112 fp16 ps1"
 MHOLDOUT74_DDP="
 --network vgg19 --batch 48 --precision fp32
 --network resnet50 --batch 72 --precision fp32 --channels-last"
+MHOLDOUT74_GPUS=2
 MHOLDOUT75_GRAPH="
 vgg19 192 fp16 nccl
 resnet34 96 fp32 ps2
@@ -1837,6 +1857,7 @@ MHOLDOUT75_DDP="
 --network densenet169 --batch 32 --precision fp16 --channels-last
 --network vgg19 --batch 96 --precision fp16 --channels-last
 --network vgg19 --batch 160 --precision fp32 --channels-last"
+MHOLDOUT75_GPUS=4
 
 # MODE=tf32hold64 (session 62): ten fresh TF32 jobs drawn as tf32hold63's were, by random.Random(64), listed before
 # the call, for the shipped model with rules 42 and 43 (a check of both on runs neither was judged on; no rule waits
@@ -2021,6 +2042,7 @@ MHOLDOUT101_DDP="
 --network resnet101 --batch 64 --precision fp16
 --network wide_resnet50_2 --batch 240 --precision fp32
 --network vgg13 --batch 56 --precision fp32 --channels-last"
+MHOLDOUT101_GPUS=4
 # MODE=holdout107 (drawn in session 66 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(107), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT107_MEASURE="
@@ -2232,6 +2254,7 @@ vgg16 48 fp32 nccl"
 MHOLDOUT105_DDP="
 --network lenet5 --batch 96 --precision fp32
 --network wide_resnet50_2 --batch 136 --precision fp32"
+MHOLDOUT105_GPUS=2
 # MODE=mholdout104 (2 GPUs of one host) (drawn in session 68 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(104104), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
 MHOLDOUT104_GRAPH="
@@ -2247,6 +2270,7 @@ resnet101 96 fp16 nccl"
 MHOLDOUT104_DDP="
 --network resnet152 --batch 32 --precision fp32
 --network resnext50_32x4d --batch 96 --precision fp32"
+MHOLDOUT104_GPUS=2
 # MODE=mholdout103 (2 GPUs of one host) (drawn in session 68 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(103103), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
 MHOLDOUT103_GRAPH="
@@ -2262,6 +2286,7 @@ resnet50 152 fp16 nccl"
 MHOLDOUT103_DDP="
 --network vgg19 --batch 136 --precision fp16 --channels-last
 --network densenet169 --batch 88 --precision fp16 --channels-last"
+MHOLDOUT103_GPUS=2
 # MODE=mholdout102 (2 GPUs of one host) (drawn in session 65 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(102102), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
 MHOLDOUT102_GRAPH="
@@ -2277,6 +2302,7 @@ MHOLDOUT102_DDP="
 --network vgg16 --batch 136 --precision fp32
 --network resnet152 --batch 192 --precision fp16 --channels-last
 --network alexnet --batch 40 --precision fp32 --channels-last"
+MHOLDOUT102_GPUS=2
 # MODE=holdout102 (session 65, the shipped model of session 63): ten one-GPU configurations by random.Random(102),
 # holdout33's rule (tools/draw_holdout.py --emit), committed before the call; predicted in the call.
 HOLDOUT102_MEASURE="
@@ -2327,6 +2353,7 @@ MHOLDOUT100_DDP="
 --network wide_resnet50_2 --batch 200 --precision fp32
 --network vgg16 --batch 56 --precision fp16
 --network googlenet --batch 120 --precision fp32 --channels-last"
+MHOLDOUT100_GPUS=2
 # MODE=holdout99 and mholdout99 (2 GPUs) (session 64, the shipped model of session 63, no model file changed since):
 # ten one-GPU configurations by random.Random(99), holdout33's rule, and ten 2-GPU jobs by random.Random(9999),
 # mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
@@ -2355,6 +2382,7 @@ MHOLDOUT99_DDP="
 --network mnasnet1_0 --batch 80 --precision fp16
 --network vgg19 --batch 176 --precision fp16 --channels-last
 --network lenet5 --batch 200 --precision fp32 --channels-last"
+MHOLDOUT99_GPUS=2
 # MODE=groupcheck63 (session 63, chosen before the call, not drawn; predicted in it): ResNeXt-50 FP16 on the H200
 # at batches no earlier run used there, through the legacy API (b48, b144, b200), the graph API (b176) and PyTorch
 # NCHW (b160): rules 46-48 (docs/ACCURACY.md, session 63) on whole iterations, then holdout98.
@@ -2620,6 +2648,7 @@ MHOLDOUT82_DDP="
 --network alexnet --batch 200 --precision fp16 --channels-last
 --network wide_resnet50_2 --batch 72 --precision fp16 --channels-last
 --network mnasnet1_0 --batch 72 --precision fp16"
+MHOLDOUT82_GPUS=2
 
 # MODE=holdout85b: the two channels-last FP32 jobs of HOLDOUT85_TORCH holdout85's call did not finish (VGG-19 b200 was
 # still in cudnn.benchmark's search at its 368 s), in a call of their own, the shorter first; run with TORCH_CL32_LIMIT
@@ -2673,6 +2702,7 @@ MHOLDOUT80_DDP="
 --network resnext50_32x4d --batch 240 --precision fp32
 --network vgg19 --batch 184 --precision fp32
 --network resnet101 --batch 64 --precision fp32 --channels-last"
+MHOLDOUT80_GPUS=2
 
 # MODE=holdout78, holdout79 (session 54, after rules 31 and 31c were put back: the model as session 53 left it):
 # ten one-GPU configurations each by random.Random(78) and (79), holdout33's rule (tools/draw_holdout.py --emit),
@@ -2744,6 +2774,7 @@ MHOLDOUT76_DDP="
 --network mnasnet1_0 --batch 256 --precision fp32
 --network resnet152 --batch 120 --precision fp16
 --network lenet5 --batch 184 --precision fp16"
+MHOLDOUT76_GPUS=2
 MHOLDOUT77_GRAPH="
 wide_resnet50_2 64 fp32 ps2
 resnet152 48 fp32 ps2
@@ -2757,6 +2788,7 @@ MHOLDOUT77_DDP="
 --network resnet50 --batch 168 --precision fp16
 --network lenet5 --batch 32 --precision fp16 --channels-last
 --network resnet152 --batch 248 --precision fp32 --channels-last"
+MHOLDOUT77_GPUS=4
 
 # MODE=holdout67 (session 49, the same model): ten one-GPU configurations by random.Random(67), holdout33's rule,
 # predicted in the call; the channels-last FP32 PyTorch jobs last.
@@ -2816,6 +2848,7 @@ mnasnet1_0 152 fp32 nccl"
 MHOLDOUT65_DDP="
 --network resnet152 --batch 232 --precision fp16
 --network resnext50_32x4d --batch 256 --precision fp32 --channels-last"
+MHOLDOUT65_GPUS=2
 
 # MODE=holdout64, mholdout64 (session 49, after the eager profiles were rebuilt: the session's model): ten one-GPU
 # configurations by random.Random(64), holdout33's rule, and ten 4-GPU jobs by random.Random(6464), mholdout35's
@@ -2845,6 +2878,7 @@ MHOLDOUT64_DDP="
 --network resnet50 --batch 72 --precision fp16
 --network vgg19 --batch 144 --precision fp16 --channels-last
 --network mnasnet1_0 --batch 144 --precision fp32 --channels-last"
+MHOLDOUT64_GPUS=4
 
 # MODE=holdout63 (session 48, the session's final model): ten one-GPU configurations by random.Random(63),
 # holdout33's rule; predicted in the call (run with CALL_LIMIT at the call's timeout: its last PyTorch job is a
@@ -2876,6 +2910,7 @@ MHOLDOUT63_DDP="
 --network wide_resnet50_2 --batch 208 --precision fp32 --channels-last
 --network googlenet --batch 152 --precision fp32 --channels-last
 --network mnasnet1_0 --batch 64 --precision fp16 --channels-last"
+MHOLDOUT63_GPUS=2
 
 # MODE=holdout62, mholdout62 (session 48, after rule 22 was read and left out of validate's default: predictions of
 # every recorded run as before the session): ten one-GPU configurations by random.Random(62), holdout33's rule, and
@@ -2906,6 +2941,7 @@ MHOLDOUT62_DDP="
 --network resnet50 --batch 168 --precision fp16
 --network resnet34 --batch 208 --precision fp16
 --network resnet101 --batch 40 --precision fp16 --channels-last"
+MHOLDOUT62_GPUS=4
 
 # MODE=holdout61, mholdout61 (session 47, after rule 21 was kept: the session's model): ten one-GPU configurations by
 # random.Random(61), holdout33's rule, and ten 4-GPU jobs by random.Random(6161), mholdout35's rule; predicted in
@@ -2935,6 +2971,7 @@ MHOLDOUT61_DDP="
 --network resnet50 --batch 240 --precision fp16
 --network resnet152 --batch 40 --precision fp16 --channels-last
 --network vgg16 --batch 240 --precision fp32"
+MHOLDOUT61_GPUS=4
 
 # MODE=holdout60, mholdout60 (session 47, drawn before any change this session: the model as it stands, no model file
 # changed since session 46's rule 20b): ten one-GPU configurations by random.Random(60), holdout33's rule, and ten 4-GPU
@@ -2964,6 +3001,7 @@ densenet169 192 fp32 nccl"
 MHOLDOUT60_DDP="
 --network densenet169 --batch 200 --precision fp16
 --network resnet50 --batch 112 --precision fp32 --channels-last"
+MHOLDOUT60_GPUS=4
 
 # MODE=holdout59 (session 46, after rule 20b was kept: the session's final model): ten one-GPU configurations by
 # random.Random(59), holdout33's rule; cnnperf-measure jobs first, then PyTorch's in drawn order; predicted in the call.
@@ -3025,6 +3063,7 @@ MHOLDOUT57_DDP="
 --network resnet50 --batch 184 --precision fp32 --channels-last
 --network vgg16 --batch 176 --precision fp16 --channels-last
 --network resnet101 --batch 144 --precision fp16"
+MHOLDOUT57_GPUS=4
 
 # MODE=holdout56, MODE=mholdout56 (session 45, after rule 17 was judged and reverted: the model as it stands, no model
 # file changed since session 43): ten one-GPU configurations by random.Random(56), holdout33's rule, and ten 2-GPU
@@ -3054,6 +3093,7 @@ resnet152 232 fp16 nccl"
 MHOLDOUT56_DDP="
 --network resnet101 --batch 120 --precision fp16
 --network resnet34 --batch 32 --precision fp32 --channels-last"
+MHOLDOUT56_GPUS=2
 
 # MODE=holdout55, MODE=mholdout55 (session 45, for the model as it stands: no model file changed since session 43):
 # ten one-GPU configurations by random.Random(55), holdout33's rule, and ten 4-GPU jobs by random.Random(5555),
@@ -3092,6 +3132,7 @@ googlenet 64 fp32 nccl"
 MHOLDOUT55_DDP="
 --network lenet5 --batch 96 --precision fp16
 --network resnet152 --batch 128 --precision fp16 --channels-last"
+MHOLDOUT55_GPUS=4
 
 # MODE=holdout54 (session 44, the session's last device time): ten one-GPU configurations by random.Random(54),
 # holdout33's rule, for the model as it stands (no model file changed in session 44); measure jobs first, then
@@ -3146,6 +3187,7 @@ MHOLDOUT53_DDP="
 --network resnext50_32x4d --batch 160 --precision fp32
 --network vgg19 --batch 112 --precision fp32 --channels-last
 --network vgg13 --batch 104 --precision fp16"
+MHOLDOUT53_GPUS=4
 
 # MODE=holdout48 (session 41): ten more one-GPU evaluation configurations by random.Random(48), holdout33's rule,
 # drawn before the call for the session's final model (no model file changed since session 40); measure jobs first,
@@ -3179,6 +3221,7 @@ MHOLDOUT48_DDP="
 --network resnext50_32x4d --batch 160 --precision fp32
 --network resnet34 --batch 128 --precision fp16
 --network mnasnet1_0 --batch 224 --precision fp16"
+MHOLDOUT48_GPUS=2
 
 # MODE=holdout46 (session 39): ten more one-GPU evaluation configurations by random.Random(46), holdout33's rule,
 # drawn before the call for the session's final model; measure jobs first, then PyTorch; predicted in the call.
@@ -3210,6 +3253,7 @@ MHOLDOUT46_DDP="
 --network resnext50_32x4d --batch 104 --precision fp32
 --network resnet101 --batch 184 --precision fp16 --channels-last
 --network vgg19 --batch 48 --precision fp16"
+MHOLDOUT46_GPUS=4
 
 # MODE=coexec47 (session 40, 4 x H100): the H100's co-execution of NCCL all-reduces and compute, which no
 # H100 profile had (session 21's 2 x H100 calls came back 2 x H200, so devices/h100.json kept the assumption):
@@ -3366,6 +3410,7 @@ mnasnet1_0 144 fp32 nccl
 resnet152 192 fp16 nccl"
 MHOLDOUT45_DDP="
 --network vgg16 --batch 208 --precision fp16 --channels-last"
+MHOLDOUT45_GPUS=2
 
 # MODE=mholdout40 (session 37, 4 GPUs of one host): ten 4-GPU evaluation jobs drawn before the call by
 # random.Random(4040), mholdout35's rule (network, batch per GPU 32..256 in steps of 8, fp16/fp32, and the exchange:
@@ -3385,6 +3430,7 @@ MHOLDOUT40_DDP="
 --network googlenet --batch 192 --precision fp16
 --network resnet101 --batch 184 --precision fp16 --channels-last
 --network wide_resnet50_2 --batch 160 --precision fp32 --channels-last"
+MHOLDOUT40_GPUS=4
 
 # MODE=mholdout42 (session 38, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(4242),
 # mholdout35's rule; the host's 2-rank sweeps first, then the graph-API jobs in drawn order, the legacy ones and
@@ -3402,6 +3448,7 @@ alexnet 64 fp16 nccl"
 MHOLDOUT42_DDP="
 --network resnet101 --batch 56 --precision fp16 --channels-last
 --network resnet101 --batch 256 --precision fp16"
+MHOLDOUT42_GPUS=2
 
 # MODE=mholdout37 (session 36, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3737),
 # mholdout35's rule (network, batch 32..256 in steps of 8, fp16/fp32, and the exchange: NCCL graph API, NCCL legacy
@@ -3419,6 +3466,7 @@ MHOLDOUT37_DDP="
 --network wide_resnet50_2 --batch 48 --precision fp16
 --network vgg13 --batch 248 --precision fp32 --channels-last
 --network vgg16 --batch 88 --precision fp32"
+MHOLDOUT37_GPUS=2
 
 # MODE=mholdout35 (session 35, 2 GPUs): ten 2-GPU evaluation jobs drawn before the call by random.Random(3535):
 # per job a network of the 14 evaluation networks in name order, a batch of the multiples of 8 in 32..256, fp16
@@ -3439,6 +3487,7 @@ MHOLDOUT35_LEGACY="
 alexnet 128 fp32 nccl"
 MHOLDOUT35_DDP="
 --network alexnet --batch 48 --precision fp16 --channels-last"
+MHOLDOUT35_GPUS=2
 
 # MODE=pin33 (session 33): is a process's host speed a property of the CPU it runs on? The host probes of
 # probe33 and legacyrank33 came in two levels about 1.5x apart (a legacy convolution call 26-31 us or 37-52 us),
@@ -5251,8 +5300,6 @@ run_mode() {
         grep -E '^ZLIB_(INCLUDE_DIR|LIBRARY_RELEASE):' "$BUILD/CMakeCache.txt" || say "no zlib here: *.json.gz refused"
         "$PREDICT" validate --measured validation/h100/holdout35/measure-resnet101-b200-fp32-graphapi.json.gz \
             </dev/null | head -12 || fail "validate a .json.gz" ;;
-    mholdout35 | mholdout37 | mholdout42 | mholdout45 | mholdout47 | mholdout48 | mholdout51 | mholdout56 | mholdout63 | mholdout65 | mholdout68 | mholdout70 | mholdout72 | mholdout74 | mholdout76 | mholdout80 | mholdout82 | mholdout99 | mholdout100 | mholdout102 | mholdout103 | mholdout104 | mholdout105) drawn_multi "$1" 2 ;;
-    mholdout40 | mholdout46 | mholdout49 | mholdout52 | mholdout53 | mholdout55 | mholdout60 | mholdout61 | mholdout62 | mholdout64 | mholdout69 | mholdout71 | mholdout73 | mholdout75 | mholdout77 | mholdout101) drawn_multi "$1" 4 ;;
     coexec47) coexec47 ;;
     hostlink56) hostlink56 ;;
     ddp4cal41) ddp4cal41 ;;
@@ -5880,7 +5927,7 @@ vgg16 64 fp32 isolated" "--warmup 3 --iters 5" ;;
         RES=$base ;;
     layerbench) layerbench ;; # one-layer microbenchmarks (layerbench above); main() has set DEV
     single) single ;;
-    *) drawn_holdout "$1" ;; # every drawn holdout and its later rests (main() has checked its lists, mode_route)
+    *) drawn_holdout "$1" ;; # every drawn holdout, one GPU or several, and its later rests (main() has checked its lists, mode_route)
     esac
 }
 

@@ -11,6 +11,7 @@ measure/run_device.sh is what its seed gives:
   python3 tools/draw_holdout.py 68 --check holdout68
   python3 tools/draw_holdout.py 6868 --multi --check mholdout68
   python3 tools/draw_holdout.py 70 --emit holdout70  # the lists to paste into run_device.sh
+  python3 tools/draw_holdout.py 106106 --multi --gpus 4 --emit mholdout106  # and MHOLDOUT106_GPUS=4
   python3 tools/draw_holdout.py 871 --precisions bf16,tf32 --harnesses graph,legacy,torch --emit pholdout87
   python3 tools/draw_holdout.py 63 --precision tf32 --harnesses legacy,graph,torch \
       --networks densenet169,googlenet,resnet50,resnet101,resnet152,resnext50_32x4d,wide_resnet50_2 --check tf32hold63
@@ -38,7 +39,10 @@ before PyTorch's and PyTorch's channels-last FP32 and TF32 jobs last, the shorte
 may hold one for minutes), and a configuration drawn twice is measured once (a
 run's file is named by its configuration). --emit writes a mode's lists in
 that order; --check compares the mode's lists with the draw as sets (older
-modes ordered their jobs otherwise) and exits 1 where they differ.
+modes ordered their jobs otherwise) and exits 1 where they differ. A
+several-GPU mode's lists end with NAME_GPUS=N (--gpus, default 2), which is
+how run_device.sh knows the mode and its GPU count (mode_route): the draw
+itself does not depend on it.
 """
 import argparse
 import json
@@ -102,11 +106,13 @@ def as_lists(jobs, multi):
     return lists
 
 
-def emit(mode, lists, multi):
+def emit(mode, lists, multi, gpus):
     keys = ['GRAPH', 'LEGACY', 'DDP'] if multi else ['MEASURE', 'TORCH']
     for key in keys:
         if key in lists:
             print('%s_%s="\n%s"' % (mode.upper(), key, '\n'.join(lists[key])))
+    if multi:
+        print('%s_GPUS=%d' % (mode.upper(), gpus))
 
 
 def script_lists(mode):
@@ -124,6 +130,7 @@ def main():
     ap.add_argument('--multi', action='store_true', help='several GPUs (mholdout35\'s rule)')
     ap.add_argument('--check', metavar='MODE', help='compare with run_device.sh\'s lists of MODE')
     ap.add_argument('--emit', metavar='MODE', help='write MODE\'s lists for run_device.sh')
+    ap.add_argument('--gpus', type=int, default=2, help='with --multi --emit: the GPUs the mode runs on (default 2)')
     ap.add_argument('--precisions', default='fp16,fp32', help='the precisions drawn from, in this order (default fp16,fp32)')
     ap.add_argument('--harnesses', help='the harnesses drawn from, in this order (default: all of the rule\'s: '
                     + ','.join(ONE_GPU) + '; --multi ' + ','.join(MULTI_GPU) + ')')
@@ -139,13 +146,15 @@ def main():
     harnesses = a.harnesses.split(',') if a.harnesses else None
     if harnesses and any(h not in rule for h in harnesses):
         ap.error(f'--harnesses: expected a comma-separated list of {",".join(rule)}, got \'{a.harnesses}\'')
+    if not 2 <= a.gpus <= 8:
+        ap.error(f'--gpus: expected 2 to 8, got {a.gpus}')
     precisions = a.precisions.split(',')
     if any(p not in PRECISIONS for p in precisions):
         ap.error(f'--precisions: expected a comma-separated list of {", ".join(PRECISIONS)}, got \'{a.precisions}\'')
     jobs = draw(a.seed, a.multi, precisions=precisions, harnesses=harnesses, networks=networks, precision=a.precision)
     if a.emit:
         lists = as_lists(jobs, a.multi)
-        emit(a.emit, lists, a.multi)
+        emit(a.emit, lists, a.multi, a.gpus)
         distinct = sum(len(lines) for lines in lists.values())
         if distinct < len(jobs):  # a job drawn twice is listed and run once
             print(f'draw_holdout: {len(jobs)} jobs drawn, {distinct} distinct', file=sys.stderr)
