@@ -437,7 +437,8 @@ static int grow_layers(cp_eager *e, int n, cp_error *err)
     return 0;
 }
 
-int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err)
+/* One run of the pipeline with every host cost at `level` times the fitted scale (1: the typical host). */
+static int eager_at(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, double level, cp_error *err)
 {
     /* keep the buffers, clear the rest */
     cp_eager_layer *layers = e->layers;
@@ -470,6 +471,7 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     }
     double base_scale = e->ddp_workers > 1 ? CP_EAGER_DDP_HOST_SCALE : CP_EAGER_HOST_SCALE;
     e->base_scale = base_scale;
+    base_scale *= level;
     run r = {.e = e, .p = p, .dev = p->dev, .err = err, .host_scale = base_scale};
     e->operator_scale = e->ddp_workers > 1 && e->ddp_local > 1 ? cp_eager_ddp_operator_scale(costs, &p->dev->eager) : 1;
     e->rank_scale = cp_eager_slowest_rank(e->ddp_workers, cp_eager_ddp_rank_spread(costs, &p->dev->eager));
@@ -642,6 +644,49 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     return 0;
 }
 
+/* e's spans and host times := the mean of a's and b's, two runs of e's prediction at other host speeds (rule 55);
+ * what does not depend on the host's speed (the GPU's busy time, the counts) and e's events stay e's */
+static void mean_of(cp_eager *e, const cp_eager *a, const cp_eager *b)
+{
+#define MEAN(f) e->f = 0.5 * (a->f + b->f)
+    MEAN(iteration_ms);
+    MEAN(loading_ms);
+    MEAN(forward_ms);
+    MEAN(backward_ms);
+    MEAN(update_ms);
+    MEAN(host_ms);
+    for (int i = 0; i < CP_EAGER_HOST_PHASES; i++)
+        MEAN(host_phase_ms[i]);
+    MEAN(fixed_ms);
+    MEAN(ddp_gpu_ms);
+    for (int i = 0; i < e->pred->net->n_layers; i++) {
+        MEAN(layers[i].fwd_ms);
+        MEAN(layers[i].bwd_ms);
+    }
+#undef MEAN
+    e->images_per_s = e->pred->batch / (e->iteration_ms * 1e-3);
+    e->gpu_idle_ms = e->iteration_ms - e->gpu_busy_ms;
+    e->host_share = e->gpu_idle_ms / e->iteration_ms;
+    e->host_bound = e->host_ms >= e->gpu_busy_ms;
+}
+
+int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err)
+{
+    if (!(CP_EAGER_HOST_LEVELS > 1))
+        return eager_at(p, costs, e, 1, err);
+    /* rule 55: the host at its fast and at its slow level, as likely; e itself is the typical host's run (its
+     * events for a trace, its scale), its times then the two levels' mean */
+    double k = sqrt(CP_EAGER_HOST_LEVELS);
+    cp_eager fast = {.ddp_workers = e->ddp_workers, .ddp_local = e->ddp_local}, slow = fast;
+    int failed = eager_at(p, costs, &fast, 1 / k, err) || eager_at(p, costs, &slow, k, err) ||
+                 eager_at(p, costs, e, 1, err);
+    if (!failed)
+        mean_of(e, &fast, &slow);
+    cp_eager_free(&fast);
+    cp_eager_free(&slow);
+    return failed ? -1 : 0;
+}
+
 int cp_eager_range(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err)
 {
     const cp_eager_costs *spread = &p->dev->eager; /* how the machine's host moves: the profile's own calls */
@@ -653,7 +698,7 @@ int cp_eager_range(const cp_prediction *p, const cp_eager_costs *costs, cp_eager
     cp_eager bound = {.ddp_workers = e->ddp_workers, .ddp_local = e->ddp_local};
     for (int i = 0; i < 2; i++) {
         c.scale = base * (i ? spread->spread_high : spread->spread_low);
-        if (cp_eager_run(p, &c, &bound, err)) {
+        if (eager_at(p, &c, &bound, 1, err)) { /* one host, as cheap or as dear as measured: no mean (rule 55) */
             cp_eager_free(&bound);
             return -1;
         }

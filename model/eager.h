@@ -32,18 +32,27 @@
  * operator's host cost, and the iteration's fixed part, is scaled by this in
  * one process, fitted on the calibration set's one-GPU PyTorch runs alone
  * (NCHW and channels-last, H100 and H200: 169 runs; the smallest MAPE on a 0.05
- * grid from 1.0 to 1.5, 10.28% at 1.0, 9.11% at 1.15, 9.60% at 1.25 with the
- * profiles of 102 and 85 calls; tools/fit_constant.sh eager-host-one,
- * docs/CALIBRATION.md, rules 53 and 54). */
+ * grid from 1.0 to 1.5, with the host's two speeds around it (rule 55): 9.64% at
+ * 1.0, 8.84% at 1.10, 8.85% at 1.15, 9.76% at 1.25 with the profiles of 102 and
+ * 85 calls; tools/fit_constant.sh eager-host-one, docs/CALIBRATION.md, rules 53-55). */
 #ifndef CP_EAGER_HOST_SCALE
-#define CP_EAGER_HOST_SCALE 1.15
+#define CP_EAGER_HOST_SCALE 1.10
 #endif
 /* The same factor for a DDP job's ranks (rule 53, docs/ACCURACY.md session 68): several processes issuing at once
  * on one VM's CPUs are not the one-process host CP_EAGER_HOST_SCALE is fitted for, so their operators, their
  * iteration's fixed part and DDP's own costs take this one, fitted on the calibration set's DDP runs alone
- * (32 runs: 9.91% at 1.0, 7.27% at 1.25, 7.41% at 1.30; tools/fit_constant.sh eager-host-ddp). */
+ * (32 runs, with rule 55's two speeds: 9.28% at 1.0, 7.13% at 1.20, 7.01% at 1.25, 7.28% at 1.30;
+ * tools/fit_constant.sh eager-host-ddp). */
 #ifndef CP_EAGER_DDP_HOST_SCALE
 #define CP_EAGER_DDP_HOST_SCALE 1.25
+#endif
+
+/* Rule 55 (docs/ACCURACY.md, session 69): the host of the machines measured runs at one of two speeds about this
+ * far apart (session 33's pin33), which no input tells, so an eager prediction is the mean of the iteration with
+ * every host cost at 1/sqrt(this) and at sqrt(this) times the fitted scale: where host and GPU are near balance,
+ * the iteration at the average host is short of the average iteration. 1 turns it off. */
+#ifndef CP_EAGER_HOST_LEVELS
+#define CP_EAGER_HOST_LEVELS 1.5
 #endif
 
 #include "predict.h"
@@ -141,7 +150,9 @@ typedef struct {
 double cp_eager_slowest_rank(int ranks, double spread);
 
 /* e must be zeroed before its first use (set record then if wanted); later
- * runs reuse its buffers. costs NULL: the device profile's (p->dev->eager). */
+ * runs reuse its buffers. costs NULL: the device profile's (p->dev->eager).
+ * The times are the mean over the host's two levels (CP_EAGER_HOST_LEVELS);
+ * the events of a trace are the run at the fitted scale's. */
 int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err);
 
 /* After cp_eager_run (same p and costs): sets e's range from the device

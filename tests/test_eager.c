@@ -26,6 +26,13 @@ static void near(double got, double want)
         fail_msg("got %.12g, want %.12g", got, want);
 }
 
+/* The host's times are the mean over its two speeds (rule 55): a cost c appears in them as c times this. */
+static double level_mean(void)
+{
+    double k = sqrt(CP_EAGER_HOST_LEVELS);
+    return CP_EAGER_HOST_LEVELS > 1 ? 0.5 * (k + 1 / k) : 1;
+}
+
 /* --- the time line by itself -------------------------------------------------- */
 
 /* Host-bound: every operator's kernels finish before the next is issued,
@@ -305,7 +312,7 @@ static void test_gradient_sums(void **state)
         double host = e.host_ms;
         c.us[CP_EAGER_BWD][CP_EAGER_KEYS - 1] += 1; /* 1 us more per sum */
         run(&p, &c, &e);
-        near(e.host_ms - host, CP_EAGER_HOST_SCALE * (cases[i].sums - adds) * 1e-3);
+        near(e.host_ms - host, level_mean() * CP_EAGER_HOST_SCALE * (cases[i].sums - adds) * 1e-3);
         c.us[CP_EAGER_BWD][CP_EAGER_KEYS - 1] -= 1;
         cp_eager_free(&e);
         cp_prediction_free(&p);
@@ -344,9 +351,11 @@ static void test_host_spread(void **state)
     near(e.spread[0], 0.5);
     near(e.spread[1], 2);
     assert_true(e.host_bound);
-    /* host-bound throughout: the iteration moves by the host's change */
-    near(e.range_ms[0], it - 0.5 * host);
-    near(e.range_ms[1], it + host);
+    /* host-bound throughout: the iteration moves by the host's change, from the typical host's run (the range's
+     * bounds are single runs; the point is the mean over the host's two speeds, rule 55) */
+    double host1 = host / level_mean(), it1 = it - (host - host1);
+    near(e.range_ms[0], it1 - 0.5 * host1);
+    near(e.range_ms[1], it1 + host1);
     near(e.iteration_ms, it); /* the point prediction is kept */
     cp_eager_free(&e);
     cp_prediction_free(&p);
@@ -388,7 +397,7 @@ static void test_ddp_host(void **state)
     c.ddp_us[CP_DDP_PER_STEP] = 100;
     run(&p, &c, &e);
     /* the slowest of the two ranks' hosts (the machine's rank_spread) at DDP's own costs too */
-    double k = e.rank_scale * CP_EAGER_DDP_HOST_SCALE * 1e-3; /* a DDP rank's scale (rule 53) */
+    double k = level_mean() * e.rank_scale * CP_EAGER_DDP_HOST_SCALE * 1e-3; /* a DDP rank's scale (rule 53) */
     near(e.host_ms - host0, k * (100 + 20 * 10 + 62 * 1));
     /* by phase, as PyTorch's host_wall_ms divides a step: DDP's step and buffers before the forward, its hooks
      * in loss.backward(), nothing of it in opt.step(); the phases make up the host's whole time */
@@ -452,7 +461,7 @@ static void test_ddp_shared_host(void **state)
     run(&p, &c, &alone);
     run(&p, &c, &shared);
     near(shared.host_ms, alone.host_ms); /* no scale given, the machine's taken away */
-    double ddp_ms = CP_EAGER_DDP_HOST_SCALE * (50 + 62 * 3) * 1e-3;
+    double ddp_ms = level_mean() * CP_EAGER_DDP_HOST_SCALE * (50 + 62 * 3) * 1e-3;
     c.ddp_operator_scale = 1.5;
     run(&p, &c, &alone);
     run(&p, &c, &shared);
@@ -785,10 +794,11 @@ static void test_fixed_part(void **state)
     }
     run(&p, &c, &e);
     near(e.base_scale, CP_EAGER_HOST_SCALE);
-    near(e.fixed_ms, CP_EAGER_HOST_SCALE * 0.3);
-    near(e.host_ms - host0, CP_EAGER_HOST_SCALE * 0.3);
+    double m = level_mean() * CP_EAGER_HOST_SCALE; /* a cost's scale in the host's times */
+    near(e.fixed_ms, m * 0.3);
+    near(e.host_ms - host0, m * 0.3);
     for (int ph = 0; ph < 3; ph++)
-        near(e.host_phase_ms[ph] - phase0[ph], CP_EAGER_HOST_SCALE * 0.1);
+        near(e.host_phase_ms[ph] - phase0[ph], m * 0.1);
 
     /* 16-bit runs under autocast: its walls, not the plain ones */
     cp_network net16;
@@ -801,7 +811,7 @@ static void test_fixed_part(void **state)
     double ac_head = cp_eager_fixed_us(&c, NULL, 1, 0) + cp_eager_fixed_us(&c, NULL, 1, 1) +
                      cp_eager_fixed_us(&c, NULL, 1, 2);
     assert_true(ac_head > 0);
-    near(e.fixed_ms, CP_EAGER_HOST_SCALE * ac_head * 1e-3);
+    near(e.fixed_ms, m * ac_head * 1e-3);
 
     /* without walls of their own, the machine's (the H100 profile's), priced with these costs' heads */
     c.has_fixed = 0;
@@ -810,7 +820,7 @@ static void test_fixed_part(void **state)
     for (int ph = 0; ph < 3; ph++)
         machine += cp_eager_fixed_us(&c, &h100.eager, 0, ph);
     assert_true(h100.eager.has_fixed && machine > 0);
-    near(e.fixed_ms, CP_EAGER_HOST_SCALE * machine * 1e-3);
+    near(e.fixed_ms, m * machine * 1e-3);
     /* and with neither, nothing */
     cp_eager_costs none;
     memset(&none, 0, sizeof none);
@@ -822,13 +832,68 @@ static void test_fixed_part(void **state)
     cp_eager d = {.ddp_workers = 2};
     run(&p, &c, &d);
     near(d.base_scale, CP_EAGER_DDP_HOST_SCALE);
-    near(d.fixed_ms, CP_EAGER_DDP_HOST_SCALE * d.rank_scale * d.operator_scale * 0.3);
+    near(d.fixed_ms, level_mean() * CP_EAGER_DDP_HOST_SCALE * d.rank_scale * d.operator_scale * 0.3);
     cp_eager_free(&d);
     cp_eager_free(&e);
     cp_prediction_free(&p);
     cp_prediction_free(&p16);
     cp_network_free(&net);
     cp_network_free(&net16);
+}
+
+/* The typical host's run as its trace records it: the time line's end and the host's last operator's. */
+static void traced(const cp_eager *e, double *iteration, double *host)
+{
+    *iteration = *host = 0;
+    for (int i = 0; i < e->n_events; i++) {
+        *iteration = fmax(*iteration, e->events[i].end_ms);
+        if (!e->events[i].gpu)
+            *host = fmax(*host, e->events[i].end_ms);
+    }
+}
+
+/* Rule 55: the times are the mean over the host's two speeds, the trace the typical host's run. ResNet-18 b8 with
+ * every operator at v us: all host (1 ms an operator), the host's times are the typical host's times the levels'
+ * mean and so is the iteration's host part; GPU-paced (0.01 us), the same iteration; at the balance (the host's
+ * issue as long as the kernels), the mean is above the typical host's iteration (the slow level paces, the fast one
+ * gains less), and never below it on either side. */
+static void test_host_levels(void **state)
+{
+    (void)state;
+    cp_network net;
+    cp_prediction p = {0};
+    cp_eager_costs c;
+    cp_eager e = {.record = 1};
+    double it1, host1;
+    predict("resnet18", &h100, 8, CP_PREC_FP32, &net, &p);
+
+    uniform_costs(&c, 1000);
+    run(&p, &c, &e);
+    traced(&e, &it1, &host1);
+    assert_true(e.host_bound);
+    near(e.host_ms, level_mean() * host1);
+    assert_true(e.iteration_ms - e.host_ms > 0 && e.iteration_ms - e.host_ms < 0.01 * e.iteration_ms);
+    assert_true(fabs((e.iteration_ms - e.host_ms) - (it1 - host1)) < 1e-3 * it1); /* the same kernels after it */
+
+    uniform_costs(&c, 0.01);
+    run(&p, &c, &e);
+    traced(&e, &it1, &host1);
+    assert_false(e.host_bound);
+    assert_true(fabs(e.iteration_ms - it1) < 1e-3 * it1);
+
+    /* the costs at which the typical host's issue takes as long as the kernels */
+    double balance = 0.01 * e.gpu_busy_ms / host1;
+    for (double f = 0.25; f <= 4; f *= 2) {
+        uniform_costs(&c, balance * f);
+        run(&p, &c, &e);
+        traced(&e, &it1, &host1);
+        assert_true(e.iteration_ms >= it1 * (1 - 1e-9));
+        if (f == 1)
+            assert_true(e.iteration_ms > 1.02 * it1); /* ResNet-18 b8: 4.56 ms against 4.41 */
+    }
+    cp_eager_free(&e);
+    cp_prediction_free(&p);
+    cp_network_free(&net);
 }
 
 /* "iteration_fixed_us" read from an eager-overhead file: all six walls, an intercept a little below zero read as
@@ -877,6 +942,7 @@ int main(void)
         cmocka_unit_test(test_tf32_relu_as_fp32),
         cmocka_unit_test(test_fixed_part),
         cmocka_unit_test(test_fixed_part_file),
+        cmocka_unit_test(test_host_levels),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
