@@ -2078,6 +2078,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout115 (drawn in session 69 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(115), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT115_MEASURE="
+mnasnet1_0 80 fp16 graphapi
+vgg13 112 fp32 graphapi
+resnet50 168 fp16
+vgg16 176 fp16
+googlenet 248 fp16
+resnext50_32x4d 88 fp32"
+HOLDOUT115_TORCH="
+--network resnet101 --batch 224 --precision fp32
+--network alexnet --batch 104 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 224 --precision fp16 --channels-last
+--network alexnet --batch 208 --precision fp16"
 # MODE=holdout114 (drawn in session 69 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(114), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT114_MEASURE="
@@ -2240,6 +2254,22 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout106 (2 GPUs of one host) (drawn in session 69 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(106106), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
+MHOLDOUT106_GRAPH="
+vgg19 112 fp32 ps2
+vgg13 144 fp16 ps2
+wide_resnet50_2 216 fp32 ps2
+resnext50_32x4d 160 fp32 ps2
+googlenet 176 fp16 ps1"
+MHOLDOUT106_LEGACY="
+vgg19 176 fp16 nccl"
+MHOLDOUT106_DDP="
+--network resnext50_32x4d --batch 96 --precision fp16 --channels-last
+--network vgg16 --batch 40 --precision fp32
+--network wide_resnet50_2 --batch 232 --precision fp16 --channels-last
+--network resnet50 --batch 48 --precision fp32 --channels-last"
+MHOLDOUT106_GPUS=2
 # MODE=mholdout105 (2 GPUs of one host) (drawn in session 69 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(105105), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
 MHOLDOUT105_GRAPH="
