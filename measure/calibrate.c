@@ -31,6 +31,7 @@
 #include "calib_gpu.h"
 #include "calib_profile.h"
 #include "calib_selftest.h"
+#include "gpus.h"
 
 static const char usage[] =
     "usage: cnnperf-calibrate [options]            (one process: GPU 0)\n"
@@ -631,13 +632,9 @@ int main(int argc, char **argv)
     }
 
     /* No GPU is not a failure: tests that need one are skipped. */
-    int gpus = 0;
-    cudaError_t e = cudaGetDeviceCount(&gpus);
-    if (e != cudaSuccess || gpus == 0) {
-        fprintf(stderr, "cnnperf-calibrate: skipped: no GPU (%s)\n",
-                cudaGetErrorString(e != cudaSuccess ? e : cudaErrorNoDevice));
+    int gpus = gpus_or_skip("cnnperf-calibrate", "");
+    if (gpus == 0)
         return CAL_EXIT_SKIP;
-    }
 
     provenance pv;
     collect_provenance(&pv, argc0, argv0);

@@ -1,4 +1,5 @@
 #include "check.h"
+#include "gpus.h"
 #include "srcpath.h"
 
 #include <stdio.h>
@@ -75,11 +76,5 @@ void *cm_xcalloc(size_t n, size_t size)
 
 int cm_gpu_count(const char *who)
 {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaSuccess && count > 0)
-        return count;
-    fprintf(stderr, "cnnperf-measure: %sskipped: no GPU (%s)\n", who,
-            cudaGetErrorString(e != cudaSuccess ? e : cudaErrorNoDevice));
-    return 0;
+    return gpus_or_skip("cnnperf-measure", who);
 }
