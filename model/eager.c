@@ -437,6 +437,16 @@ static int grow_layers(cp_eager *e, int n, cp_error *err)
     return 0;
 }
 
+/* What follows from the iteration, the host's issue and the GPU's busy time: the throughput, the GPU's wait for
+ * the host, its share, and whether the host alone takes as long as the kernels */
+static void derive(cp_eager *e)
+{
+    e->images_per_s = e->pred->batch / (e->iteration_ms * 1e-3);
+    e->gpu_idle_ms = e->iteration_ms - e->gpu_busy_ms;
+    e->host_share = e->gpu_idle_ms / e->iteration_ms;
+    e->host_bound = e->host_ms >= e->gpu_busy_ms;
+}
+
 /* One run of the pipeline with every host cost at `level` times the fitted scale (1: the typical host). */
 static int eager_at(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, double level, cp_error *err)
 {
@@ -630,15 +640,13 @@ static int eager_at(const cp_prediction *p, const cp_eager_costs *costs, cp_eage
     e->forward_ms = fwd_end - e->loading_ms;
     e->backward_ms = bwd_end - fwd_end;
     e->update_ms = e->iteration_ms - bwd_end;
-    e->images_per_s = p->batch / (e->iteration_ms * 1e-3);
     e->host_ms = r.c.host_ms;
     e->host_phase_ms[0] = host_fwd_end;
     e->host_phase_ms[1] = host_bwd_end - host_fwd_end;
     e->host_phase_ms[2] = r.c.host_ms - host_bwd_end;
     e->gpu_busy_ms = r.c.busy_ms;
-    e->gpu_idle_ms = e->iteration_ms - r.c.busy_ms;
-    e->host_share = e->gpu_idle_ms / e->iteration_ms;
-    e->host_bound = e->host_ms >= e->gpu_busy_ms;
+    derive(e);
+    e->host_levels = 1;
     e->builtin_costs = builtin;
     e->costs_source = costs->given ? costs->source : cp_eager_default_source;
     return 0;
@@ -664,10 +672,7 @@ static void mean_of(cp_eager *e, const cp_eager *a, const cp_eager *b)
         MEAN(layers[i].bwd_ms);
     }
 #undef MEAN
-    e->images_per_s = e->pred->batch / (e->iteration_ms * 1e-3);
-    e->gpu_idle_ms = e->iteration_ms - e->gpu_busy_ms;
-    e->host_share = e->gpu_idle_ms / e->iteration_ms;
-    e->host_bound = e->host_ms >= e->gpu_busy_ms;
+    derive(e);
 }
 
 int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err)
@@ -680,8 +685,10 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
     cp_eager fast = {.ddp_workers = e->ddp_workers, .ddp_local = e->ddp_local}, slow = fast;
     int failed = eager_at(p, costs, &fast, 1 / k, err) || eager_at(p, costs, &slow, k, err) ||
                  eager_at(p, costs, e, 1, err);
-    if (!failed)
+    if (!failed) {
         mean_of(e, &fast, &slow);
+        e->host_levels = CP_EAGER_HOST_LEVELS;
+    }
     cp_eager_free(&fast);
     cp_eager_free(&slow);
     return failed ? -1 : 0;

@@ -130,6 +130,8 @@ typedef struct {
      * "ddp" section's operator_scale times what it costs a process alone. */
     int ddp_workers, ddp_local;
     double base_scale; /* CP_EAGER_HOST_SCALE, or CP_EAGER_DDP_HOST_SCALE for a DDP rank (rule 53) */
+    double host_levels; /* the times are the mean over the host's speeds this far apart around base_scale
+                           (CP_EAGER_HOST_LEVELS, rule 55); 1: one run at base_scale */
     double host_scale; /* what every operator's measured cost was scaled by: base_scale, times the two DDP
                           factors below */
     double fixed_ms;   /* the host's share of the iteration paid once, not per operator (cp_eager_fixed_us,

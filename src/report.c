@@ -326,7 +326,7 @@ static void eager_json(cJSON *o, const cp_eager *e)
     cJSON_AddStringToObject(x, "host_costs", e->costs_source);
     cJSON_AddNumberToObject(x, "host_cost_scale", e->base_scale);
     cJSON_AddNumberToObject(x, "host_fixed_ms", e->fixed_ms);
-    cJSON_AddNumberToObject(x, "host_levels", CP_EAGER_HOST_LEVELS > 1 ? CP_EAGER_HOST_LEVELS : 1);
+    cJSON_AddNumberToObject(x, "host_levels", e->host_levels);
     if (e->ddp_workers > 1) {
         cJSON_AddNumberToObject(x, "ddp_processes_per_host", e->ddp_local);
         cJSON_AddNumberToObject(x, "ddp_operator_scale", e->operator_scale);
@@ -365,10 +365,10 @@ static void eager_text(FILE *f, const cp_eager *e)
                "the calibration set's %s PyTorch runs)\n",
             partly ? "partly defaults, not calibrated; given: " : "", e->costs_source, e->base_scale,
             scale_fitted_on(e));
-    if (CP_EAGER_HOST_LEVELS > 1)
+    if (e->host_levels > 1)
         fprintf(f, "  the times are the mean over the host's two speeds (%.2fx apart, as likely): every host cost "
                    "/%.2f and x%.2f\n",
-                CP_EAGER_HOST_LEVELS, sqrt(CP_EAGER_HOST_LEVELS), sqrt(CP_EAGER_HOST_LEVELS));
+                e->host_levels, sqrt(e->host_levels), sqrt(e->host_levels));
     if (e->fixed_ms > 0)
         fprintf(f, "  of the host's time, %.3f ms is what a training iteration pays once (zero_grad, the model's and "
                    "the loss's calls, loss.backward()'s and opt.step()'s own)\n",
