@@ -2078,6 +2078,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout116 (drawn in session 70 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(116), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT116_MEASURE="
+wide_resnet50_2 216 fp32 graphapi
+vgg19 192 fp16
+resnet152 256 fp32 graphapi
+resnet34 72 fp32"
+HOLDOUT116_TORCH="
+--network resnet34 --batch 152 --precision fp16
+--network resnet34 --batch 48 --precision fp32
+--network resnet34 --batch 40 --precision fp16 --channels-last
+--network resnet34 --batch 168 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 80 --precision fp32
+--network vgg16 --batch 240 --precision fp32 --channels-last"
 # MODE=holdout115 (drawn in session 69 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(115), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT115_MEASURE="
@@ -2254,6 +2268,21 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout107 (4 GPUs of one host) (drawn in session 70 for a later call, whatever model it ships then): ten
+# 4-GPU jobs by random.Random(107107), mholdout35's rule (tools/draw_holdout.py --multi --gpus 4 --emit); predicted in the call.
+MHOLDOUT107_GRAPH="
+vgg19 128 fp16 ps2
+resnet101 152 fp16 ps2
+vgg16 160 fp16 nccl
+vgg13 232 fp32 nccl
+resnet50 144 fp32 ps2
+alexnet 192 fp32 ps1
+wide_resnet50_2 152 fp16 ps1"
+MHOLDOUT107_DDP="
+--network resnext50_32x4d --batch 248 --precision fp32
+--network densenet169 --batch 88 --precision fp16
+--network mnasnet1_0 --batch 224 --precision fp32 --channels-last"
+MHOLDOUT107_GPUS=4
 # MODE=mholdout106 (2 GPUs of one host) (drawn in session 69 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(106106), mholdout35's rule (tools/draw_holdout.py --emit); predicted in the call.
 MHOLDOUT106_GRAPH="
