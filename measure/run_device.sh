@@ -511,7 +511,10 @@ holdout_runs() {
 # its seed but holdout52b, holdout52's remainder)
 drawn_holdout() {
     local measure=${1^^}_MEASURE torch=${1^^}_TORCH gpus=${1^^}_GPUS
-    if [ -n "${!gpus:-}" ]; then drawn_multi "$1" "${!gpus}"; return; fi
+    # mode_route's answer, so that what --check-mode says and what runs are one test of NAME_GPUS (1-8)
+    case $(mode_route "$1") in
+        "lists on "*) drawn_multi "$1" "${!gpus}"; return ;;
+    esac
     [ -z "${!measure:-}" ] || holdout_runs "$1" "${!measure}" "" legacy
     [ -z "${!torch:-}" ] || torch_one "${!torch}" "torch$1"
 }
