@@ -64,7 +64,7 @@ typedef struct {
 
 typedef struct {
     cp_validation v;
-    int runs_cap, ar_cap, skip_cap;
+    int runs_cap, ar_cap, skip_cap, unproven_cap;
     net_entry *nets;
     int n_nets;
     const val_opts *o;
@@ -107,22 +107,55 @@ static void *grow(void *p, int *cap, int need, size_t size)
     return q;
 }
 
-static int skip_file(val_state *s, const char *file, const char *reason)
+/* file and why, appended to a list of files (skipped, unproven) */
+static int note_file(cp_val_skip **list, int *n, int *cap, const char *file, const char *reason)
 {
-    cp_val_skip *k = grow(s->v.skipped, &s->skip_cap, s->v.n_skipped + 1, sizeof *k);
+    cp_val_skip *k = grow(*list, cap, *n + 1, sizeof *k);
     if (!k)
         return -1;
-    s->v.skipped = k;
-    k = &k[s->v.n_skipped++];
+    *list = k;
+    k = &k[(*n)++];
     snprintf(k->file, sizeof k->file, "%s", file);
     snprintf(k->reason, sizeof k->reason, "%s", reason);
     return 0;
+}
+
+static int skip_file(val_state *s, const char *file, const char *reason)
+{
+    return note_file(&s->v.skipped, &s->v.n_skipped, &s->skip_cap, file, reason);
 }
 
 static const char *str_at(const cJSON *o, const char *key)
 {
     const cJSON *v = cp_jget(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* What every measurement kept under validation/ must say about itself (the project's rule): how it was run, the
+ * commit measured, when, on which GPU and driver, and the versions of the libraries its kind of run depends on. */
+static const char *const provenance_common[] = {"command", "git_commit", "date_utc", "gpu_name", "driver_version"};
+static const char *const provenance_harness[] = {"cuda_runtime", "cudnn", "nccl", "mpi"}; /* cnnperf-measure */
+static const char *const provenance_pytorch[] = {"cuda", "cudnn", "torch", "nccl"};      /* nccl: DDP only */
+static const char *const provenance_sweep[] = {"cuda_runtime", "nccl", "mpi"};            /* cnnperf-calibrate */
+
+/* Counts file among the measured files and notes it in v.unproven where its provenance lacks one of
+ * provenance_common or the n_extra of extra (a field counts as a non-empty string or a number). */
+static int check_provenance(val_state *s, const char *file, const cJSON *root, const char *const *extra, int n_extra)
+{
+    const int n_common = (int)(sizeof provenance_common / sizeof *provenance_common);
+    const cJSON *prov = cp_jget(root, "provenance");
+    char missing[192] = "";
+    size_t len = 0;
+    for (int i = 0; i < n_common + n_extra; i++) {
+        const char *key = i < n_common ? provenance_common[i] : extra[i - n_common];
+        const cJSON *f = cp_jget(prov, key);
+        if ((cJSON_IsString(f) && *f->valuestring) || cJSON_IsNumber(f) || len >= sizeof missing)
+            continue;
+        int w = snprintf(missing + len, sizeof missing - len, "%s$.provenance.%s", len ? ", " : "", key);
+        len = w < 0 ? sizeof missing : len + (size_t)w;
+    }
+    s->v.n_provenance_files++;
+    return missing[0] ? note_file(&s->v.unproven, &s->v.n_unproven, &s->unproven_cap, file, missing) : 0;
 }
 
 /* The device to predict on: --device, else the file's `device` id where it
@@ -1180,6 +1213,7 @@ static int load_file(val_state *s, const char *path, cp_error *err)
     int rc = 0;
     const char *format = str_at(root, "format"), *schema = str_at(root, "schema"), *source = str_at(root, "source");
     char why[192] = "", netfile[160];
+    int runs_before = s->v.n_runs, ar_before = s->v.n_ar;
     if (!cJSON_IsObject(root))
         snprintf(why, sizeof why, "not a JSON object");
     else if (strcmp(base_name(path), CALIB_SET_NAME) == 0)
@@ -1210,6 +1244,18 @@ static int load_file(val_state *s, const char *path, cp_error *err)
     else
         snprintf(why, sizeof why, "not a measurement (no schema)");
     if (why[0] && skip_file(s, path, why))
+        rc = cp_fail(err, path, NULL, "out of memory");
+    int prov_rc = 0;
+#define EXTRA(list) list, (int)(sizeof list / sizeof *list)
+    if (!rc && s->v.n_runs > runs_before) {
+        const cp_val_run *r = &s->v.runs[s->v.n_runs - 1];
+        prov_rc = r->source == CP_VAL_PYTORCH
+                      ? check_provenance(s, path, root, provenance_pytorch, r->gpus > 1 ? 4 : 3)
+                      : check_provenance(s, path, root, EXTRA(provenance_harness));
+    } else if (!rc && s->v.n_ar > ar_before)
+        prov_rc = check_provenance(s, path, root, EXTRA(provenance_sweep));
+#undef EXTRA
+    if (prov_rc)
         rc = cp_fail(err, path, NULL, "out of memory");
     cJSON_Delete(root);
     return rc;
@@ -1568,6 +1614,7 @@ static void free_state(val_state *s)
     free(s->v.ar);
     free(s->v.pairs);
     free(s->v.skipped);
+    free(s->v.unproven);
     free(s->v.flips);
     free(s->v.missing);
     free(s->v.remeasured);
@@ -1738,6 +1785,10 @@ int cp_cmd_validate(int argc, char **argv)
         goto done;
     if (o.check) {
         const cp_validation *v = &s.v;
+        for (int i = 0; i < v->n_unproven; i++) {
+            fprintf(stderr, "cnnperf: provenance: %s: %s: missing\n", v->unproven[i].file, v->unproven[i].reason);
+            rc = 1;
+        }
         for (int t = 0; t < CP_T_COUNT; t++)
             if (v->regressed[t]) {
                 fprintf(stderr, "cnnperf: accuracy regression: %s: baseline %.2f%%, now %.2f%%\n", v->targets[t].key,

@@ -362,6 +362,15 @@ static int report_json(FILE *f, const cp_validation *v)
         cJSON_AddStringToObject(e, "reason", v->skipped[i].reason);
         cJSON_AddItemToArray(sk, e);
     }
+    cJSON *pv = cJSON_AddObjectToObject(o, "provenance");
+    cJSON_AddNumberToObject(pv, "files", v->n_provenance_files);
+    cJSON *inc = cJSON_AddArrayToObject(pv, "incomplete");
+    for (int i = 0; i < v->n_unproven; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "file", v->unproven[i].file);
+        cJSON_AddStringToObject(e, "missing", v->unproven[i].reason);
+        cJSON_AddItemToArray(inc, e);
+    }
     if (v->has_baseline) {
         cJSON *b = cJSON_AddObjectToObject(o, "baseline");
         cJSON_AddStringToObject(b, "file", v->baseline_file);
@@ -646,6 +655,13 @@ static void sets_section(out *o, const cp_validation *v)
                     v->skipped[i].reason);
         fputc('\n', o->f);
     }
+    if (!v->n_unproven)
+        fprintf(o->f, "%sprovenance: all %d measured files name their command, commit, date, GPU, driver and library "
+                      "versions\n",
+                li, v->n_provenance_files);
+    for (int i = 0; i < v->n_unproven; i++)
+        fprintf(o->f, "%sprovenance incomplete: %s%s%s lacks %s\n", li, o->md ? "`" : "", v->unproven[i].file,
+                o->md ? "`" : "", v->unproven[i].reason);
 }
 
 static void runs_section(out *o, const cp_validation *v)

@@ -33,6 +33,11 @@ typedef struct {
     int n_pairs;
     cp_val_skip *skipped;
     int n_skipped;
+    /* provenance: the measured files read (runs and NCCL sweeps) and, of them, those lacking a field every
+     * measurement must carry (reason: which; cmd_validate.c's provenance_fields); --check fails on any */
+    int n_provenance_files;
+    cp_val_skip *unproven;
+    int n_unproven;
     char calib_file[512]; /* the calibration-set list read, "" if none */
     char calib_networks[CP_VAL_MAX_CALIB][64];
     int n_calib_networks;
