@@ -205,6 +205,18 @@ static cJSON *run_json(const cp_val_run *r)
     return o;
 }
 
+/* parent[key]: [{file, why_key: reason}] of a list of files (skipped, unproven) */
+static void file_notes(cJSON *parent, const char *key, const cp_val_skip *list, int n, const char *why_key)
+{
+    cJSON *a = cJSON_AddArrayToObject(parent, key);
+    for (int i = 0; i < n; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "file", list[i].file);
+        cJSON_AddStringToObject(e, why_key, list[i].reason);
+        cJSON_AddItemToArray(a, e);
+    }
+}
+
 static int report_json(FILE *f, const cp_validation *v)
 {
     cJSON *o = cJSON_CreateObject();
@@ -355,22 +367,10 @@ static int report_json(FILE *f, const cp_validation *v)
         cJSON_AddStringToObject(e, "set", p->calibration ? "calibration" : p->excluded ? "excluded" : "evaluation");
         cJSON_AddItemToArray(pairs, e);
     }
-    cJSON *sk = cJSON_AddArrayToObject(o, "skipped");
-    for (int i = 0; i < v->n_skipped; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "file", v->skipped[i].file);
-        cJSON_AddStringToObject(e, "reason", v->skipped[i].reason);
-        cJSON_AddItemToArray(sk, e);
-    }
+    file_notes(o, "skipped", v->skipped, v->n_skipped, "reason");
     cJSON *pv = cJSON_AddObjectToObject(o, "provenance");
     cJSON_AddNumberToObject(pv, "files", v->n_provenance_files);
-    cJSON *inc = cJSON_AddArrayToObject(pv, "incomplete");
-    for (int i = 0; i < v->n_unproven; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "file", v->unproven[i].file);
-        cJSON_AddStringToObject(e, "missing", v->unproven[i].reason);
-        cJSON_AddItemToArray(inc, e);
-    }
+    file_notes(pv, "incomplete", v->unproven, v->n_unproven, "missing");
     if (v->has_baseline) {
         cJSON *b = cJSON_AddObjectToObject(o, "baseline");
         cJSON_AddStringToObject(b, "file", v->baseline_file);
