@@ -2081,6 +2081,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout117 (drawn in session 70 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(117), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT117_MEASURE="
+lenet5 72 fp16
+resnet34 232 fp16
+resnet101 136 fp16
+alexnet 72 fp32
+lenet5 72 fp32 graphapi"
+HOLDOUT117_TORCH="
+--network resnet152 --batch 240 --precision fp16 --channels-last
+--network vgg16 --batch 56 --precision fp32
+--network resnext50_32x4d --batch 216 --precision fp16 --channels-last
+--network resnet152 --batch 128 --precision fp32 --channels-last
+--network vgg16 --batch 168 --precision fp32 --channels-last"
 # MODE=holdout116 (drawn in session 70 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(116), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT116_MEASURE="
@@ -2271,6 +2285,22 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout108 (2 GPUs of one host) (drawn in session 70 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(108108), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
+MHOLDOUT108_GRAPH="
+wide_resnet50_2 112 fp16 ps2
+resnet101 56 fp32 ps2
+mnasnet1_0 64 fp32 nccl
+lenet5 80 fp32 ps2
+vgg16 72 fp32 ps2
+lenet5 48 fp16 ps1"
+MHOLDOUT108_LEGACY="
+mnasnet1_0 144 fp32 nccl
+lenet5 160 fp16 nccl
+mnasnet1_0 168 fp16 nccl"
+MHOLDOUT108_DDP="
+--network resnet152 --batch 248 --precision fp16"
+MHOLDOUT108_GPUS=2
 # MODE=mholdout107 (4 GPUs of one host) (drawn in session 70 for a later call, whatever model it ships then): ten
 # 4-GPU jobs by random.Random(107107), mholdout35's rule (tools/draw_holdout.py --multi --gpus 4 --emit); predicted in the call.
 MHOLDOUT107_GRAPH="
