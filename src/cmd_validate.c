@@ -138,24 +138,42 @@ static const char *const provenance_harness[] = {"cuda_runtime", "cudnn", "nccl"
 static const char *const provenance_pytorch[] = {"cuda", "cudnn", "torch", "nccl"};      /* nccl: DDP only */
 static const char *const provenance_sweep[] = {"cuda_runtime", "nccl", "mpi"};            /* cnnperf-calibrate */
 
-/* Counts file among the measured files and notes it in v.unproven where its provenance lacks one of
- * provenance_common or the n_extra of extra (a field counts as a non-empty string or a number). */
+/* What is wrong with a provenance field's value, or NULL: it must be a non-empty string or a number; the commit
+ * must start with a commit's hash (7 hex digits or more: a note may follow it), the date with ISO 8601 UTC. */
+static const char *provenance_flaw(const char *key, const cJSON *f)
+{
+    if (cJSON_IsNumber(f))
+        return strcmp(key, "git_commit") == 0 || strcmp(key, "date_utc") == 0 ? "not a string" : NULL;
+    if (!cJSON_IsString(f) || !*f->valuestring)
+        return "missing";
+    const char *v = f->valuestring;
+    if (strcmp(key, "git_commit") == 0 && strspn(v, "0123456789abcdef") < 7)
+        return "not a commit's hash";
+    int y, mo, d, h, mi, sec, n = 0;
+    if (strcmp(key, "date_utc") == 0 &&
+        (sscanf(v, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 || v[n] != 'Z'))
+        return "not a UTC date (YYYY-MM-DDTHH:MM:SSZ)";
+    return NULL;
+}
+
+/* Counts file among the measured files and notes it in v.unproven where a field of provenance_common or of the
+ * n_extra of extra is flawed (provenance_flaw). */
 static int check_provenance(val_state *s, const char *file, const cJSON *root, const char *const *extra, int n_extra)
 {
     const int n_common = (int)(sizeof provenance_common / sizeof *provenance_common);
     const cJSON *prov = cp_jget(root, "provenance");
-    char missing[192] = "";
+    char flaws[192] = "";
     size_t len = 0;
-    for (int i = 0; i < n_common + n_extra; i++) {
+    for (int i = 0; i < n_common + n_extra && len < sizeof flaws; i++) {
         const char *key = i < n_common ? provenance_common[i] : extra[i - n_common];
-        const cJSON *f = cp_jget(prov, key);
-        if ((cJSON_IsString(f) && *f->valuestring) || cJSON_IsNumber(f) || len >= sizeof missing)
+        const char *flaw = provenance_flaw(key, cp_jget(prov, key));
+        if (!flaw)
             continue;
-        int w = snprintf(missing + len, sizeof missing - len, "%s$.provenance.%s", len ? ", " : "", key);
-        len = w < 0 ? sizeof missing : len + (size_t)w;
+        int w = snprintf(flaws + len, sizeof flaws - len, "%s$.provenance.%s %s", len ? ", " : "", key, flaw);
+        len = w < 0 ? sizeof flaws : len + (size_t)w;
     }
     s->v.n_provenance_files++;
-    return missing[0] ? note_file(&s->v.unproven, &s->v.n_unproven, &s->unproven_cap, file, missing) : 0;
+    return flaws[0] ? note_file(&s->v.unproven, &s->v.n_unproven, &s->unproven_cap, file, flaws) : 0;
 }
 
 /* The device to predict on: --device, else the file's `device` id where it
@@ -1786,7 +1804,7 @@ int cp_cmd_validate(int argc, char **argv)
     if (o.check) {
         const cp_validation *v = &s.v;
         for (int i = 0; i < v->n_unproven; i++) {
-            fprintf(stderr, "cnnperf: provenance: %s: %s: missing\n", v->unproven[i].file, v->unproven[i].reason);
+            fprintf(stderr, "cnnperf: provenance: %s: %s\n", v->unproven[i].file, v->unproven[i].reason);
             rc = 1;
         }
         for (int t = 0; t < CP_T_COUNT; t++)

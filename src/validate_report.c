@@ -370,7 +370,7 @@ static int report_json(FILE *f, const cp_validation *v)
     file_notes(o, "skipped", v->skipped, v->n_skipped, "reason");
     cJSON *pv = cJSON_AddObjectToObject(o, "provenance");
     cJSON_AddNumberToObject(pv, "files", v->n_provenance_files);
-    file_notes(pv, "incomplete", v->unproven, v->n_unproven, "missing");
+    file_notes(pv, "incomplete", v->unproven, v->n_unproven, "flaws");
     if (v->has_baseline) {
         cJSON *b = cJSON_AddObjectToObject(o, "baseline");
         cJSON_AddStringToObject(b, "file", v->baseline_file);
@@ -660,7 +660,7 @@ static void sets_section(out *o, const cp_validation *v)
                       "versions\n",
                 li, v->n_provenance_files);
     for (int i = 0; i < v->n_unproven; i++)
-        fprintf(o->f, "%sprovenance incomplete: %s%s%s lacks %s\n", li, o->md ? "`" : "", v->unproven[i].file,
+        fprintf(o->f, "%sprovenance incomplete: %s%s%s: %s\n", li, o->md ? "`" : "", v->unproven[i].file,
                 o->md ? "`" : "", v->unproven[i].reason);
 }
 
