@@ -135,7 +135,7 @@ static const char *str_at(const cJSON *o, const char *key)
  * commit measured, when, on which GPU and driver, and the versions of the libraries its kind of run depends on. */
 static const char *const provenance_common[] = {"command", "git_commit", "date_utc", "gpu_name", "driver_version"};
 static const char *const provenance_harness[] = {"cuda_runtime", "cudnn", "nccl", "mpi"}; /* cnnperf-measure */
-static const char *const provenance_pytorch[] = {"cuda", "cudnn", "torch", "nccl"};      /* nccl: DDP only */
+static const char *const provenance_pytorch[] = {"cuda", "cudnn", "torch", "nccl"};      /* nccl last: DDP only */
 static const char *const provenance_sweep[] = {"cuda_runtime", "nccl", "mpi"};            /* cnnperf-calibrate */
 
 /* What is wrong with a provenance field's value, or NULL: it must be a non-empty string or a number; the commit
@@ -1264,15 +1264,16 @@ static int load_file(val_state *s, const char *path, cp_error *err)
     if (why[0] && skip_file(s, path, why))
         rc = cp_fail(err, path, NULL, "out of memory");
     int prov_rc = 0;
-#define EXTRA(list) list, (int)(sizeof list / sizeof *list)
+#define COUNT(list) (int)(sizeof list / sizeof *list)
     if (!rc && s->v.n_runs > runs_before) {
         const cp_val_run *r = &s->v.runs[s->v.n_runs - 1];
-        prov_rc = r->source == CP_VAL_PYTORCH
-                      ? check_provenance(s, path, root, provenance_pytorch, r->gpus > 1 ? 4 : 3)
-                      : check_provenance(s, path, root, EXTRA(provenance_harness));
+        prov_rc = r->source == CP_VAL_PYTORCH /* a one-process PyTorch run uses no NCCL: its list less the last */
+                      ? check_provenance(s, path, root, provenance_pytorch,
+                                         COUNT(provenance_pytorch) - (r->gpus > 1 ? 0 : 1))
+                      : check_provenance(s, path, root, provenance_harness, COUNT(provenance_harness));
     } else if (!rc && s->v.n_ar > ar_before)
-        prov_rc = check_provenance(s, path, root, EXTRA(provenance_sweep));
-#undef EXTRA
+        prov_rc = check_provenance(s, path, root, provenance_sweep, COUNT(provenance_sweep));
+#undef COUNT
     if (prov_rc)
         rc = cp_fail(err, path, NULL, "out of memory");
     cJSON_Delete(root);

@@ -655,7 +655,7 @@ static void sets_section(out *o, const cp_validation *v)
                     v->skipped[i].reason);
         fputc('\n', o->f);
     }
-    if (!v->n_unproven)
+    if (v->n_provenance_files && !v->n_unproven)
         fprintf(o->f, "%sprovenance: all %d measured files name their command, commit, date, GPU, driver and library "
                       "versions\n",
                 li, v->n_provenance_files);

@@ -33,8 +33,9 @@ typedef struct {
     int n_pairs;
     cp_val_skip *skipped;
     int n_skipped;
-    /* provenance: the measured files read (runs and NCCL sweeps) and, of them, those lacking a field every
-     * measurement must carry (reason: which; cmd_validate.c's provenance_fields); --check fails on any */
+    /* provenance: the measured files read (runs and NCCL sweeps) and, of them, those with a field every
+     * measurement must carry missing or malformed (reason: which, and how; cmd_validate.c's check_provenance);
+     * --check fails on any */
     int n_provenance_files;
     cp_val_skip *unproven;
     int n_unproven;
