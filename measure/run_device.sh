@@ -192,6 +192,19 @@ with_api() {
     MEASURE=$1-api
 }
 
+# commit_here: the commit to record when CNNPERF_GIT_COMMIT is not given: this copy's HEAD, marked where the tracked
+# files differ from it (a device machine's .git may name an older commit than the tree it holds); `cnnperf validate
+# --check` takes it, as the hash comes first, and the mark says what it is
+commit_here() {
+    local c
+    c=$(git rev-parse HEAD 2>/dev/null) || { echo unknown; return; }
+    if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+        echo "$c+working-tree (CNNPERF_GIT_COMMIT not given; the tracked files differ from this commit)"
+    else
+        echo "$c"
+    fi
+}
+
 setup() {
     say "machine (MODE=$MODE)"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi"
@@ -199,7 +212,7 @@ setup() {
     cmake --version | head -1
     cc --version | head -1
     ls /usr/include/cudnn*.h /usr/include/x86_64-linux-gnu/cudnn*.h 2>/dev/null | head -4
-    export CNNPERF_GIT_COMMIT=${CNNPERF_GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+    export CNNPERF_GIT_COMMIT=${CNNPERF_GIT_COMMIT:-$(commit_here)}
     say "git commit: $CNNPERF_GIT_COMMIT"
 
     # Carried cJSON, cmocka and pkgconf, their paths rewritten from /usr. The results folder starts empty: a warm
