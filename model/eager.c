@@ -697,23 +697,28 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
 int cp_eager_range(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err)
 {
     const cp_eager_costs *spread = &p->dev->eager; /* how the machine's host moves: the profile's own calls */
-    e->has_range = 0;
+    e->has_range = e->range_one_call = 0;
     if (spread->spread_calls < 2)
         return 0;
     cp_eager_costs c = costs ? *costs : p->dev->eager;
     double base = c.scale > 0 ? c.scale : 1;
+    /* costs of one call (a torch_bench.py --eager-overhead file, not a profile's median over its calls): the run's
+     * host and that call's each move as the profile's calls do, their ratio sqrt(2) times as far in logarithm */
+    double widen = costs && costs->given && costs->spread_calls < 2 ? sqrt(2.0) : 1;
     cp_eager bound = {.ddp_workers = e->ddp_workers, .ddp_local = e->ddp_local};
     for (int i = 0; i < 2; i++) {
-        c.scale = base * (i ? spread->spread_high : spread->spread_low);
+        double f = pow(i ? spread->spread_high : spread->spread_low, widen);
+        c.scale = base * f;
         if (eager_at(p, &c, &bound, 1, err)) { /* one host, as cheap or as dear as measured: no mean (rule 55) */
             cp_eager_free(&bound);
             return -1;
         }
         e->range_ms[i] = bound.iteration_ms;
-        e->spread[i] = i ? spread->spread_high : spread->spread_low;
+        e->spread[i] = f;
     }
     cp_eager_free(&bound);
     e->has_range = 1;
+    e->range_one_call = widen > 1;
     return 0;
 }
 

@@ -108,8 +108,9 @@ typedef struct {
     int ops, kernels, extra_kernels, optimizer_kernels, param_tensors;
     int accumulations; /* autograd's sums of a tensor's gradients (a tensor read by several layers) */
     /* cp_eager_range: the iteration with the host as cheap and as dear as the
-     * device profile's calls measured it (has_range 0: no spread given) */
-    int has_range;
+     * device profile's calls measured it (has_range 0: no spread given);
+     * spread: the factors applied to the costs; one_call: costs of one call, the spread widened */
+    int has_range, range_one_call;
     double range_ms[2], spread[2];
     int builtin_costs;  /* some host cost came from the built-in typical values */
     const char *costs_source;
@@ -159,7 +160,10 @@ int cp_eager_run(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *
 
 /* After cp_eager_run (same p and costs): sets e's range from the device
  * profile's eager "host_spread", each bound a run with every host cost
- * scaled by it. Where the profile gives none, has_range stays 0. */
+ * scaled by it; where costs are one call's (given, no spread of their own:
+ * a torch_bench.py --eager-overhead file), by the spread to the power
+ * sqrt(2), as the run's host and that call's each move as the profile's
+ * calls do. Where the profile gives none, has_range stays 0. */
 int cp_eager_range(const cp_prediction *p, const cp_eager_costs *costs, cp_eager *e, cp_error *err);
 void cp_eager_free(cp_eager *e);
 

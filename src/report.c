@@ -317,6 +317,7 @@ static void eager_json(cJSON *o, const cp_eager *e)
         cJSON *r = cJSON_AddObjectToObject(x, "host_spread");
         cJSON_AddNumberToObject(r, "low", e->spread[0]);
         cJSON_AddNumberToObject(r, "high", e->spread[1]);
+        cJSON_AddBoolToObject(r, "one_call", e->range_one_call);
         cJSON_AddNumberToObject(r, "iteration_low_ms", e->range_ms[0]);
         cJSON_AddNumberToObject(r, "iteration_high_ms", e->range_ms[1]);
     }
@@ -357,9 +358,11 @@ static void eager_text(FILE *f, const cp_eager *e)
             e->host_bound ? "host-bound" : "GPU-bound", e->gpu_idle_ms, 100 * e->host_share, e->harness_ms,
             100 * (e->iteration_ms / e->harness_ms - 1));
     if (e->has_range)
-        fprintf(f, "  with the host %.2f-%.2fx as costly, as it was from call to call on this kind of machine: %.3f-%.3f ms "
+        fprintf(f, "  with the host %.2f-%.2fx as costly, as it was from call to call on this kind of machine%s: %.3f-%.3f ms "
                    "(" VM_HOST_SPEEDS ")\n",
-                e->spread[0], e->spread[1], e->range_ms[0], e->range_ms[1]);
+                e->spread[0], e->spread[1],
+                e->range_one_call ? " (against one call's costs: both move, sqrt(2) as far)" : "", e->range_ms[0],
+                e->range_ms[1]);
     int partly = e->builtin_costs && strncmp(e->costs_source, "defaults", 8) != 0;
     fprintf(f, "  eager host costs: %s%s (each x%.2f: a network's operators against the microbenchmark's, fitted on "
                "the calibration set's %s PyTorch runs)\n",
