@@ -111,12 +111,18 @@ double cp_eager_op_us(const cp_eager_costs *c, const char *kind, cp_eager_table 
     return scale_of(c) * op_us(c, kind, t, builtin_used);
 }
 
+/* One optimizer step over `tensors` parameter tensors as c measured it (else the built-in values), unscaled */
+static double optimizer_us(const cp_eager_costs *c, int tensors)
+{
+    return c->has_opt ? c->opt_step_us + tensors * c->opt_tensor_us
+                      : builtin_opt_step_us + tensors * builtin_opt_tensor_us;
+}
+
 double cp_eager_optimizer_us(const cp_eager_costs *c, int tensors, int *builtin_used)
 {
     if (!c->has_opt && builtin_used)
         *builtin_used = 1;
-    return scale_of(c) * (c->has_opt ? c->opt_step_us + tensors * c->opt_tensor_us
-                                     : builtin_opt_step_us + tensors * builtin_opt_tensor_us);
+    return scale_of(c) * optimizer_us(c, tensors);
 }
 
 double cp_eager_fixed_us(const cp_eager_costs *c, const cp_eager_costs *machine, int autocast, int phase)
@@ -132,8 +138,7 @@ double cp_eager_fixed_us(const cp_eager_costs *c, const cp_eager_costs *machine,
     else if (phase == 1)
         head = op_us(from, "flatten", bwd, NULL) + op_us(from, "fc", bwd, NULL) + op_us(from, "softmax", bwd, NULL);
     else
-        head = from->has_opt ? from->opt_step_us + 2 * from->opt_tensor_us
-                             : builtin_opt_step_us + 2 * builtin_opt_tensor_us;
+        head = optimizer_us(from, 2);
     double rest = from->fixed_us[autocast != 0][phase] - head;
     return rest > 0 ? scale_of(c ? c : from) * rest : 0;
 }
