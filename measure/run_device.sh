@@ -1259,6 +1259,25 @@ densenet121 96 fp16 ps1 nooverlap
 resnet18 64 fp16 ps2
 resnet18 64 fp16 ps2 nooverlap"
 
+# MODE=pscalib71 (session 71, 2 GPUs; calibration data): two-server PS jobs on H200s read long in the evaluation set
+# (35 at +6.2% bias; the H100s' 74 at +0.6%), and the calibration set holds only two H200 two-server jobs (4 GPUs):
+# nothing to judge a change on. Calibration-set networks through the graph API, mostly two servers, the big-gradient
+# VGG-11 and ResNet-18 each also with the exchange after the backward (nooverlap: the exchange alone in a job), and
+# VGG-11 with one server for contrast; the host measured first (ps_host) and the exchange again after (ps_after).
+PSCALIB71_CONFIGS="
+vgg11 64 fp32 ps2
+vgg11 64 fp32 ps2 nooverlap
+vgg11 128 fp16 ps2
+vgg11 128 fp16 ps2 nooverlap
+vgg11 192 fp32 ps2
+resnet18 128 fp32 ps2
+resnet18 128 fp32 ps2 nooverlap
+densenet121 96 fp32 ps2
+inception_v3 64 fp16 ps2
+mobilenet_v2 128 fp32 ps2
+vgg11 64 fp32 ps1
+vgg11 64 fp32 ps1 nooverlap"
+
 # MODE=holdout51 and MODE=mholdout51 (drawn in session 42 for a later call, for the model session 42 left: rules
 # 12c and 13 in): ten one-GPU evaluation configurations by random.Random(51), holdout33's rule, and ten 2-GPU jobs by
 # random.Random(5151), mholdout35's rule (two GPUs: where rule 13's round is suspected too long); predicted in the call.
@@ -5327,6 +5346,7 @@ run_mode() {
     # a fifth call on which rule 22 (a PS job's host stream: the call's own sweep or the median of all calls') is
     # judged (docs/ACCURACY.md session 48)
     pscalib48) need_gpus 4 && PS_AFTER=1 ps_redo pscalib48 graph 4 "$PSCALIB33_CONFIGS" ;;
+    pscalib71) need_gpus 2 && PS_AFTER=1 ps_redo pscalib71 graph 2 "$PSCALIB71_CONFIGS" ;;
     probe33) probe33 ;;
     legacyrank33) legacyrank33 ;;
     pin33) pin33 ;;
