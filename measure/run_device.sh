@@ -2113,6 +2113,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout118 (drawn in session 71 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(118), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT118_MEASURE="
+resnext50_32x4d 232 fp16 graphapi
+mnasnet1_0 224 fp16 graphapi"
+HOLDOUT118_TORCH="
+--network vgg16 --batch 192 --precision fp16
+--network densenet169 --batch 208 --precision fp32
+--network vgg19 --batch 32 --precision fp32
+--network alexnet --batch 184 --precision fp32
+--network lenet5 --batch 176 --precision fp16 --channels-last
+--network resnet50 --batch 240 --precision fp32
+--network densenet169 --batch 144 --precision fp16
+--network vgg19 --batch 176 --precision fp32 --channels-last"
 # MODE=holdout117 (drawn in session 70 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(117), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT117_MEASURE="
