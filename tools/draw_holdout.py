@@ -11,6 +11,7 @@ measure/run_device.sh is what its seed gives:
   python3 tools/draw_holdout.py 68 --check holdout68
   python3 tools/draw_holdout.py 6868 --multi --check mholdout68
   python3 tools/draw_holdout.py 70 --emit holdout70  # the lists to paste into run_device.sh
+  python3 tools/draw_holdout.py 119 --emit holdout119 --session 71  # with the comment header above them
   python3 tools/draw_holdout.py 106106 --multi --gpus 4 --emit mholdout106  # and MHOLDOUT106_GPUS=4
   python3 tools/draw_holdout.py 871 --precisions bf16,tf32 --harnesses graph,legacy,torch --emit pholdout87
   python3 tools/draw_holdout.py 63 --precision tf32 --harnesses legacy,graph,torch \
@@ -106,6 +107,21 @@ def as_lists(jobs, multi):
     return lists
 
 
+WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve']
+
+
+def header(mode, seed, jobs, multi, gpus, session):
+    """The two comment lines run_device.sh keeps above a drawn mode's lists."""
+    n = WORDS[jobs] if jobs < len(WORDS) else str(jobs)
+    if multi:
+        return (f'# MODE={mode} ({gpus} GPUs of one host) (drawn in session {session} for a later call, whatever model it '
+                f'ships then): {n}\n# {gpus}-GPU jobs by random.Random({seed}), mholdout35\'s rule (tools/draw_holdout.py '
+                f'--multi --emit); predicted in the call.')
+    return (f'# MODE={mode} (drawn in session {session} for a later call, whatever model it ships then): {n} one-GPU '
+            f'configurations\n# by random.Random({seed}), holdout33\'s rule (tools/draw_holdout.py --emit); predicted in '
+            'the call.')
+
+
 def emit(mode, lists, multi, gpus):
     keys = ['GRAPH', 'LEGACY', 'DDP'] if multi else ['MEASURE', 'TORCH']
     for key in keys:
@@ -131,6 +147,7 @@ def main():
     ap.add_argument('--check', metavar='MODE', help='compare with run_device.sh\'s lists of MODE')
     ap.add_argument('--emit', metavar='MODE', help='write MODE\'s lists for run_device.sh')
     ap.add_argument('--gpus', type=int, default=2, help='with --multi --emit: the GPUs the mode runs on (default 2)')
+    ap.add_argument('--session', type=int, help='with --emit: first the comment header naming the session that drew it')
     ap.add_argument('--precisions', default='fp16,fp32', help='the precisions drawn from, in this order (default fp16,fp32)')
     ap.add_argument('--harnesses', help='the harnesses drawn from, in this order (default: all of the rule\'s: '
                     + ','.join(ONE_GPU) + '; --multi ' + ','.join(MULTI_GPU) + ')')
@@ -154,6 +171,8 @@ def main():
     jobs = draw(a.seed, a.multi, precisions=precisions, harnesses=harnesses, networks=networks, precision=a.precision)
     if a.emit:
         lists = as_lists(jobs, a.multi)
+        if a.session is not None:
+            print(header(a.emit, a.seed, len(jobs), a.multi, a.gpus, a.session))
         emit(a.emit, lists, a.multi, a.gpus)
         distinct = sum(len(lines) for lines in lists.values())
         if distinct < len(jobs):  # a job drawn twice is listed and run once
