@@ -2113,6 +2113,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout119 (drawn in session 71 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(119), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT119_MEASURE="
+mnasnet1_0 72 fp32 graphapi
+densenet169 256 fp32
+googlenet 96 fp32
+vgg16 96 fp32 graphapi
+vgg13 200 fp32
+resnet152 256 fp16 graphapi
+resnet34 168 fp16 graphapi"
+HOLDOUT119_TORCH="
+--network resnet34 --batch 176 --precision fp16 --channels-last
+--network googlenet --batch 144 --precision fp16 --channels-last
+--network lenet5 --batch 80 --precision fp32 --channels-last"
 # MODE=holdout118 (drawn in session 71 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(118), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT118_MEASURE="
@@ -2331,6 +2345,22 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout109 (2 GPUs of one host) (drawn in session 71 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(109109), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
+MHOLDOUT109_GRAPH="
+vgg13 72 fp32 nccl
+lenet5 224 fp32 ps1
+googlenet 152 fp32 ps2"
+MHOLDOUT109_LEGACY="
+vgg19 168 fp16 nccl
+wide_resnet50_2 216 fp32 nccl
+resnet34 104 fp32 nccl"
+MHOLDOUT109_DDP="
+--network densenet169 --batch 128 --precision fp32
+--network vgg13 --batch 256 --precision fp16 --channels-last
+--network googlenet --batch 160 --precision fp32
+--network vgg13 --batch 224 --precision fp32 --channels-last"
+MHOLDOUT109_GPUS=2
 # MODE=mholdout108 (2 GPUs of one host) (drawn in session 70 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(108108), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
 MHOLDOUT108_GRAPH="
