@@ -384,11 +384,14 @@ static int ipc_pool_parse(const char *text, size_t len, const char *file, const 
         size_t m = cp_jpush_index(&c, i++);
         const char *dev = NULL;
         long long w = 0, k = 0, n = 0;
-        double bw = 0;
+        double bw = 0, lo = 0, hi = 0;
         rc = !cJSON_IsObject(p) ? cp_jfail(&c, NULL, "must be an object") : 0;
         rc = rc || cp_jonly(&c, p, known) || cp_jstr(&c, p, "device", true, &dev) ||
              cp_jint(&c, p, "workers", true, 0, 1, 4096, &w) || cp_jint(&c, p, "servers", true, 0, 1, 4096, &k) ||
-             cp_jint(&c, p, "sweeps", true, 0, 1, 1 << 20, &n) || positive(&c, p, "bandwidth_gbs", 1e6, &bw);
+             cp_jint(&c, p, "sweeps", true, 0, 1, 1 << 20, &n) || positive(&c, p, "bandwidth_gbs", 1e6, &bw) ||
+             cp_jnum(&c, p, "min_gbs", false, 0, 0, 1e6, &lo) || cp_jnum(&c, p, "max_gbs", false, 0, 0, 1e6, &hi);
+        if (!rc && (lo > 0 || hi > 0) && !(lo > 0 && lo <= bw && bw <= hi))
+            rc = cp_jfail(&c, "min_gbs", "%g and max_gbs %g must hold bandwidth_gbs %g between them", lo, hi, bw);
         if (!rc && strcmp(dev, id) == 0) {
             if (cl->n_ipc_pool == CP_IPC_POOL_MAX)
                 rc = cp_jfail(&c, NULL, "more than %d pools of device %s", CP_IPC_POOL_MAX, id);
@@ -397,6 +400,9 @@ static int ipc_pool_parse(const char *text, size_t len, const char *file, const 
                 q->workers = (int)w, q->servers = (int)k;
                 q->link.bandwidth_gbs = bw;
                 q->link.latency_us = 0; /* the rounds hold it, as a psexchange file's */
+                q->sweeps = (int)n;
+                q->min_gbs = lo;
+                q->max_gbs = hi;
                 snprintf(q->link.name, sizeof q->link.name, "PS exchange pooled: median of %lld sweeps (%s)", n,
                          file);
             }

@@ -25,7 +25,9 @@ typedef struct {
  * parameter servers of one node, measured on a host (cnnperf-psexchange). */
 typedef struct {
     int workers, servers;
-    cp_link link;
+    cp_link link;     /* the median call's stream */
+    int sweeps;       /* the calls pooled */
+    double min_gbs, max_gbs; /* the slowest and the fastest call's stream (0: not given) */
 } cp_ipc_pooled;
 
 #define CP_IPC_POOL_MAX 8

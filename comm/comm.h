@@ -61,6 +61,10 @@ typedef struct {
      * both have one type; 2 for 16-bit gradients of fp32 parameters. */
     double pull_ratio;
     int grad_type; /* the gradients' type, for a measured server pass: 0 FP32, 1 FP16, 2 BF16 */
+    /* A CPU server process's message stream at this multiple of the
+     * cluster's (0 means 1): predict's range over the calls a pooled stream
+     * was measured in (cp_dist_prediction.ps_range_*). */
+    double stream_scale;
 } cp_ps_config;
 
 typedef struct {

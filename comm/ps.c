@@ -29,6 +29,7 @@ typedef struct {
     placement where;
     int on_gpu;
     const cp_link *ipc; /* a CPU server process's message stream for g workers and k servers (cp_cluster_ps_stream) */
+    double ipc_gbs;     /* its bandwidth, times cp_ps_config.stream_scale */
     /* the slowest of the GPUs taking part (MIMD: the last one to finish sets the time) */
     double host_bw, host_lat, dram_bw, gpu_flops;
 } ps_setup;
@@ -135,6 +136,9 @@ static int setup(const cp_cluster *c, int gpus, double bytes, const cp_ps_config
     s->n = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
     s->g = cp_cluster_node_gpus(c, gpus);
     s->ipc = cp_cluster_ps_stream(c, s->g, s->k);
+    if (!(ps->stream_scale >= 0) || !isfinite(ps->stream_scale))
+        return cp_fail(err, NULL, NULL, "parameter server: stream scale must be >= 0, got %g", ps->stream_scale);
+    s->ipc_gbs = s->ipc->bandwidth_gbs * (ps->stream_scale > 0 ? ps->stream_scale : 1);
     s->s_max = (s->k + s->n - 1) / s->n;
     s->s_min = s->k / s->n;
     int net = c->nics_per_node > 0 && c->inter.bandwidth_gbs > 0;
@@ -241,9 +245,9 @@ static double to_server_process(const ps_setup *s, worst_term *w)
         return 0;
     char b[32], k[32];
     double shard = s->bytes / s->k;
-    return consider(w, s->g * (ms_of(shard, ipc->bandwidth_gbs) + ipc->latency_us * 1e-3), "server process",
+    return consider(w, s->g * (ms_of(shard, s->ipc_gbs) + ipc->latency_us * 1e-3), "server process",
                     "PS server process: %d worker%s x %s%s, one message stream at a time at %.3g GB/s", s->g,
-                    plural(s->g), mb(s->bytes, b, sizeof b), shards(s->k, k, sizeof k), ipc->bandwidth_gbs);
+                    plural(s->g), mb(s->bytes, b, sizeof b), shards(s->k, k, sizeof k), s->ipc_gbs);
 }
 
 static double one_way(const cp_cluster *c, const ps_setup *s, worst_term *w)
@@ -321,7 +325,7 @@ int cp_ps_exchange(const cp_cluster *c, int gpus, double bytes, const cp_ps_conf
     back.bytes = s.bytes * s.pull_ratio;
     out->pull_ms = back.bytes == s.bytes ? out->push_ms : one_way(c, &back, &w);
     out->time_ms = out->push_ms + out->aggregate_ms + out->pull_ms;
-    out->one_stream = !s.on_gpu && s.where != OWN_NODES && s.ipc->bandwidth_gbs > 0;
+    out->one_stream = !s.on_gpu && s.where != OWN_NODES && s.ipc_gbs > 0;
     out->bottleneck = w.name;
     snprintf(out->why, sizeof out->why, "%s", w.why);
     return 0;

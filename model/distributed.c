@@ -335,6 +335,38 @@ static int predict_mode(const cp_network *net, const cp_cluster *cl, const cp_di
     return 0;
 }
 
+/* p's iteration again with the PS stream of the slowest and of the fastest
+ * call its pool holds, where the stream is pooled and the calls differ. */
+static int ps_stream_range(const cp_network *net, const cp_cluster *cl, const cp_dist_config *cfg,
+                           cp_single_cache *cache, cp_dist_prediction *p, cp_error *err)
+{
+    if (p->comm != CP_COMM_PS || cfg->gpus < 2 || !p->ps.one_stream)
+        return 0;
+    const cp_link *l = cp_cluster_ps_stream(cl, cp_cluster_node_gpus(cl, cfg->gpus), cfg->ps.servers);
+    const cp_ipc_pooled *pool = NULL;
+    for (int i = 0; i < cl->n_ipc_pool; i++)
+        if (l == &cl->ipc_pool[i].link)
+            pool = &cl->ipc_pool[i];
+    if (!pool || !(pool->min_gbs > 0 && pool->max_gbs > pool->min_gbs))
+        return 0;
+    cp_dist_config c = *cfg;
+    c.comm = CP_COMM_PS;
+    cp_dist_prediction q = {0};
+    c.ps.stream_scale = pool->min_gbs / pool->link.bandwidth_gbs;
+    int rc = predict_mode(net, cl, &c, CP_COMM_PS, cache, &q, err);
+    double slow = q.iteration_ms;
+    c.ps.stream_scale = pool->max_gbs / pool->link.bandwidth_gbs;
+    rc = rc || predict_mode(net, cl, &c, CP_COMM_PS, cache, &q, err);
+    double fast = q.iteration_ms;
+    cp_dist_prediction_free(&q);
+    if (rc)
+        return -1;
+    p->ps_pool = pool;
+    p->ps_range_slow_ms = slow;
+    p->ps_range_fast_ms = fast;
+    return 0;
+}
+
 int cp_predict_distributed(const cp_network *net, const cp_cluster *cl, const cp_dist_config *cfg,
                            cp_single_cache *cache, cp_dist_prediction *p, cp_error *err)
 {
@@ -348,7 +380,9 @@ int cp_predict_distributed(const cp_network *net, const cp_cluster *cl, const cp
     if (!(cfg->bucket_mb > 0))
         return cp_fail(err, NULL, "bucket-mb", "must be positive, got %g", cfg->bucket_mb);
     if (cfg->comm != CP_COMM_AUTO)
-        return predict_mode(net, cl, cfg, cfg->comm, cache, p, err);
+        return predict_mode(net, cl, cfg, cfg->comm, cache, p, err) || ps_stream_range(net, cl, cfg, cache, p, err)
+                   ? -1
+                   : 0;
     /* AUTO: both, keep the faster */
     if (predict_mode(net, cl, cfg, CP_COMM_PS, cache, p, err))
         return -1;
@@ -356,7 +390,9 @@ int cp_predict_distributed(const cp_network *net, const cp_cluster *cl, const cp
     if (predict_mode(net, cl, cfg, CP_COMM_NCCL, cache, p, err))
         return -1;
     if (ps < p->iteration_ms)
-        return predict_mode(net, cl, cfg, CP_COMM_PS, cache, p, err);
+        return predict_mode(net, cl, cfg, CP_COMM_PS, cache, p, err) || ps_stream_range(net, cl, cfg, cache, p, err)
+                   ? -1
+                   : 0;
     return 0;
 }
 

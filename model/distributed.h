@@ -99,6 +99,12 @@ typedef struct {
     cp_ar_est ar; /* whole-gradient all-reduce (NCCL) */
     cp_ps_est ps; /* whole-gradient exchange (PS) */
     char dominant[256]; /* what sets the exchange time, in words */
+    /* A CPU parameter server on the workers' node whose message stream is
+     * the device machines' pooled one (calibration/ps-exchange.json): the
+     * iteration with the slowest and the fastest call's stream, as a user's
+     * host may be either (NULL and 0 otherwise). */
+    const cp_ipc_pooled *ps_pool;
+    double ps_range_slow_ms, ps_range_fast_ms;
 } cp_dist_prediction;
 
 /* p must be zeroed before first use; later calls reuse its buffers. */

@@ -598,6 +598,17 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
         cJSON_AddNumberToObject(o, "gradient_bytes", d->grad_bytes);
         cJSON_AddNumberToObject(o, "buckets", d->buckets);
         bucket_json(o, d);
+        if (d->ps_pool) {
+            cJSON *r = cJSON_AddObjectToObject(o, "ps_stream_range");
+            if (r) {
+                cJSON_AddNumberToObject(r, "median_gbs", d->ps_pool->link.bandwidth_gbs);
+                cJSON_AddNumberToObject(r, "min_gbs", d->ps_pool->min_gbs);
+                cJSON_AddNumberToObject(r, "max_gbs", d->ps_pool->max_gbs);
+                cJSON_AddNumberToObject(r, "calls", d->ps_pool->sweeps);
+                cJSON_AddNumberToObject(r, "iteration_slow_ms", d->ps_range_slow_ms);
+                cJSON_AddNumberToObject(r, "iteration_fast_ms", d->ps_range_fast_ms);
+            }
+        }
         cJSON_AddNumberToObject(o, "scaling_efficiency", d->scaling_efficiency);
         cJSON_AddStringToObject(o, "slowest_device", d->group_dev[d->slowest]->id);
         cJSON_AddStringToObject(o, "dominant", d->dominant);
@@ -625,6 +636,10 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
         if (d->comm == CP_COMM_PS)
             fprintf(f, "  whole model: push %.3f ms, aggregate %.3f ms, pull %.3f ms\n", d->ps.push_ms,
                     d->ps.aggregate_ms, d->ps.pull_ms);
+        if (d->ps_pool)
+            fprintf(f, "  the server's stream: %.2f GB/s, the median of %d device calls' hosts, which moved %.2f-%.2f "
+                       "GB/s (--host-mpi with your host's cnnperf-psexchange file replaces them)\n",
+                    d->ps_pool->link.bandwidth_gbs, d->ps_pool->sweeps, d->ps_pool->min_gbs, d->ps_pool->max_gbs);
         else
             fprintf(f, "  whole model in one all-reduce: %.3f ms (latency %.3f, volume %.3f), algbw %.1f GB/s\n",
                     d->ar.time_ms, d->ar.latency_ms, d->ar.bandwidth_ms, d->ar.algbw_gbs);
@@ -634,6 +649,9 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
             d->backward_ms, d->update_ms);
     fprintf(f, "  %.1f images/s, scaling efficiency %.1f%% of %d x one %s\n", d->images_per_s,
             100 * d->scaling_efficiency, d->cfg.gpus, s->dev->name);
+    if (d->ps_pool)
+        fprintf(f, "  %.3f-%.3f ms with the PS stream of the fastest and the slowest call measured\n",
+                d->ps_range_fast_ms, d->ps_range_slow_ms);
     const cp_eager *e = d->group_eager[d->slowest];
     if (e)
         fprintf(f, "  every GPU's compute is its eager time line: one %s alone %.3f ms, %s (the GPU waits %.0f%% "

@@ -683,6 +683,11 @@ static void ps_stream_pooled(void **state)
     assert_true(one->bandwidth_gbs > 1 && one->bandwidth_gbs < 50);
     assert_ptr_equal(cp_cluster_ps_stream(&c, 2, 3), one); /* no 3-server pool: the one-server stream */
     assert_ptr_equal(cp_cluster_ps_stream(&c, 8, 1), &c.ipc); /* no 8-worker pool */
+    for (int i = 0; i < c.n_ipc_pool; i++) { /* each entry holds its calls' spread around their median */
+        const cp_ipc_pooled *q = &c.ipc_pool[i];
+        assert_true(q->sweeps >= 1);
+        assert_true(q->min_gbs > 0 && q->min_gbs <= q->link.bandwidth_gbs && q->link.bandwidth_gbs <= q->max_gbs);
+    }
     NEAR(c.ipc.bandwidth_gbs, 8.5);
     cp_link measured = c.ipc;
     cp_cluster_use_ipc(&c, &measured); /* a measured link (--host-mpi) clears the pool */

@@ -236,6 +236,47 @@ static void test_server_process_queues(void **state)
     }
 }
 
+/* A PS on the assumed node's pooled stream gives the iteration with the
+ * slowest and the fastest call's stream around the median's; NCCL, a
+ * measured stream (--host-mpi) and a stream the job does not queue on give
+ * none, and the range's ends are the predictions at those rates. */
+static void test_ps_stream_range(void **state)
+{
+    (void)state;
+    cp_device h100;
+    cp_cluster cl = h100_cluster(&h100, 2);
+    cp_error err;
+    cp_dist_config cfg = config(2, CP_COMM_PS, 1);
+    cfg.ps.servers = 2;
+    cp_dist_prediction p = {0};
+    if (cp_predict_distributed(&vgg, &cl, &cfg, &cache, &p, &err))
+        fail_msg("%s", err.msg);
+    assert_non_null(p.ps_pool);
+    assert_int_equal(p.ps_pool->servers, 2);
+    assert_true(p.ps_range_fast_ms < p.iteration_ms && p.iteration_ms < p.ps_range_slow_ms);
+    double fast = p.ps_range_fast_ms, slow = p.ps_range_slow_ms;
+    /* the slow end is the prediction with the pool's slowest call as the host's measured stream */
+    cp_cluster at_min = cl;
+    cp_link l = *cp_cluster_ps_stream(&cl, 2, 2);
+    l.bandwidth_gbs = p.ps_pool->min_gbs;
+    cp_cluster_use_ipc(&at_min, &l);
+    if (cp_predict_distributed(&vgg, &at_min, &cfg, &cache, &p, &err))
+        fail_msg("%s", err.msg);
+    assert_null(p.ps_pool); /* a measured stream: no range */
+    assert_true(fabs(p.iteration_ms - slow) <= 1e-9 * slow);
+    cfg.comm = CP_COMM_NCCL;
+    if (cp_predict_distributed(&vgg, &cl, &cfg, &cache, &p, &err))
+        fail_msg("%s", err.msg);
+    assert_null(p.ps_pool);
+    cfg.comm = CP_COMM_PS;
+    cfg.ps.on_gpu = 1; /* a GPU server: no host stream */
+    if (cp_predict_distributed(&vgg, &cl, &cfg, &cache, &p, &err))
+        fail_msg("%s", err.msg);
+    assert_null(p.ps_pool);
+    assert_true(fast > 0);
+    cp_dist_prediction_free(&p);
+}
+
 /* The dissertation's box: every step waits for the GTX 1080. */
 static void test_heterogeneous(void **state)
 {
@@ -438,7 +479,7 @@ int main(void)
         cmocka_unit_test(test_gradient_bytes),
         cmocka_unit_test(test_one_gpu),    cmocka_unit_test(test_overlap_never_longer),
         cmocka_unit_test(test_co_execution_measured),
-        cmocka_unit_test(test_server_process_queues),
+        cmocka_unit_test(test_server_process_queues), cmocka_unit_test(test_ps_stream_range),
         cmocka_unit_test(test_heterogeneous), cmocka_unit_test(test_auto),
         cmocka_unit_test(test_bandwidth_monotonic), cmocka_unit_test(test_large),
         cmocka_unit_test(test_refusals),   cmocka_unit_test(test_trace),
