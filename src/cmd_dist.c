@@ -202,6 +202,19 @@ static void json_str(FILE *f, const char *s)
 
 /* --- choose ------------------------------------------------------------------ */
 
+/* Whether the choice holds across the hosts the PS stream was measured on:
+ * 1 where PS (on the device machines' pooled stream) wins or loses at both
+ * ends of its range, 0 where an end flips it, -1 with no range. *end_ms: the
+ * PS iteration at the end that would flip it, or that confirms it. */
+static int choice_holds(const cp_dist_prediction *nccl, const cp_dist_prediction *ps, double *end_ms)
+{
+    if (!ps->ps_pool)
+        return -1;
+    int ps_wins = ps->iteration_ms < nccl->iteration_ms;
+    *end_ms = ps_wins ? ps->ps_range_slow_ms : ps->ps_range_fast_ms;
+    return ps_wins ? *end_ms < nccl->iteration_ms : *end_ms >= nccl->iteration_ms;
+}
+
 int cp_cmd_choose(int argc, char **argv)
 {
     cp_options o = {0};
@@ -241,6 +254,12 @@ int cp_cmd_choose(int argc, char **argv)
                         s.cfg.gpus, s.cfg.batch, cp_precision_name(s.cfg.prec), cp_comm_name(win->comm),
                         lose->iteration_ms / win->iteration_ms);
                 fprintf(f, ", \"mode\": \"%s\"", cp_mode_name(s.cfg.mode));
+                double end = 0;
+                int holds = choice_holds(&nccl, &ps, &end);
+                if (holds >= 0)
+                    fprintf(f, ", \"ps_stream_range\": {\"iteration_fast_ms\": %.6g, \"iteration_slow_ms\": %.6g, "
+                               "\"choice_holds\": %s}",
+                            ps.ps_range_fast_ms, ps.ps_range_slow_ms, holds ? "true" : "false");
                 for (int i = 0; i < 2; i++) {
                     fprintf(f, ", \"%s\": {\"iteration_ms\": %.6g, \"images_per_s\": %.6g, \"exchange_ms\": %.6g, "
                                "\"exposed_exchange_ms\": %.6g, \"dominant\": ",
@@ -266,6 +285,16 @@ int cp_cmd_choose(int argc, char **argv)
                     fprintf(f, "recommended: %s, %.2fx faster per iteration (%.3f ms saved); %s loses because: %s\n",
                             cp_comm_name(win->comm), lose->iteration_ms / win->iteration_ms,
                             lose->iteration_ms - win->iteration_ms, cp_comm_name(lose->comm), lose->dominant);
+                double end = 0;
+                int holds = s.cfg.gpus > 1 ? choice_holds(&nccl, &ps, &end) : -1;
+                if (holds >= 0)
+                    fprintf(f, "%s: ps takes %.3f ms with the %s PS stream of the %d device calls that measured it "
+                               "(%.2f GB/s)%s\n",
+                            holds ? "the choice holds" : "the choice may flip", end,
+                            win == &ps ? "slowest" : "fastest", ps.ps_pool->sweeps,
+                            win == &ps ? ps.ps_pool->min_gbs : ps.ps_pool->max_gbs,
+                            holds ? "" : ": measure your host's exchange (mpirun -np W+K cnnperf-psexchange) and pass it "
+                                         "as --host-mpi");
             }
             if (ferror(f)) {
                 cp_atomic_abort(&out);
