@@ -633,14 +633,14 @@ int cp_report_distributed(FILE *f, const cp_dist_prediction *d, cp_format fmt)
         fprintf(f, "\ngradient exchange: %.1f MB in %d bucket%s, %.3f ms on its own, %.3f ms not hidden by backward\n",
                 d->grad_bytes / 1e6, d->buckets, d->buckets == 1 ? "" : "s", d->exchange_ms, d->exposed_exchange_ms);
         fprintf(f, "  %s\n", d->dominant);
-        if (d->comm == CP_COMM_PS)
+        if (d->comm == CP_COMM_PS) {
             fprintf(f, "  whole model: push %.3f ms, aggregate %.3f ms, pull %.3f ms\n", d->ps.push_ms,
                     d->ps.aggregate_ms, d->ps.pull_ms);
-        if (d->ps_pool)
-            fprintf(f, "  the server's stream: %.2f GB/s, the median of %d device calls' hosts, which moved %.2f-%.2f "
-                       "GB/s (--host-mpi with your host's cnnperf-psexchange file replaces them)\n",
-                    d->ps_pool->link.bandwidth_gbs, d->ps_pool->sweeps, d->ps_pool->min_gbs, d->ps_pool->max_gbs);
-        else
+            if (d->ps_pool)
+                fprintf(f, "  the server's stream: %.2f GB/s, the median of %d device calls' hosts, which moved "
+                           "%.2f-%.2f GB/s (--host-mpi with your host's cnnperf-psexchange file replaces them)\n",
+                        d->ps_pool->link.bandwidth_gbs, d->ps_pool->sweeps, d->ps_pool->min_gbs, d->ps_pool->max_gbs);
+        } else
             fprintf(f, "  whole model in one all-reduce: %.3f ms (latency %.3f, volume %.3f), algbw %.1f GB/s\n",
                     d->ar.time_ms, d->ar.latency_ms, d->ar.bandwidth_ms, d->ar.algbw_gbs);
     }
