@@ -491,17 +491,23 @@ int cp_cluster_homogeneous(cp_cluster *c, const cp_device *d, int gpus, cp_error
     return pool ? ipc_pool_parse(pool->text, pool->len, "calibration/ps-exchange.json", d->id, c, err) : 0;
 }
 
-const cp_link *cp_cluster_ps_stream(const cp_cluster *c, const int workers, const int servers)
+const cp_ipc_pooled *cp_cluster_ps_pool(const cp_cluster *c, const int workers, const int servers)
 {
-    const cp_link *one = NULL;
+    const cp_ipc_pooled *one = NULL;
     for (int i = 0; i < c->n_ipc_pool; i++) {
         const cp_ipc_pooled *p = &c->ipc_pool[i];
         if (p->workers == workers && p->servers == servers)
-            return &p->link;
+            return p;
         if (p->workers == workers && p->servers == 1)
-            one = &p->link;
+            one = p;
     }
-    return one ? one : &c->ipc;
+    return one;
+}
+
+const cp_link *cp_cluster_ps_stream(const cp_cluster *c, const int workers, const int servers)
+{
+    const cp_ipc_pooled *p = cp_cluster_ps_pool(c, workers, servers);
+    return p ? &p->link : &c->ipc;
 }
 
 int cp_cluster_gpus(const cp_cluster *c)

@@ -112,6 +112,8 @@ const cp_device *cp_cluster_device(const cp_cluster *c, int g);
  * and one server (K streams at once share the host; no entry slower than
  * that is known), else the cluster's ipc. */
 const cp_link *cp_cluster_ps_stream(const cp_cluster *c, int workers, int servers);
+/* The pool's entry that stream is, or NULL where it is the cluster's ipc. */
+const cp_ipc_pooled *cp_cluster_ps_pool(const cp_cluster *c, int workers, int servers);
 
 /* The host's process-to-process link (ipc) as measured: the MPI ping-pong
  * sweep of a cnnperf-calibrate raw file (`--only mpi --raw FILE`,

@@ -241,7 +241,7 @@ static double to_gpu_server(const cp_cluster *c, const ps_setup *s, worst_term *
 static double to_server_process(const ps_setup *s, worst_term *w)
 {
     const cp_link *ipc = s->ipc;
-    if (ipc->bandwidth_gbs <= 0 || s->where == OWN_NODES)
+    if (s->ipc_gbs <= 0 || s->where == OWN_NODES)
         return 0;
     char b[32], k[32];
     double shard = s->bytes / s->k;

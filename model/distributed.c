@@ -342,11 +342,7 @@ static int ps_stream_range(const cp_network *net, const cp_cluster *cl, const cp
 {
     if (p->comm != CP_COMM_PS || cfg->gpus < 2 || !p->ps.one_stream)
         return 0;
-    const cp_link *l = cp_cluster_ps_stream(cl, cp_cluster_node_gpus(cl, cfg->gpus), cfg->ps.servers);
-    const cp_ipc_pooled *pool = NULL;
-    for (int i = 0; i < cl->n_ipc_pool; i++)
-        if (l == &cl->ipc_pool[i].link)
-            pool = &cl->ipc_pool[i];
+    const cp_ipc_pooled *pool = cp_cluster_ps_pool(cl, cp_cluster_node_gpus(cl, cfg->gpus), cfg->ps.servers);
     if (!pool || !(pool->min_gbs > 0 && pool->max_gbs > pool->min_gbs))
         return 0;
     cp_dist_config c = *cfg;
@@ -379,21 +375,20 @@ int cp_predict_distributed(const cp_network *net, const cp_cluster *cl, const cp
         return cp_fail(err, NULL, "batch", "must be a positive integer, got %d", cfg->batch);
     if (!(cfg->bucket_mb > 0))
         return cp_fail(err, NULL, "bucket-mb", "must be positive, got %g", cfg->bucket_mb);
-    if (cfg->comm != CP_COMM_AUTO)
-        return predict_mode(net, cl, cfg, cfg->comm, cache, p, err) || ps_stream_range(net, cl, cfg, cache, p, err)
-                   ? -1
-                   : 0;
-    /* AUTO: both, keep the faster */
-    if (predict_mode(net, cl, cfg, CP_COMM_PS, cache, p, err))
+    cp_comm_mode mode = cfg->comm;
+    if (mode == CP_COMM_AUTO) { /* both, keep the faster */
+        if (predict_mode(net, cl, cfg, CP_COMM_PS, cache, p, err))
+            return -1;
+        double ps = p->iteration_ms;
+        if (predict_mode(net, cl, cfg, CP_COMM_NCCL, cache, p, err))
+            return -1;
+        if (ps >= p->iteration_ms)
+            return 0;
+        mode = CP_COMM_PS;
+    }
+    if (predict_mode(net, cl, cfg, mode, cache, p, err))
         return -1;
-    double ps = p->iteration_ms;
-    if (predict_mode(net, cl, cfg, CP_COMM_NCCL, cache, p, err))
-        return -1;
-    if (ps < p->iteration_ms)
-        return predict_mode(net, cl, cfg, CP_COMM_PS, cache, p, err) || ps_stream_range(net, cl, cfg, cache, p, err)
-                   ? -1
-                   : 0;
-    return 0;
+    return ps_stream_range(net, cl, cfg, cache, p, err);
 }
 
 void cp_dist_prediction_free(cp_dist_prediction *p)

@@ -239,6 +239,8 @@ int cp_cmd_choose(int argc, char **argv)
     } else {
         const cp_dist_prediction *win = ps.iteration_ms < nccl.iteration_ms ? &ps : &nccl;
         const cp_dist_prediction *lose = win == &ps ? &nccl : &ps;
+        double end = 0; /* PS's iteration at the end of its range that could flip the choice */
+        int holds = choice_holds(&nccl, &ps, &end);
         cp_atomic_file out;
         if (cp_atomic_open(&out, o.output, &err)) {
             rc = cp_bad("%s", err.msg);
@@ -254,8 +256,6 @@ int cp_cmd_choose(int argc, char **argv)
                         s.cfg.gpus, s.cfg.batch, cp_precision_name(s.cfg.prec), cp_comm_name(win->comm),
                         lose->iteration_ms / win->iteration_ms);
                 fprintf(f, ", \"mode\": \"%s\"", cp_mode_name(s.cfg.mode));
-                double end = 0;
-                int holds = choice_holds(&nccl, &ps, &end);
                 if (holds >= 0)
                     fprintf(f, ", \"ps_stream_range\": {\"iteration_fast_ms\": %.6g, \"iteration_slow_ms\": %.6g, "
                                "\"choice_holds\": %s}",
@@ -285,8 +285,6 @@ int cp_cmd_choose(int argc, char **argv)
                     fprintf(f, "recommended: %s, %.2fx faster per iteration (%.3f ms saved); %s loses because: %s\n",
                             cp_comm_name(win->comm), lose->iteration_ms / win->iteration_ms,
                             lose->iteration_ms - win->iteration_ms, cp_comm_name(lose->comm), lose->dominant);
-                double end = 0;
-                int holds = s.cfg.gpus > 1 ? choice_holds(&nccl, &ps, &end) : -1;
                 if (holds >= 0)
                     fprintf(f, "%s: ps takes %.3f ms with the %s PS stream of the %d device calls that measured it "
                                "(%.2f GB/s)%s\n",
