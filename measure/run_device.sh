@@ -2113,6 +2113,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout120 (drawn in session 72 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(120), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT120_MEASURE="
+densenet169 112 fp16
+mnasnet1_0 80 fp16 graphapi
+resnet152 80 fp16 graphapi
+wide_resnet50_2 168 fp32 graphapi"
+HOLDOUT120_TORCH="
+--network resnet50 --batch 88 --precision fp16 --channels-last
+--network wide_resnet50_2 --batch 96 --precision fp32
+--network vgg16 --batch 72 --precision fp16
+--network mnasnet1_0 --batch 64 --precision fp32
+--network densenet169 --batch 32 --precision fp32 --channels-last
+--network resnet152 --batch 232 --precision fp32 --channels-last"
 # MODE=holdout119 (drawn in session 71 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(119), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT119_MEASURE="
