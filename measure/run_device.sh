@@ -2113,6 +2113,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout121 (drawn in session 72 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(121), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT121_MEASURE="
+densenet169 80 fp32
+mnasnet1_0 72 fp32 graphapi
+vgg13 216 fp32
+resnet34 176 fp16
+resnet101 72 fp32 graphapi
+googlenet 192 fp32 graphapi"
+HOLDOUT121_TORCH="
+--network resnext50_32x4d --batch 232 --precision fp16
+--network alexnet --batch 152 --precision fp32
+--network resnet152 --batch 32 --precision fp16
+--network resnet101 --batch 88 --precision fp32 --channels-last"
 # MODE=holdout120 (drawn in session 72 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(120), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT120_MEASURE="
