@@ -2113,6 +2113,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout122 (drawn in session 72 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(122), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT122_MEASURE="
+resnet50 80 fp32 graphapi
+wide_resnet50_2 200 fp16 graphapi
+mnasnet1_0 224 fp32 graphapi"
+HOLDOUT122_TORCH="
+--network vgg16 --batch 120 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 144 --precision fp16 --channels-last
+--network resnet152 --batch 216 --precision fp16
+--network resnet152 --batch 232 --precision fp16 --channels-last
+--network resnext50_32x4d --batch 48 --precision fp32
+--network resnet101 --batch 184 --precision fp16
+--network resnet152 --batch 136 --precision fp16"
 # MODE=holdout121 (drawn in session 72 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(121), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT121_MEASURE="
