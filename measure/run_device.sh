@@ -2113,6 +2113,34 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout124 (drawn in session 72 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(124), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT124_MEASURE="
+mnasnet1_0 168 fp16
+mnasnet1_0 240 fp32 graphapi
+resnet50 152 fp32 graphapi
+vgg19 128 fp16 graphapi"
+HOLDOUT124_TORCH="
+--network alexnet --batch 136 --precision fp32
+--network alexnet --batch 112 --precision fp16 --channels-last
+--network lenet5 --batch 80 --precision fp16 --channels-last
+--network resnet101 --batch 80 --precision fp16 --channels-last
+--network lenet5 --batch 224 --precision fp32
+--network resnet34 --batch 256 --precision fp16 --channels-last"
+# MODE=holdout123 (drawn in session 72 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(123), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT123_MEASURE="
+wide_resnet50_2 40 fp16
+resnet101 168 fp32
+googlenet 32 fp32 graphapi
+resnext50_32x4d 128 fp16 graphapi
+resnet101 216 fp32 graphapi
+alexnet 48 fp16"
+HOLDOUT123_TORCH="
+--network alexnet --batch 96 --precision fp16 --channels-last
+--network mnasnet1_0 --batch 56 --precision fp16 --channels-last
+--network resnet50 --batch 168 --precision fp32
+--network vgg19 --batch 32 --precision fp32 --channels-last"
 # MODE=holdout122 (drawn in session 72 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(122), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT122_MEASURE="
@@ -2387,6 +2415,21 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout110 (2 GPUs of one host) (drawn in session 72 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(110110), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
+MHOLDOUT110_GRAPH="
+resnet34 88 fp16 nccl
+resnet152 200 fp32 ps2
+alexnet 96 fp32 nccl
+googlenet 152 fp16 ps1
+wide_resnet50_2 144 fp16 ps1"
+MHOLDOUT110_DDP="
+--network densenet169 --batch 152 --precision fp16 --channels-last
+--network densenet169 --batch 176 --precision fp16 --channels-last
+--network resnet34 --batch 72 --precision fp16 --channels-last
+--network resnet50 --batch 208 --precision fp16
+--network mnasnet1_0 --batch 184 --precision fp32"
+MHOLDOUT110_GPUS=2
 # MODE=mholdout109 (2 GPUs of one host) (drawn in session 71 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(109109), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
 MHOLDOUT109_GRAPH="

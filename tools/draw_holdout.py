@@ -12,6 +12,7 @@ measure/run_device.sh is what its seed gives:
   python3 tools/draw_holdout.py 6868 --multi --check mholdout68
   python3 tools/draw_holdout.py 70 --emit holdout70  # the lists to paste into run_device.sh
   python3 tools/draw_holdout.py 119 --emit holdout119 --session 71  # with the comment header above them
+  python3 tools/draw_holdout.py 123 --emit holdout123 --session 72 --insert  # and into run_device.sh
   python3 tools/draw_holdout.py 106106 --multi --gpus 4 --emit mholdout106  # and MHOLDOUT106_GPUS=4
   python3 tools/draw_holdout.py 871 --precisions bf16,tf32 --harnesses graph,legacy,torch --emit pholdout87
   python3 tools/draw_holdout.py 63 --precision tf32 --harnesses legacy,graph,torch \
@@ -43,9 +44,14 @@ that order; --check compares the mode's lists with the draw as sets (older
 modes ordered their jobs otherwise) and exits 1 where they differ. A
 several-GPU mode's lists end with NAME_GPUS=N (--gpus, default 2), which is
 how run_device.sh knows the mode and its GPU count (mode_route): the draw
-itself does not depend on it.
+itself does not depend on it. --insert (with --emit and --session) writes the
+header and lists into run_device.sh above the highest-numbered drawn mode of its kind
+(one GPU or several), where each session has put them by hand, and then checks
+them as --check does; it refuses a mode that already has lists.
 """
 import argparse
+import contextlib
+import io
 import json
 import os
 import random
@@ -131,13 +137,35 @@ def emit(mode, lists, multi, gpus):
         print('%s_GPUS=%d' % (mode.upper(), gpus))
 
 
+SCRIPT = os.path.join(ROOT, 'measure', 'run_device.sh')
+
+
 def script_lists(mode):
-    with open(os.path.join(ROOT, 'measure', 'run_device.sh')) as f:
+    with open(SCRIPT) as f:
         text = f.read()
     lists = {}
     for m in re.finditer(r'^%s_([A-Z]+)="\n(.*?)"$' % re.escape(mode.upper()), text, re.M | re.S):
         lists[m.group(1)] = {' '.join(l.split()) for l in m.group(2).splitlines() if l.strip()}
     return lists
+
+
+def insert(block, multi):
+    """Puts block above the newest drawn mode of its kind in run_device.sh (written whole, then renamed)."""
+    with open(SCRIPT) as f:
+        lines = f.read().split('\n')
+    kind = (r'^# MODE=mholdout(\d+) \(\d GPUs of one host\) \(drawn in session ' if multi
+            else r'^# MODE=holdout(\d+) \(drawn in session ')
+    drawn = [(int(m.group(1)), i) for i, m in enumerate(re.match(kind, line) for line in lines) if m]
+    at = max(drawn)[1] if drawn else None  # the highest-numbered mode's header
+    if at is None:
+        return f'no drawn {"several" if multi else "one"}-GPU mode to insert above'
+    lines[at:at] = block.rstrip('\n').split('\n')
+    tmp = SCRIPT + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write('\n'.join(lines))
+    os.chmod(tmp, os.stat(SCRIPT).st_mode)
+    os.replace(tmp, SCRIPT)
+    return None
 
 
 def main():
@@ -148,6 +176,7 @@ def main():
     ap.add_argument('--emit', metavar='MODE', help='write MODE\'s lists for run_device.sh')
     ap.add_argument('--gpus', type=int, default=2, help='with --multi --emit: the GPUs the mode runs on (default 2)')
     ap.add_argument('--session', type=int, help='with --emit: first the comment header naming the session that drew it')
+    ap.add_argument('--insert', action='store_true', help='with --emit and --session: into run_device.sh, then --check')
     ap.add_argument('--precisions', default='fp16,fp32', help='the precisions drawn from, in this order (default fp16,fp32)')
     ap.add_argument('--harnesses', help='the harnesses drawn from, in this order (default: all of the rule\'s: '
                     + ','.join(ONE_GPU) + '; --multi ' + ','.join(MULTI_GPU) + ')')
@@ -168,16 +197,29 @@ def main():
     precisions = a.precisions.split(',')
     if any(p not in PRECISIONS for p in precisions):
         ap.error(f'--precisions: expected a comma-separated list of {", ".join(PRECISIONS)}, got \'{a.precisions}\'')
+    if a.insert and (not a.emit or a.session is None):
+        ap.error('--insert: needs --emit MODE and --session N')
+    if a.insert and script_lists(a.emit):
+        ap.error(f'--insert: run_device.sh already has lists for {a.emit}')
     jobs = draw(a.seed, a.multi, precisions=precisions, harnesses=harnesses, networks=networks, precision=a.precision)
     if a.emit:
         lists = as_lists(jobs, a.multi)
-        if a.session is not None:
-            print(header(a.emit, a.seed, len(jobs), a.multi, a.gpus, a.session))
-        emit(a.emit, lists, a.multi, a.gpus)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            if a.session is not None:
+                print(header(a.emit, a.seed, len(jobs), a.multi, a.gpus, a.session))
+            emit(a.emit, lists, a.multi, a.gpus)
         distinct = sum(len(lines) for lines in lists.values())
         if distinct < len(jobs):  # a job drawn twice is listed and run once
             print(f'draw_holdout: {len(jobs)} jobs drawn, {distinct} distinct', file=sys.stderr)
-        return 0
+        if not a.insert:
+            sys.stdout.write(out.getvalue())
+            return 0
+        why = insert(out.getvalue(), a.multi)
+        if why:
+            print(f'draw_holdout: --insert: {why}', file=sys.stderr)
+            return 1
+        a.check = a.emit
     if not a.check:
         for j in jobs:
             print('%s %d %s %s' % j)
