@@ -147,6 +147,7 @@ static cJSON *run_json(const cp_val_run *r)
     cJSON_AddNumberToObject(o, "ps_servers", r->ps_servers);
     cJSON_AddBoolToObject(o, "nccl_network_emulation", r->emulated != 0);
     cJSON_AddStringToObject(o, "set", set_name(r));
+    cJSON_AddBoolToObject(o, "drawn", r->drawn != 0);
     cJSON_AddStringToObject(o, "note", r->note);
     if (r->has_host) {
         cJSON_AddNumberToObject(o, "host_enqueue_ms", r->host_enqueue_ms);

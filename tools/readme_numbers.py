@@ -9,13 +9,12 @@ validate's own; these split the same evaluation runs the way the README does).
 
 One GPU: the target's filter (evaluation set, fp32/fp16, batch 32-256, runs whose note says "not scored" left
 out), by harness (cnnperf-measure's graph and legacy API, PyTorch NCHW and channels-last), by whether validate
-flags the host as pacing the run, and the drawn folders (validation/calibration-set.json's drawn_folders). Several
+flags the host as pacing the run, and the drawn runs (validate's `drawn`: calibration-set.json's drawn_folders). Several
 GPUs: every evaluation run of two or more, by exchange (NCCL inside a node, emulated two-node NCCL, parameter
 server, PyTorch DDP by layout). NCCL all-reduce: the 1 MiB-1 GiB sizes by rank count. Each line: runs, mean
 absolute error in percent."""
 import argparse
 import json
-import os
 import sys
 
 from calibration_metrics import in_one_gpu_target
@@ -32,16 +31,12 @@ def mape(runs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("validate_json")
-    ap.add_argument("--calibration-set", default=os.path.join(os.path.dirname(__file__), "..", "validation",
-                                                              "calibration-set.json"))
     args = ap.parse_args()
     with open(args.validate_json) as fh:
         d = json.load(fh)
-    with open(args.calibration_set) as fh:
-        drawn = json.load(fh).get("drawn_folders", [])
 
     def in_drawn(r):
-        return any(f"/{x}/" in r["file"] or r["file"].startswith(x + "/") for x in drawn)
+        return r["drawn"]
 
     def graph(r):
         return "graph API" in (r.get("note") or "")
