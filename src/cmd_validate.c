@@ -133,6 +133,7 @@ static const char *str_at(const cJSON *o, const char *key)
 
 /* What every measurement kept under validation/ must say about itself (the project's rule): how it was run, the
  * commit measured, when, on which GPU and driver, and the versions of the libraries its kind of run depends on. */
+#define COUNT(list) (int)(sizeof list / sizeof *list)
 static const char *const provenance_common[] = {"command", "git_commit", "date_utc", "gpu_name", "driver_version"};
 static const char *const provenance_harness[] = {"cuda_runtime", "cudnn", "nccl", "mpi"}; /* cnnperf-measure */
 static const char *const provenance_pytorch[] = {"cuda", "cudnn", "torch", "nccl"};      /* nccl last: DDP only */
@@ -160,7 +161,7 @@ static const char *provenance_flaw(const char *key, const cJSON *f)
  * n_extra of extra is flawed (provenance_flaw). */
 static int check_provenance(val_state *s, const char *file, const cJSON *root, const char *const *extra, int n_extra)
 {
-    const int n_common = (int)(sizeof provenance_common / sizeof *provenance_common);
+    const int n_common = COUNT(provenance_common);
     const cJSON *prov = cp_jget(root, "provenance");
     char flaws[192] = "";
     size_t len = 0;
@@ -1264,7 +1265,6 @@ static int load_file(val_state *s, const char *path, cp_error *err)
     if (why[0] && skip_file(s, path, why))
         rc = cp_fail(err, path, NULL, "out of memory");
     int prov_rc = 0;
-#define COUNT(list) (int)(sizeof list / sizeof *list)
     if (!rc && s->v.n_runs > runs_before) {
         const cp_val_run *r = &s->v.runs[s->v.n_runs - 1];
         prov_rc = r->source == CP_VAL_PYTORCH /* a one-process PyTorch run uses no NCCL: its list less the last */
@@ -1273,7 +1273,6 @@ static int load_file(val_state *s, const char *path, cp_error *err)
                       : check_provenance(s, path, root, provenance_harness, COUNT(provenance_harness));
     } else if (!rc && s->v.n_ar > ar_before)
         prov_rc = check_provenance(s, path, root, provenance_sweep, COUNT(provenance_sweep));
-#undef COUNT
     if (prov_rc)
         rc = cp_fail(err, path, NULL, "out of memory");
     cJSON_Delete(root);
