@@ -346,7 +346,6 @@ static int ps_stream_range(const cp_network *net, const cp_cluster *cl, const cp
     if (!pool || !(pool->min_gbs > 0 && pool->max_gbs > pool->min_gbs))
         return 0;
     cp_dist_config c = *cfg;
-    c.comm = CP_COMM_PS;
     cp_dist_prediction q = {0};
     c.ps.stream_scale = pool->min_gbs / pool->link.bandwidth_gbs;
     int rc = predict_mode(net, cl, &c, CP_COMM_PS, cache, &q, err);
