@@ -50,8 +50,6 @@ header and lists into run_device.sh above the highest-numbered drawn mode of its
 them as --check does; it refuses a mode that already has lists.
 """
 import argparse
-import contextlib
-import io
 import json
 import os
 import random
@@ -129,12 +127,12 @@ def header(mode, seed, jobs, multi, gpus, session):
 
 
 def emit(mode, lists, multi, gpus):
+    """A mode's lists as run_device.sh holds them, one line each, ending in a newline."""
     keys = ['GRAPH', 'LEGACY', 'DDP'] if multi else ['MEASURE', 'TORCH']
-    for key in keys:
-        if key in lists:
-            print('%s_%s="\n%s"' % (mode.upper(), key, '\n'.join(lists[key])))
+    out = ['%s_%s="\n%s"' % (mode.upper(), key, '\n'.join(lists[key])) for key in keys if key in lists]
     if multi:
-        print('%s_GPUS=%d' % (mode.upper(), gpus))
+        out.append('%s_GPUS=%d' % (mode.upper(), gpus))
+    return ''.join(line + '\n' for line in out)
 
 
 SCRIPT = os.path.join(ROOT, 'measure', 'run_device.sh')
@@ -204,18 +202,16 @@ def main():
     jobs = draw(a.seed, a.multi, precisions=precisions, harnesses=harnesses, networks=networks, precision=a.precision)
     if a.emit:
         lists = as_lists(jobs, a.multi)
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            if a.session is not None:
-                print(header(a.emit, a.seed, len(jobs), a.multi, a.gpus, a.session))
-            emit(a.emit, lists, a.multi, a.gpus)
+        text = emit(a.emit, lists, a.multi, a.gpus)
+        if a.session is not None:
+            text = header(a.emit, a.seed, len(jobs), a.multi, a.gpus, a.session) + '\n' + text
         distinct = sum(len(lines) for lines in lists.values())
         if distinct < len(jobs):  # a job drawn twice is listed and run once
             print(f'draw_holdout: {len(jobs)} jobs drawn, {distinct} distinct', file=sys.stderr)
         if not a.insert:
-            sys.stdout.write(out.getvalue())
+            sys.stdout.write(text)
             return 0
-        why = insert(out.getvalue(), a.multi)
+        why = insert(text, a.multi)
         if why:
             print(f'draw_holdout: --insert: {why}', file=sys.stderr)
             return 1
