@@ -2113,6 +2113,20 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout125 (drawn in session 73 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(125), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT125_MEASURE="
+lenet5 88 fp32
+resnet101 64 fp32 graphapi
+resnet50 200 fp32 graphapi
+vgg19 96 fp32
+vgg16 184 fp32 graphapi
+resnext50_32x4d 192 fp16
+densenet169 40 fp32 graphapi"
+HOLDOUT125_TORCH="
+--network densenet169 --batch 208 --precision fp16 --channels-last
+--network resnet34 --batch 256 --precision fp16 --channels-last
+--network googlenet --batch 256 --precision fp16"
 # MODE=holdout124 (drawn in session 72 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(124), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT124_MEASURE="
@@ -2415,6 +2429,22 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout111 (2 GPUs of one host) (drawn in session 73 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(111111), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
+MHOLDOUT111_GRAPH="
+resnet50 232 fp16 ps2
+vgg13 216 fp32 ps1
+resnet152 256 fp16 ps1"
+MHOLDOUT111_LEGACY="
+densenet169 80 fp32 nccl"
+MHOLDOUT111_DDP="
+--network vgg13 --batch 240 --precision fp16
+--network vgg19 --batch 200 --precision fp16
+--network resnet152 --batch 120 --precision fp32
+--network wide_resnet50_2 --batch 80 --precision fp32
+--network vgg13 --batch 128 --precision fp32 --channels-last
+--network mnasnet1_0 --batch 104 --precision fp32 --channels-last"
+MHOLDOUT111_GPUS=2
 # MODE=mholdout110 (2 GPUs of one host) (drawn in session 72 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(110110), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
 MHOLDOUT110_GRAPH="
