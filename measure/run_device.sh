@@ -2113,6 +2113,34 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout127 (drawn in session 73 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(127), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT127_MEASURE="
+alexnet 184 fp16 graphapi
+alexnet 112 fp32 graphapi
+resnet101 32 fp32
+vgg16 104 fp16 graphapi"
+HOLDOUT127_TORCH="
+--network alexnet --batch 96 --precision fp16 --channels-last
+--network resnet152 --batch 56 --precision fp16
+--network mnasnet1_0 --batch 184 --precision fp16
+--network resnet101 --batch 160 --precision fp16
+--network lenet5 --batch 104 --precision fp32 --channels-last
+--network vgg16 --batch 184 --precision fp32 --channels-last"
+# MODE=holdout126 (drawn in session 73 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(126), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT126_MEASURE="
+resnext50_32x4d 40 fp32
+densenet169 216 fp32
+resnet34 152 fp16 graphapi
+mnasnet1_0 72 fp16
+alexnet 88 fp32"
+HOLDOUT126_TORCH="
+--network lenet5 --batch 72 --precision fp16 --channels-last
+--network alexnet --batch 136 --precision fp32
+--network resnet152 --batch 128 --precision fp16 --channels-last
+--network vgg13 --batch 72 --precision fp32 --channels-last
+--network resnet101 --batch 80 --precision fp32 --channels-last"
 # MODE=holdout125 (drawn in session 73 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(125), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT125_MEASURE="
@@ -2429,6 +2457,20 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout112 (2 GPUs of one host) (drawn in session 73 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(112112), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
+MHOLDOUT112_GRAPH="
+wide_resnet50_2 184 fp16 ps2
+resnext50_32x4d 168 fp32 ps1
+resnet152 256 fp32 nccl
+resnet152 136 fp16 nccl
+vgg13 168 fp32 ps1"
+MHOLDOUT112_DDP="
+--network mnasnet1_0 --batch 168 --precision fp16 --channels-last
+--network vgg13 --batch 240 --precision fp32
+--network mnasnet1_0 --batch 224 --precision fp32
+--network resnext50_32x4d --batch 136 --precision fp32"
+MHOLDOUT112_GPUS=2
 # MODE=mholdout111 (2 GPUs of one host) (drawn in session 73 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(111111), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
 MHOLDOUT111_GRAPH="
