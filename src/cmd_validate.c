@@ -58,7 +58,7 @@ typedef struct {
 
 /* Networks are loaded once per name and layout: a campaign measures each many times. */
 typedef struct {
-    char name[64];
+    char name[256]; /* a built-in name or a network file's path */
     cp_network net;
 } net_entry;
 
@@ -230,6 +230,32 @@ static int run_cluster(val_state *s, const cp_device *dev, int gpus, int nodes, 
     snprintf(name, sizeof name, "%d x %s (assumed %d nodes of %d, IB NDR)", gpus, dev->id, nodes, cl->gpus_per_node);
     snprintf(cl->name, sizeof cl->name, "%.*s", (int)sizeof cl->name - 1, name);
     return 0;
+}
+
+/* The network file a run's command names (`--network PATH.json` in
+ * provenance.command) when its network is no built-in name: layer
+ * microbenchmarks build such networks on the fly. Writes PATH into `file`
+ * and returns 1, else 0 (a built-in name is re-predicted by that name). */
+static int command_network_file(const cJSON *root, char *file, size_t n)
+{
+    const char *net = str_at(root, "network"), *cmd = str_at(cp_jget(root, "provenance"), "command");
+    const char *arg = cmd ? strstr(cmd, "--network ") : NULL;
+    if (!net || !arg)
+        return 0;
+    arg += strlen("--network ");
+    size_t len = strcspn(arg, " ");
+    if (len < 6 || len >= n || strncmp(arg + len - 5, ".json", 5) != 0)
+        return 0;
+    if (cp_spec_is_path(net) || cp_resource_find("networks", net))
+        return 0;
+    snprintf(file, n, "%.*s", (int)len, arg);
+    return 1;
+}
+
+/* ...and that file is not on this machine: the run cannot be re-predicted. */
+static int network_file_elsewhere(const cJSON *root, char *file, size_t n)
+{
+    return command_network_file(root, file, n) && access(file, R_OK) != 0;
 }
 
 static const cp_network *network_for(val_state *s, cp_jctx *c, const char *name, bool channels_last)
@@ -995,9 +1021,14 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     }
     if (rc.channels_last && source != CP_VAL_PYTORCH)
         return cp_jfail(c, "memory_format", "channels_last is eager mode's (PyTorch runs); cnnperf-measure trains NCHW");
-    const cp_network *net = network_for(s, c, rc.network, rc.channels_last);
+    char netfile[256];
+    const char *spec = command_network_file(root, netfile, sizeof netfile) ? netfile : rc.network;
+    const cp_network *net = network_for(s, c, spec, rc.channels_last);
     if (!net)
         return -1;
+    if (spec == netfile && strcmp(net->name, rc.network) != 0)
+        return cp_jfail(c, "network", "'%s', but the file its command names (%s) describes '%s'", rc.network, spec,
+                        net->name);
     int unmatched = 0;
     r->meas_memory_mib = measured_memory_mib(root, r);
     if (read_measured_detail(c, root, net, r, &unmatched) || predict_run(s, c, &rc, net, r))
@@ -1018,6 +1049,22 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
         r->excluded = 1;
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  "%slaunched as a CUDA graph: GPU time alone, not scored", *r->note ? "; " : "");
+    }
+    /* issue 5's targets speak of the built-in networks; a network of its
+     * own shapes (a layer microbenchmark's, or a user's file) is reported,
+     * not scored */
+    if (cp_spec_is_path(spec)) {
+        r->excluded = 1;
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%snetwork from a file, not a built-in: not scored", *r->note ? "; " : "");
+    }
+    /* --layers isolated: the passes timed alone, a microbenchmark (the
+     * in-iteration runs of the same configurations are scored) */
+    const char *cmd = str_at(cp_jget(root, "provenance"), "command");
+    if (cmd && strstr(cmd, "--layers isolated")) {
+        r->excluded = 1;
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%slayer passes timed alone (--layers isolated): not scored", *r->note ? "; " : "");
     }
     const cJSON *timed = cp_jget(cp_jget(root, "provenance"), "timed_iterations");
     if (cJSON_IsNumber(timed) && timed->valuedouble < CP_VAL_MIN_TIMED_ITERATIONS) {
@@ -1197,31 +1244,6 @@ static int load_calibration(val_state *s, cp_jctx *c, const cJSON *root)
 }
 
 /* --- files ----------------------------------------------------------------------------- */
-
-/* A run whose network was a file on the measuring machine (`--network
- * PATH.json` in provenance.command) that is not here and is no built-in
- * name either: layer microbenchmarks build such networks on the fly.
- * Writes the path into `file`; 0 when the run's network can be loaded. */
-static int network_file_elsewhere(const cJSON *root, char *file, size_t n)
-{
-    const char *net = str_at(root, "network"), *cmd = str_at(cp_jget(root, "provenance"), "command");
-    const char *arg = cmd ? strstr(cmd, "--network ") : NULL;
-    if (!net || !arg)
-        return 0;
-    arg += strlen("--network ");
-    size_t len = strcspn(arg, " ");
-    if (len < 6 || len >= n || strncmp(arg + len - 5, ".json", 5) != 0)
-        return 0;
-    snprintf(file, n, "%.*s", (int)len, arg);
-    if (access(file, R_OK) == 0)
-        return 0;
-    cp_network probe;
-    cp_error ignored;
-    if (cp_network_load(net, &probe, &ignored) != 0)
-        return 1;
-    cp_network_free(&probe);
-    return 0;
-}
 
 static int load_file(val_state *s, const char *path, cp_error *err)
 {
