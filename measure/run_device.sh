@@ -6133,6 +6133,15 @@ vgg11 64 tf32"
         ncu_engines 200 "
 densenet121 64 tf32
 inception_v3 64 tf32" legacy ;;
+    ncu73) # session 73, for session 72's layer-pass lead: which kernels the legacy API runs for the calibration
+        # set's 16-bit convolutions (the 3x3 passes read long and the 1x1 ones short on the H100, while the
+        # same shape times alike in every network), so the legacy FP16 decomposition can be fitted on kernels
+        # rather than bent by class scales; names, grids and GPU times, each run's algorithm choice beside its
+        # CSV, ResNet-18 first (3x3 only), then DenseNet-121 and Inception-v3 (1x1 beside 3x3 and kxk)
+        ncu_engines 180 "
+resnet18 64 fp16
+densenet121 64 fp16
+inception_v3 64 fp16" legacy ;;
     ncu52) # session 52: the kernels behind DenseNet-121 b64 FP32's graph-API engines (the narrow 3x3 weight
         # gradients rules 27-28 could not fit: FFT engine 18 on 56x56 and 28x28, Winograd on 7x7 and 14x14),
         # names, grids and GPU times, each run's engine choice beside its CSV
