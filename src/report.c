@@ -50,6 +50,8 @@ static void shape_text(cp_shape s, char *buf, size_t n)
     snprintf(buf, n, "%dx%dx%d", s.c, s.h, s.w);
 }
 
+enum { MAX_COLS = 16 }; /* the most columns a table here has (print_rows sizes its widths by it) */
+
 /* Prediction columns. */
 static const column pred_cols[] = {
     {"layer", "name", COL_TEXT, -24, 0},
@@ -67,6 +69,7 @@ static const column pred_cols[] = {
 };
 enum { PC_NAME, PC_KIND, PC_OUT, PC_FWD, PC_BWD_D, PC_BWD_W, PC_UPD, PC_FLOPS, PC_BYTES, PC_AI, PC_BOUND, PC_ROOF,
        PC_COUNT };
+_Static_assert((int)PC_COUNT <= (int)MAX_COLS, "pred_cols: raise MAX_COLS");
 
 static double sum4(const double *v)
 {
@@ -108,6 +111,7 @@ static const column layer_cols[] = {
     {"fwd_MFLOP", "forward_flops", COL_NUM, 12, 2},
     {"calib_class", "calibration_class", COL_TEXT, -13, 0},
 };
+_Static_assert(sizeof layer_cols / sizeof layer_cols[0] <= MAX_COLS, "layer_cols: raise MAX_COLS");
 
 /* A convolution's or pooling's window: kernel, stride where not 1, groups
  * where more than 1 ("3x3/2", "3x3 g32"); "-" for layers without one. */
@@ -147,11 +151,22 @@ typedef cell (*cell_fn)(const row *r, int col, char *buf, size_t n, int scaled);
 static void print_rows(FILE *f, const column *cols, int ncols, cell_fn get, row *r, int nrows, cp_format fmt)
 {
     char buf[64];
+    /* a table's text columns widen to their longest cell (a network file's long
+     * layer names, "adaptive_avgpool"), so the columns after them stay aligned */
+    int width[MAX_COLS];
+    for (int c = 0; c < ncols && c < MAX_COLS; c++) {
+        width[c] = cols[c].width;
+        for (r->i = 0; fmt == CP_FMT_TABLE && cols[c].type == COL_TEXT && r->i < nrows; r->i++) {
+            int len = (int)strlen(get(r, c, buf, sizeof buf, 1).s);
+            if (len > abs(width[c]))
+                width[c] = width[c] < 0 ? -len : len;
+        }
+    }
     for (int c = 0; c < ncols; c++) {
         if (fmt == CP_FMT_CSV)
             fprintf(f, "%s%s", c ? "," : "", cols[c].key);
         else
-            fprintf(f, "%s%*s", c ? " " : "", cols[c].width, cols[c].header);
+            fprintf(f, "%s%*s", c ? " " : "", width[c], cols[c].header);
     }
     fputc('\n', f);
     for (r->i = 0; r->i < nrows; r->i++) {
@@ -163,11 +178,11 @@ static void print_rows(FILE *f, const column *cols, int ncols, cell_fn get, row 
                 if (fmt == CP_FMT_CSV)
                     cp_csv_text(f, v.s);
                 else
-                    fprintf(f, "%*s", cols[c].width, v.s);
+                    fprintf(f, "%*s", width[c], v.s);
             } else if (fmt == CP_FMT_CSV) {
                 fprintf(f, cols[c].type == COL_INT ? "%.0f" : "%.6g", v.d);
             } else {
-                fprintf(f, "%*.*f", cols[c].width, cols[c].precision, v.d);
+                fprintf(f, "%*.*f", width[c], cols[c].precision, v.d);
             }
         }
         fputc('\n', f);
@@ -283,7 +298,7 @@ static void layer_table(FILE *f, const cp_prediction *p)
     fprintf(f, "\nlayers that dominate (share of forward + backward + update):\n");
     for (int k = 0; k < n && k < 5; k++) {
         int i = (int)order[k][1];
-        fprintf(f, "  %-28s %-9s %9.3f ms  %5.1f%%  %s-bound\n", p->net->layers[i].name,
+        fprintf(f, "  %-28s %-16s %9.3f ms  %5.1f%%  %s-bound\n", p->net->layers[i].name,
                 p->net->layers[i].kind->name, order[k][0], compute > 0 ? 100 * order[k][0] / compute : 0,
                 cp_bound_name(p->layers[i].bound));
     }
