@@ -515,6 +515,17 @@ static void row(out *o, const int *widths, int n, const char *const *cells)
     fputc('\n', o->f);
 }
 
+/* A run column's width: at least `least` wide, and as wide as the longest
+ * run label, so the columns after it stay in line (left-aligned: negative). */
+static int run_column(const cp_validation *v, int least)
+{
+    size_t w = (size_t)least;
+    for (int i = 0; i < v->n_runs; i++)
+        if (strlen(v->runs[i].label) > w)
+            w = strlen(v->runs[i].label);
+    return -(int)w;
+}
+
 static void header(out *o, const int *widths, int n, const char *const *cells)
 {
     row(o, widths, n, cells);
@@ -668,7 +679,7 @@ static void sets_section(out *o, const cp_validation *v)
 static void runs_section(out *o, const cp_validation *v)
 {
     heading(o, o->md ? "Runs: iteration time" : "runs: iteration time (ms)");
-    static const int w[] = {-44, -11, 11, 12, 10, 8, -1};
+    const int w[] = {run_column(v, 44), -11, 11, 12, 10, 8, -1};
     const char *h[] = {"run", "set", "measured", "predicted", "error", "error %", "note"};
     header(o, w, 7, h);
     for (int i = 0; i < v->n_runs; i++) {
@@ -777,7 +788,7 @@ static void phases_section(out *o, const cp_validation *v)
     if (!any)
         return;
     heading(o, o->md ? "Phases: measured / predicted ms (error)" : "phases: measured / predicted ms (error)");
-    static const int w[] = {-44, -25, -25, -25, -25, -25};
+    const int w[] = {run_column(v, 44), -25, -25, -25, -25, -25};
     const char *h[] = {"run", "loading", "forward", "backward", "update", "exchange"};
     int cols = exchange ? 6 : 5;
     header(o, w, cols, h);
@@ -812,7 +823,7 @@ static void worst_section(out *o, const cp_validation *v)
         return;
     heading(o, o->md ? "Worst layers (3 per run, forward + both backward passes, ms; 5 in --format json)"
                      : "worst layers (3 per run, forward + both backward passes, ms; 5 in --format json)");
-    static const int w[] = {-44, -28, -10, 9, 10, 9, 8};
+    const int w[] = {run_column(v, 44), -28, -10, 9, 10, 9, 8};
     const char *h[] = {"run", "layer", "kind", "measured", "predicted", "error", "error %"};
     header(o, w, 7, h);
     for (int i = 0; i < v->n_runs; i++) {
@@ -881,7 +892,7 @@ static void memory_section(out *o, const cp_validation *v)
     }
     if (o->md)
         fputc('\n', o->f);
-    static const int w[] = {-58, 10, 10, 8, -5};
+    const int w[] = {run_column(v, 58), 10, 10, 8, -5};
     const char *h[] = {"run", "measured", "predicted", "error", "fits"};
     header(o, w, 5, h);
     for (int i = 0; i < v->n_runs; i++) {
@@ -926,7 +937,7 @@ static void host_section(out *o, const cp_validation *v)
         }
     if (o->md)
         fputc('\n', o->f);
-    static const int w[] = {-58, 10, 10, 8, 12, 12, 12, 10, -5};
+    const int w[] = {run_column(v, 58), 10, 10, 8, 12, 12, 12, 10, -5};
     const char *h[] = {"run", "measured", "predicted", "error", cp_eager_host_phase_names[0],
                        cp_eager_host_phase_names[1], cp_eager_host_phase_names[2], "iteration", "bound"};
     header(o, w, 9, h);
