@@ -7,6 +7,7 @@
  * validate.c (metrics, targets) and validate_report.c (output, plots).
  * --baseline/--check turn it into the CI regression guard. */
 #include <dirent.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -129,6 +130,19 @@ static const char *str_at(const cJSON *o, const char *key)
 {
     const cJSON *v = cp_jget(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Appends to a run's note, after "; " where it already says something. */
+static void note_add(cp_val_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note_add(cp_val_run *r, const char *fmt, ...)
+{
+    size_t n = strlen(r->note);
+    snprintf(r->note + n, sizeof r->note - n, "%s", n ? "; " : "");
+    n = strlen(r->note);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note + n, sizeof r->note - n, fmt, ap);
+    va_end(ap);
 }
 
 /* What every measurement kept under validation/ must say about itself (the project's rule): how it was run, the
@@ -913,8 +927,7 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     if (!rc_)
         predict_memory(&dev, rc, net, r);
     if (!rc_ && ipc_note[0])
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note), "%s%s", *r->note ? "; " : "",
-                 ipc_note);
+        note_add(r, "%s", ipc_note);
     return rc_;
 }
 
@@ -1035,44 +1048,37 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     if (read_measured_detail(c, root, net, r, &unmatched) || predict_run(s, c, &rc, net, r))
         return -1;
     if (unmatched)
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%s%d measured layers not in %s: left out", *r->note ? "; " : "", unmatched, net->name);
+        note_add(r, "%d measured layers not in %s: left out", unmatched, net->name);
     if (exchange_wait_in_last_pass(root, r))
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%slast backward pass holds the exchange's wait: not scored", *r->note ? "; " : "");
+        note_add(r, "last backward pass holds the exchange's wait: not scored");
     if (r->emulated)
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%sNCCL network transport emulated on one host", *r->note ? "; " : "");
+        note_add(r, "NCCL network transport emulated on one host");
     /* --launch graph: the GPU's time alone. The harness model and its
      * calibration (fitted on stream-launched runs, whose per-call costs
      * hold the host's gaps) predict a stream launch: shown, not scored. */
     if (rc.graph_launch) {
         r->excluded = 1;
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%slaunched as a CUDA graph: GPU time alone, not scored", *r->note ? "; " : "");
+        note_add(r, "launched as a CUDA graph: GPU time alone, not scored");
     }
     /* issue 5's targets speak of the built-in networks; a network of its
      * own shapes (a layer microbenchmark's, or a user's file) is reported,
      * not scored */
     if (cp_spec_is_path(spec)) {
         r->excluded = 1;
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%snetwork from a file, not a built-in: not scored", *r->note ? "; " : "");
+        note_add(r, "network from a file, not a built-in: not scored");
     }
     /* --layers isolated: the passes timed alone, a microbenchmark (the
      * in-iteration runs of the same configurations are scored) */
-    const char *cmd = str_at(cp_jget(root, "provenance"), "command");
+    const cJSON *prov = cp_jget(root, "provenance");
+    const char *cmd = str_at(prov, "command");
     if (cmd && strstr(cmd, "--layers isolated")) {
         r->excluded = 1;
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%slayer passes timed alone (--layers isolated): not scored", *r->note ? "; " : "");
+        note_add(r, "layer passes timed alone (--layers isolated): not scored");
     }
-    const cJSON *timed = cp_jget(cp_jget(root, "provenance"), "timed_iterations");
+    const cJSON *timed = cp_jget(prov, "timed_iterations");
     if (cJSON_IsNumber(timed) && timed->valuedouble < CP_VAL_MIN_TIMED_ITERATIONS) {
         r->excluded = 1;
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%s%.0f timed iterations, a memory check's: not scored for time", *r->note ? "; " : "",
-                 timed->valuedouble);
+        note_add(r, "%.0f timed iterations, a memory check's: not scored for time", timed->valuedouble);
     }
     /* cnnperf-measure's own verdict: the GPU waited for the host to enqueue
      * (the model times the GPU; such a run measures the host as much) */
@@ -1127,8 +1133,7 @@ static int load_run(val_state *s, cp_jctx *c, const cJSON *root, cp_val_source s
     } else if (host_probe(c, root, r->source, r->host_probe_us))
         return -1;
     if (r->has_host && r->host_bound)
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%shost-bound: enqueueing took %.3f ms", *r->note ? "; " : "", r->host_enqueue_ms);
+        note_add(r, "host-bound: enqueueing took %.3f ms", r->host_enqueue_ms);
     if (r->has_host && r->host_bound && r->host_probe_us[0] > 0) /* which of its host's speeds it had */
         snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
                  " (host probe: %s %.1f us before, %.1f after)",
@@ -1254,7 +1259,7 @@ static int load_file(val_state *s, const char *path, cp_error *err)
     cp_jctx c = {path, "$", err};
     int rc = 0;
     const char *format = str_at(root, "format"), *schema = str_at(root, "schema"), *source = str_at(root, "source");
-    char why[192] = "", netfile[160];
+    char why[192] = "", netfile[256];
     int runs_before = s->v.n_runs, ar_before = s->v.n_ar;
     if (!cJSON_IsObject(root))
         snprintf(why, sizeof why, "not a JSON object");
