@@ -122,15 +122,25 @@ static void predict_tag(const char *tag, bool eager, int nccl_gpus, cp_memory *m
     cp_network_free(&n);
 }
 
+/* A measured run: x.json, or x.json.gz where validation/ keeps it compressed
+ * (as validate reads it); fails the test naming the path when neither reads. */
+static cJSON *read_run(const char *path)
+{
+    char gz[1100];
+    cp_error err, ignored;
+    snprintf(gz, sizeof gz, "%s.gz", path);
+    cJSON *root = cp_json_read_file(gz, &ignored);
+    if (!root && !(root = cp_json_read_file(path, &err)))
+        fail_msg("%s", err.msg);
+    return root;
+}
+
 /* What a cnnperf-measure run held on rank 0's GPU besides its convolution
  * workspace, MiB (provenance.memory_used_mib - workspace_used_mib), and
  * that workspace (*workspace, if not NULL). */
 static double held_mib(const char *path, double *workspace)
 {
-    cp_error err;
-    cJSON *root = cp_json_read_file(path, &err);
-    if (!root)
-        fail_msg("%s", err.msg);
+    cJSON *root = read_run(path);
     const cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
     double ws = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "workspace_used_mib"));
     double held = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(prov, "memory_used_mib")) - ws;
@@ -216,7 +226,6 @@ static void check_torch_folder(const char *name, int *ran, int *failed)
                                           "mnasnet1_0-b64-fp16",     "resnet101-b120-fp32",   "resnet34-b88-fp32",
                                           "resnet50-b72-fp16",       "resnext50_32x4d-b120-fp32", "vgg16-b48-fp32",
                                           "wide_resnet50_2-b120-fp32"};
-    cp_error err;
     for (size_t k = 0;; k++) {
         char tag[200];
         int rc = 0;
@@ -242,9 +251,7 @@ static void check_torch_folder(const char *name, int *ran, int *failed)
             continue;
         }
         snprintf(path, sizeof path, "%s/torch-%s.json", dir, tag);
-        cJSON *root = cp_json_read_file(path, &err);
-        if (!root)
-            fail_msg("%s", err.msg);
+        cJSON *root = read_run(path);
         double measured = cJSON_GetNumberValue(
             cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "memory"), "peak_allocated_mib"));
         cJSON_Delete(root);

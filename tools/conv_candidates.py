@@ -26,13 +26,14 @@ them.
 """
 import argparse
 import collections
-import glob
 import gzip
 import json
 import os
 import re
 import subprocess
 import sys
+
+from measured_files import expand
 
 PASSES = ("fwd", "bwd_data", "bwd_filter")
 PREDICT_KEYS = {"fwd": "forward", "bwd_data": "backward_data", "bwd_filter": "backward_weight"}
@@ -94,7 +95,7 @@ def main():
                                                       "cnnperf"))
     args = ap.parse_args()
     rows, seen, cache = [], set(), {}
-    for f in sorted({g for p in args.files for g in glob.glob(p)}):
+    for f in expand(args.files):
         opener = gzip.open if f.endswith(".gz") else open
         with opener(f, "rt") as fh:
             try:

@@ -41,11 +41,12 @@ is committed.
 """
 import argparse
 import datetime
-import glob
 import json
 import os
 import subprocess
 import sys
+
+from measured_files import expand, load
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MERGED = "backward (data+weight, one call)"
@@ -136,10 +137,10 @@ def layer_classes(cnnperf, net, cache):
 
 def host_terms(args, train, terms, classes):
     """Adds host_us to terms from the host-profiled calibration-set runs; returns the runs used and the GPU."""
-    files = sorted({f for g in args.host_profiles for f in glob.glob(g)})
+    files = expand(args.host_profiles)
     samples, used, gpu = {}, [], "?"
     for f in files:
-        m = json.load(open(f))
+        m = load(f)
         if m.get("source") != "measurement" or m.get("gpus", 1) != 1 or m.get("network") not in train:
             continue
         if m.get("provenance", {}).get("host_profile_behind_us", 0):
@@ -238,15 +239,15 @@ def main():
     cap = None if args.max_offset_us is None else args.max_offset_us * 1e-3
 
     train = set(json.load(open(args.calibration_set))["networks"])
-    excluded = {f for g in args.exclude for f in glob.glob(g)}
-    files = sorted({f for g in args.measured for f in glob.glob(g)} - excluded)
-    micro = sorted({f for g in args.microbench for f in glob.glob(g)} - excluded)
+    excluded = set(expand(args.exclude))
+    files = sorted(set(expand(args.measured)) - excluded)
+    micro = sorted(set(expand(args.microbench)) - excluded)
     if micro and not args.microbench_class:
         sys.exit("fit_calibration: --microbench needs --microbench-class (the class the microbenchmarks study)")
     points, used, used_micro, classes = {}, [], [], {}
     for f in files + micro:
         try:
-            m = json.load(open(f))
+            m = load(f)
         except (OSError, ValueError):
             continue
         if m.get("source") != "measurement" or m.get("gpus", 1) != 1:
@@ -322,9 +323,9 @@ def main():
     dirty = subprocess.run(["git", "-C", REPO, "diff", "--quiet", "HEAD", "--"] + model_paths).returncode
     if commit and dirty:
         commit += "+working-tree"
-    nets = sorted({json.load(open(os.path.join(REPO, f)))["network"] for f in used if f not in used_micro})
-    libs = sorted({json.load(open(os.path.join(REPO, f)))["provenance"].get("cudnn", "?") for f in used})
-    gpu = json.load(open(os.path.join(REPO, used[0])))["provenance"].get("gpu_name", "?")
+    nets = sorted({load(os.path.join(REPO, f))["network"] for f in used if f not in used_micro})
+    libs = sorted({load(os.path.join(REPO, f))["provenance"].get("cudnn", "?") for f in used})
+    gpu = load(os.path.join(REPO, used[0]))["provenance"].get("gpu_name", "?")
     suffix = "" if args.conv_api == "legacy" else "-" + args.conv_api  # calibration/h200-graph.json
     for dev, path in [(args.device, args.output)] + [(d, os.path.join(os.path.dirname(args.output), d + suffix + ".json"))
                                                       for d in args.also]:

@@ -5,7 +5,8 @@
 
 What is kept, and how, so that every call's folder reads the same:
 - every JSON, in subfolders too (ddp/, after/, repeat/), compacted by tools/compact_json.py; a cnnperf-measure
-  result (measure-*.json) over 16 KB is kept gzipped (validate reads *.json.gz);
+  or PyTorch result (schema cnnperf-result/1) is kept gzipped (validate reads *.json.gz; before session 74 only
+  measure-*.json over 16 KB);
 - predicted-in-call.json without its per-layer records (layers, worst_layers, host_range: validate recomputes
   them), xz-compressed: the call's own predictions, the record that each run was predicted before it was seen;
 - the call's run log, xz-compressed, as --log-name in DEST;
@@ -46,7 +47,8 @@ def keep_file(src, dest):
         xz(compacted(json.dumps(d)).encode(), dest + ".xz")
         return
     text = compacted(text).encode()
-    if name.startswith("measure-") and len(text) > 16000:
+    doc = json.loads(text)
+    if isinstance(doc, dict) and doc.get("schema") == "cnnperf-result/1":
         with gzip.GzipFile(dest + ".gz", "wb", 9, mtime=0) as o:
             o.write(text)
     else:

@@ -13,11 +13,11 @@ set.json) on that GPU's host launched from a stream; the 10th, 50th and
 Without --into it prints the section.
 """
 import argparse
-import glob
 import json
 import os
 import sys
 
+from measured_files import expand, load
 from profile_section import replace_section
 
 PASSES = ("forward", "backward_data", "backward_weight")  # the measured layer's <pass>_ms
@@ -34,12 +34,11 @@ def main():
     with open(args.calibration_set) as fh:
         calib = set(json.load(fh)["networks"])
     per_call, runs = [], []
-    for f in sorted({f for p in args.patterns for f in glob.glob(p, recursive=True)}):
-        with open(f) as fh:
-            try:
-                d = json.load(fh)
-            except ValueError:
-                continue
+    for f in expand(args.patterns, recursive=True):
+        try:
+            d = load(f)
+        except ValueError:
+            continue
         if not isinstance(d, dict) or d.get("schema") != "cnnperf-result/1" or d.get("gpus") != 1:
             continue
         prov = d.get("provenance", {})

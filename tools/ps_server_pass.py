@@ -18,7 +18,6 @@ the runs a model change may be fitted or judged on; --set evaluation reads
 the others, for a report after a rule is decided, never to choose one.
 """
 import argparse
-import glob
 import gzip
 import json
 import os
@@ -26,6 +25,8 @@ import statistics
 import subprocess
 import sys
 from collections import defaultdict
+
+from measured_files import expand
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -73,7 +74,7 @@ def main():
     args = ap.parse_args()
     with open(os.path.join(HERE, "..", "validation", "calibration-set.json")) as fh:
         calib = set(json.load(fh)["networks"])
-    files = sorted({f for p in args.patterns for f in glob.glob(p, recursive=True)})
+    files = expand(args.patterns, recursive=True)
     ratios = defaultdict(list)
     print(f"{'job':62} {'W':>2} {'K':>2} {'buckets':>7} {'model':>8} {'round':>7} {'job':>8} {'job/model':>9}")
     for f in files:
