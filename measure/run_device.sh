@@ -2113,6 +2113,34 @@ HOLDOUT109B_TORCH="
 --network resnet152 --batch 240 --precision fp16
 --network resnet50 --batch 72 --precision fp16
 --network mnasnet1_0 --batch 88 --precision fp32 --channels-last"
+# MODE=holdout129 (drawn in session 74 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(129), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT129_MEASURE="
+resnext50_32x4d 248 fp32 graphapi
+wide_resnet50_2 240 fp16 graphapi
+vgg16 168 fp16
+vgg13 232 fp32
+googlenet 56 fp32 graphapi
+alexnet 88 fp16 graphapi"
+HOLDOUT129_TORCH="
+--network vgg16 --batch 128 --precision fp16
+--network vgg19 --batch 96 --precision fp16 --channels-last
+--network lenet5 --batch 152 --precision fp16
+--network vgg19 --batch 64 --precision fp32 --channels-last"
+# MODE=holdout128 (drawn in session 74 for a later call, whatever model it ships then): ten one-GPU configurations
+# by random.Random(128), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
+HOLDOUT128_MEASURE="
+googlenet 152 fp16
+densenet169 224 fp16 graphapi
+mnasnet1_0 224 fp32 graphapi
+wide_resnet50_2 208 fp32
+lenet5 176 fp16"
+HOLDOUT128_TORCH="
+--network wide_resnet50_2 --batch 88 --precision fp32
+--network resnet101 --batch 192 --precision fp32
+--network resnet101 --batch 152 --precision fp32
+--network resnet152 --batch 200 --precision fp32
+--network resnet152 --batch 160 --precision fp32 --channels-last"
 # MODE=holdout127 (drawn in session 73 for a later call, whatever model it ships then): ten one-GPU configurations
 # by random.Random(127), holdout33's rule (tools/draw_holdout.py --emit); predicted in the call.
 HOLDOUT127_MEASURE="
@@ -2457,6 +2485,22 @@ HOLDOUT103_TORCH="
 --network lenet5 --batch 56 --precision fp16
 --network resnet101 --batch 80 --precision fp16 --channels-last
 --network googlenet --batch 216 --precision fp32 --channels-last"
+# MODE=mholdout113 (2 GPUs of one host) (drawn in session 74 for a later call, whatever model it ships then): ten
+# 2-GPU jobs by random.Random(113113), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
+MHOLDOUT113_GRAPH="
+resnext50_32x4d 88 fp32 nccl
+googlenet 168 fp32 nccl
+alexnet 184 fp32 nccl
+mnasnet1_0 96 fp16 nccl
+resnet50 160 fp16 ps2"
+MHOLDOUT113_LEGACY="
+googlenet 112 fp32 nccl
+resnet152 128 fp16 nccl
+resnet152 144 fp16 nccl"
+MHOLDOUT113_DDP="
+--network mnasnet1_0 --batch 208 --precision fp32
+--network googlenet --batch 232 --precision fp16 --channels-last"
+MHOLDOUT113_GPUS=2
 # MODE=mholdout112 (2 GPUs of one host) (drawn in session 73 for a later call, whatever model it ships then): ten
 # 2-GPU jobs by random.Random(112112), mholdout35's rule (tools/draw_holdout.py --multi --emit); predicted in the call.
 MHOLDOUT112_GRAPH="
