@@ -18,7 +18,7 @@ typedef struct {
 } cp_val_skip;
 
 #define CP_VAL_MAX_CALIB 64
-#define CP_VAL_MAX_DRAWN 256
+#define CP_VAL_MAX_DRAWN 1024 /* one or two folders per drawn call; 256 ran out in session 74 */
 #define CP_VAL_MAX_PLOTS 64
 
 /* Everything one validation found; filled by cmd_validate.c. */
