@@ -71,6 +71,13 @@ int cp_eager_costs_parse_text(const char *text, size_t len, const char *file, cp
 /* The same from a file's parsed root (file names it in errors). */
 int cp_eager_costs_parse_root(const cJSON *root, const char *file, cp_eager_costs *out, cp_error *err);
 
+/* One call's costs (a torch_bench.py --eager-overhead file) moved toward a
+ * machine's (a device profile's median over its calls): each value both
+ * give becomes their geometric mean, one only the machine gives is taken
+ * from it (rule 59: one microbenchmark is one sample of a host whose speed
+ * moves; the profile is many). */
+void cp_eager_costs_toward(cp_eager_costs *call, const cp_eager_costs *machine);
+
 /* Host µs of one operator of layer kind `kind` (its JSON name) in table t:
  * the kind's own entry, else its group's ("pool"; "relu" for relu6), else
  * "default"; each first from the given costs, then from the built-in

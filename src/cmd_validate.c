@@ -830,6 +830,13 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     const cp_eager_costs *costs = NULL;
     if (eager && run_eager_costs(s, c->file, &costs, c->err))
         return -1;
+    cp_eager_costs toward; /* rule 59: the folder's one call moved toward the profile's median over its calls */
+    int moved = costs && s->costs_from == COSTS_FOLDER && dev.eager.given && dev.eager.spread_calls >= 2;
+    if (moved) {
+        toward = *costs;
+        cp_eager_costs_toward(&toward, &dev.eager);
+        costs = &toward;
+    }
     if (r->gpus == 1) {
         cp_prediction p = {0};
         cp_eager x = {0};
@@ -918,9 +925,10 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
     snprintf(r->harness, sizeof r->harness, "%s", cp_val_harnesses[eager ? 2 : rc->graph_api ? 1 : 0]);
     if (!rc_ && eager)
         snprintf(r->note, sizeof r->note, "eager mode%s%s",
-                 costs && s->costs_from == COSTS_FOLDER ? ", host costs measured in the run's folder"
-                 : s->costs_from == COSTS_DEVICE        ? ", host costs of the device profile"
-                                         : "",
+                 moved   ? ", host costs measured in the run's folder, moved toward the device profile's"
+                 : costs && s->costs_from == COSTS_FOLDER ? ", host costs measured in the run's folder"
+                 : s->costs_from == COSTS_DEVICE          ? ", host costs of the device profile"
+                                                          : "",
                  builtin ? ", host costs partly built-in (no --eager-profile)" : "");
     else if (!rc_ && rc->graph_api)
         snprintf(r->note, sizeof r->note, "graph API");

@@ -927,6 +927,37 @@ static void test_fixed_part_file(void **state)
              "x.json: $.iteration_fixed_us.backward");
 }
 
+/* Rule 59: one call's costs move toward the machine's: the geometric mean where both give a value, the
+ * machine's where only it does, the call's where only the call does. */
+static void test_costs_toward(void **state)
+{
+    (void)state;
+    cp_eager_costs call = {.given = 1}, machine = {.given = 1};
+    call.us[CP_EAGER_FWD][0] = 100, call.has[CP_EAGER_FWD][0] = 1;
+    machine.us[CP_EAGER_FWD][0] = 64, machine.has[CP_EAGER_FWD][0] = 1;
+    machine.us[CP_EAGER_BWD][1] = 30, machine.has[CP_EAGER_BWD][1] = 1;
+    call.us[CP_EAGER_AC_FWD][2] = 12, call.has[CP_EAGER_AC_FWD][2] = 1;
+    call.opt_step_us = 160, call.opt_tensor_us = 4, call.has_opt = 1;
+    machine.opt_step_us = 40, machine.opt_tensor_us = 1, machine.has_opt = 1;
+    machine.fixed_us[1][2] = 250, machine.has_fixed = 1;
+    call.ddp_us[0] = 9, call.has_ddp = 1;
+    machine.ddp_us[0] = 1, machine.has_ddp = 1;
+    cp_eager_costs_toward(&call, &machine);
+    near(call.us[CP_EAGER_FWD][0], 80);
+    assert_true(call.has[CP_EAGER_BWD][1]);
+    near(call.us[CP_EAGER_BWD][1], 30);
+    near(call.us[CP_EAGER_AC_FWD][2], 12);
+    near(call.opt_step_us, 80);
+    near(call.opt_tensor_us, 2);
+    assert_true(call.has_fixed);
+    near(call.fixed_us[1][2], 250);
+    near(call.ddp_us[0], 3);
+    /* a machine that gave nothing moves nothing */
+    cp_eager_costs none = {0}, before = call;
+    cp_eager_costs_toward(&call, &none);
+    assert_memory_equal(&call, &before, sizeof call);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -949,6 +980,7 @@ int main(void)
         cmocka_unit_test(test_fixed_part),
         cmocka_unit_test(test_fixed_part_file),
         cmocka_unit_test(test_host_levels),
+        cmocka_unit_test(test_costs_toward),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
