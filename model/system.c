@@ -71,6 +71,19 @@ double cp_flynn_combine(cp_flynn f, const double *t, int n)
     return r;
 }
 
+static double toward(double a, double b)
+{
+    return a > 0 && b > 0 ? sqrt(a * b) : 0.5 * (a + b);
+}
+
+void cp_link_toward(cp_link *l, const cp_link *steady)
+{
+    l->bandwidth_gbs = toward(l->bandwidth_gbs, steady->bandwidth_gbs);
+    l->latency_us = toward(l->latency_us, steady->latency_us);
+    size_t n = strlen(l->name);
+    snprintf(l->name + n, sizeof l->name - n, ", moved toward %s", steady->name);
+}
+
 double cp_transfer_ms(const cp_link *l, double bytes, int msgs)
 {
     return (bytes / (l->bandwidth_gbs * 1e9) + l->latency_us * 1e-6 * msgs) * 1e3;

@@ -55,6 +55,11 @@ int cp_system_add_link(cp_system *s, const char *name, double bandwidth_gbs, dou
  * MIMD units run them together and finish with the slowest (Eq. 5-13...5-15). */
 double cp_flynn_combine(cp_flynn f, const double *t, int n);
 
+/* One measurement of a link moved toward a steadier one (the median of many
+ * of its kind): bandwidth and latency each the geometric mean of the two
+ * (their mean where one is 0); the name says so. */
+void cp_link_toward(cp_link *l, const cp_link *steady);
+
 /* Eq. 5-10: T = V / B + L x N_msg, in milliseconds. */
 double cp_transfer_ms(const cp_link *l, double bytes, int msgs);
 

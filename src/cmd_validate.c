@@ -699,12 +699,14 @@ static int run_folder(val_state *s, const char *file, const folder_host **out, c
  * stream wherever cl has one for those counts (ACCURACY.md session 48: it
  * beat each call's own sweep on the calibration set, not on the
  * evaluation set). Outside --host-mpi FILE, *ps: the folder's measured
- * parameter-server pass, or NULL. */
+ * parameter-server pass, or NULL; *exchange: *ipc is a PS exchange sweep
+ * (cnnperf-psexchange), not a ping-pong. */
 static int run_ipc(val_state *s, const char *file, const cp_cluster *cl, int workers, int servers,
-                   const cp_link **ipc, const cp_ps_server **ps, cp_error *err)
+                   const cp_link **ipc, const cp_ps_server **ps, int *exchange, cp_error *err)
 {
     *ipc = NULL;
     *ps = NULL;
+    *exchange = 0;
     if (s->have_ipc) {
         *ipc = &s->ipc;
         return 0;
@@ -717,9 +719,9 @@ static int run_ipc(val_state *s, const char *file, const cp_cluster *cl, int wor
     *ps = h->ps_found ? &h->ps_server : NULL;
     if (s->ipc_pooled && cp_cluster_ps_stream(cl, workers, servers) != &cl->ipc)
         return 0;
-    *ipc = servers > 1 && servers <= XIPC_MAX && (h->x_found & 1u << servers) ? &h->xipc[servers]
-           : h->found                                                        ? &h->ipc
-                                                                             : NULL;
+    int own_k = servers > 1 && servers <= XIPC_MAX && (h->x_found & 1u << servers);
+    *ipc = own_k ? &h->xipc[servers] : h->found ? &h->ipc : NULL;
+    *exchange = own_k || (h->x_found & 2u);
     return 0;
 }
 
@@ -863,8 +865,8 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
         const cp_ps_server *ps_server;
         if (run_cluster(s, &dev, r->gpus, rc->nodes, &cl, &e))
             return cp_jfail(c, "gpus", "%s", e.msg);
-        int workers = cp_cluster_node_gpus(&cl, (int)r->gpus);
-        if (run_ipc(s, c->file, &cl, workers, (int)r->ps_servers, &ipc, &ps_server, c->err) ||
+        int workers = cp_cluster_node_gpus(&cl, (int)r->gpus), exchange;
+        if (run_ipc(s, c->file, &cl, workers, (int)r->ps_servers, &ipc, &ps_server, &exchange, c->err) ||
             (cl.nodes > 1 && run_net(s, c->file, &link, c->err)))
             return -1;
         cp_link emulated_net;
@@ -878,6 +880,13 @@ static int predict_run(val_state *s, cp_jctx *c, const run_config *rc, const cp_
             snprintf(ipc_note, sizeof ipc_note, "network measured: %.120s", link->name);
         } else if (cl.nodes > 1) {
             snprintf(ipc_note, sizeof ipc_note, "network assumed: %.120s", cl.inter.name);
+        }
+        cp_link toward_pool; /* rule 60: the call's exchange moved toward the device machines' pooled stream */
+        const cp_ipc_pooled *pool = cp_cluster_ps_pool(&cl, workers, (int)r->ps_servers);
+        if (ipc && exchange && pool && strcmp(r->comm, "ps") == 0) {
+            toward_pool = *ipc;
+            cp_link_toward(&toward_pool, &pool->link);
+            ipc = &toward_pool;
         }
         if (ipc)
             cp_cluster_use_ipc(&cl, ipc);

@@ -71,10 +71,11 @@ const char cp_usage[] =
     "         [--plot PREFIX|FILE.svg|FILE.png] [--baseline FILE [--check]] [--write-baseline FILE] [--device ID|FILE]\n"
     "         [--cluster NAME|FILE] [--calibration-set FILE] [--eager-profile FILE|device]\n"
     "         [--calibration auto|none|FILE] [--host-mpi FILE|auto|pooled] [--net-link FILE|auto] (auto, the\n"
-    "         default: a measured file's own folder's PS exchange or MPI ping-pong, else the device machines'\n"
-    "         pooled over calls (pooled: that first, calibration/ps-exchange.json), and its NCCL sweep of one\n"
-    "         rank per node, if any; PyTorch runs take their folder's torch_bench.py --eager-overhead file,\n"
-    "         else the device profile's costs; --eager-profile FILE: that file's; device: the profile's always)\n"
+    "         default: a measured file's own folder's PS exchange, moved toward the device machines' pooled\n"
+    "         stream, or its MPI ping-pong, else that pooled stream (pooled: the pool first,\n"
+    "         calibration/ps-exchange.json), and its NCCL sweep of one rank per node, if any; PyTorch runs take\n"
+    "         their folder's torch_bench.py --eager-overhead file, moved toward the device profile's costs,\n"
+    "         else the profile's; --eager-profile FILE: that file's; device: the profile's always)\n"
     "         (README.md, \"cnnperf validate\")\n";
 
 int cp_bad(const char *fmt, ...)

@@ -255,6 +255,18 @@ static void test_transfer(void **state)
     assert_non_null(strstr(err.msg, "bandwidth must be positive"));
 }
 
+/* Rule 60: one call's link moved toward the pool's median: geometric means, the name says so. */
+static void test_link_toward(void **state)
+{
+    (void)state;
+    cp_link call = {.name = "PS exchange of psexchange.json", .bandwidth_gbs = 8, .latency_us = 0};
+    const cp_link pool = {.name = "pooled", .bandwidth_gbs = 2, .latency_us = 6};
+    cp_link_toward(&call, &pool);
+    assert_true(fabs(call.bandwidth_gbs - 4) < 1e-12);
+    assert_true(fabs(call.latency_us - 3) < 1e-12); /* one side 0: their mean */
+    assert_string_equal(call.name, "PS exchange of psexchange.json, moved toward pooled");
+}
+
 static void test_flynn_rules(void **state)
 {
     (void)state;
@@ -641,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_winograd_wgrad_tiles),
         cmocka_unit_test(test_tiny_block_grid),
         cmocka_unit_test(test_wgrad_fp32_kernels),
+        cmocka_unit_test(test_link_toward),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
