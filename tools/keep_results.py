@@ -20,6 +20,7 @@ import json
 import lzma
 import os
 import shutil
+import subprocess
 import sys
 
 from compact_json import compacted
@@ -54,6 +55,18 @@ def keep_file(src, dest):
     else:
         with open(dest, "wb") as o:
             o.write(text)
+
+
+def tree_mib():
+    """The working tree a device call carries, counted as the machine counts it (validation/README.md): an archive
+    of the tracked and untracked-not-ignored files, each 512 bytes of header and its contents rounded up to 512."""
+    names = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], check=True,
+                           capture_output=True).stdout.split(b"\0")
+    total = 1024
+    for n in names:
+        if n and os.path.isfile(n):
+            total += 512 + -(-os.path.getsize(n) // 512) * 512
+    return total / (1 << 20)
 
 
 def holds_run(folder):
@@ -112,6 +125,12 @@ def main():
         with open(path, "w") as f:
             f.write(text)
         print(f"keep_results: drawn_folders += {', '.join(add) or 'nothing new'}")
+    mib = tree_mib()
+    print(f"keep_results: the working tree a device call carries: {mib:.1f} MiB of its 64, as an archive counts it"
+          + (" (plus carried paths: .carry is about 0.6)" if mib <= 60 else ""))
+    if mib > 60:
+        print("keep_results: within 4 MiB of the 64 a device call may carry (plus .carry): compress or move "
+              "something before the next call", file=sys.stderr)
     return 0
 
 
