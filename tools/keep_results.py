@@ -13,7 +13,8 @@ What is kept, and how, so that every call's folder reads the same:
 - left out: predict-*.json and summary.txt (predicted-in-call.json holds the same predictions) and the
   per-job *.log files (the run log has them).
 --drawn appends DEST (with its subfolders) to validation/calibration-set.json's drawn_folders where it holds a run
-(only for a list drawn and committed before its call). Refuses to write over an existing DEST."""
+(only for a list drawn and committed before its call). Refuses to write over an existing DEST. Prints the working
+tree's size as a device call counts it, and warns within 4 MiB of the 64 a call may carry."""
 import argparse
 import gzip
 import json
