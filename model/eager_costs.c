@@ -1,10 +1,11 @@
 /* Host costs of eager operators: the tables, their lookup and their two readers. */
 #include "eager_costs.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/fit.h"
 
 static const char *const keys[CP_EAGER_KEYS] = {
     "default", "pool",    "conv",    "fc",      "batchnorm", "relu",   "relu6",  "maxpool",          "avgpool",
@@ -81,11 +82,6 @@ static double given_of(const cp_eager_costs *c, cp_eager_table t, const int *ch,
     return -1;
 }
 
-static double mean_of(double a, double b)
-{
-    return a > 0 && b > 0 ? sqrt(a * b) : 0.5 * (a + b);
-}
-
 void cp_eager_costs_toward(cp_eager_costs *call, const cp_eager_costs *machine)
 {
     if (!machine->given)
@@ -93,25 +89,25 @@ void cp_eager_costs_toward(cp_eager_costs *call, const cp_eager_costs *machine)
     for (int t = 0; t < CP_EAGER_TABLES; t++)
         for (int k = 0; k < CP_EAGER_KEYS; k++)
             if (machine->has[t][k]) {
-                call->us[t][k] = call->has[t][k] ? mean_of(call->us[t][k], machine->us[t][k]) : machine->us[t][k];
+                call->us[t][k] = call->has[t][k] ? cp_toward(call->us[t][k], machine->us[t][k]) : machine->us[t][k];
                 call->has[t][k] = 1;
             }
     if (machine->has_opt) {
-        call->opt_step_us = call->has_opt ? mean_of(call->opt_step_us, machine->opt_step_us) : machine->opt_step_us;
+        call->opt_step_us = call->has_opt ? cp_toward(call->opt_step_us, machine->opt_step_us) : machine->opt_step_us;
         call->opt_tensor_us =
-            call->has_opt ? mean_of(call->opt_tensor_us, machine->opt_tensor_us) : machine->opt_tensor_us;
+            call->has_opt ? cp_toward(call->opt_tensor_us, machine->opt_tensor_us) : machine->opt_tensor_us;
         call->has_opt = 1;
     }
     if (machine->has_fixed) {
         for (int a = 0; a < 2; a++)
             for (int ph = 0; ph < 3; ph++)
                 call->fixed_us[a][ph] =
-                    call->has_fixed ? mean_of(call->fixed_us[a][ph], machine->fixed_us[a][ph]) : machine->fixed_us[a][ph];
+                    call->has_fixed ? cp_toward(call->fixed_us[a][ph], machine->fixed_us[a][ph]) : machine->fixed_us[a][ph];
         call->has_fixed = 1;
     }
     if (machine->has_ddp && call->has_ddp)
         for (int i = 0; i < 3; i++)
-            call->ddp_us[i] = mean_of(call->ddp_us[i], machine->ddp_us[i]);
+            call->ddp_us[i] = cp_toward(call->ddp_us[i], machine->ddp_us[i]);
 }
 
 static double scale_of(const cp_eager_costs *c)

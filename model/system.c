@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/fit.h"
+
 const char *cp_flynn_name(cp_flynn f)
 {
     static const char *const names[] = {"SISD", "SIMD/SIMT", "MISD", "MIMD", "heterogeneous"};
@@ -71,15 +73,10 @@ double cp_flynn_combine(cp_flynn f, const double *t, int n)
     return r;
 }
 
-static double toward(double a, double b)
-{
-    return a > 0 && b > 0 ? sqrt(a * b) : 0.5 * (a + b);
-}
-
 void cp_link_toward(cp_link *l, const cp_link *steady)
 {
-    l->bandwidth_gbs = toward(l->bandwidth_gbs, steady->bandwidth_gbs);
-    l->latency_us = toward(l->latency_us, steady->latency_us);
+    l->bandwidth_gbs = cp_toward(l->bandwidth_gbs, steady->bandwidth_gbs);
+    l->latency_us = cp_toward(l->latency_us, steady->latency_us);
     size_t n = strlen(l->name);
     snprintf(l->name + n, sizeof l->name - n, ", moved toward %s", steady->name);
 }

@@ -7,6 +7,8 @@
 #ifndef CP_FIT_H
 #define CP_FIT_H
 
+#include <math.h>
+
 typedef struct {
     int ok;               /* 0: fewer than two usable points, or B came out non-positive */
     int n;                /* points used (time > 0 and finite) */
@@ -17,5 +19,13 @@ typedef struct {
 } cp_lat_bw_fit;
 
 cp_lat_bw_fit cp_fit_lat_bw(const double *bytes, const double *time_us, int n);
+
+/* One measurement of a quantity moved toward the median of many of its kind
+ * (rules 59 and 60: one sample of a host whose speed moves): their geometric
+ * mean, or their mean where either is 0. */
+static inline double cp_toward(double one, double many)
+{
+    return one > 0 && many > 0 ? sqrt(one * many) : 0.5 * (one + many);
+}
 
 #endif
