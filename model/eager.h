@@ -34,8 +34,9 @@
  * (NCHW and channels-last, H100 and H200: 169 runs; the smallest MAPE on a 0.05
  * grid from 1.0 to 1.5, with the host's two speeds around it (rule 55): 9.64% at
  * 1.0, 8.84% at 1.10, 8.85% at 1.15, 9.76% at 1.25 with the profiles of 102 and
- * 85 calls; after rule 59, 8.69% at 1.05, 8.48% at 1.10, 8.59% at 1.15;
- * tools/fit_constant.sh eager-host-one, docs/CALIBRATION.md, rules 53-55, 61). */
+ * 85 calls; after rule 59, 8.69% at 1.05, 8.48% at 1.10, 8.59% at 1.15; with the H200's rebuilt from 109
+ * calls (rule 63), 8.67% at 1.05, 8.50% at 1.10, 8.64% at 1.15;
+ * tools/fit_constant.sh eager-host-one, docs/CALIBRATION.md, rules 53-55, 61, 63). */
 #ifndef CP_EAGER_HOST_SCALE
 #define CP_EAGER_HOST_SCALE 1.10
 #endif
@@ -43,7 +44,8 @@
  * on one VM's CPUs are not the one-process host CP_EAGER_HOST_SCALE is fitted for, so their operators, their
  * iteration's fixed part and DDP's own costs take this one, fitted on the calibration set's DDP runs alone
  * (32 runs, with rule 55's two speeds and, since rule 61, each call's costs moved toward the profile's as
- * validate predicts them (rule 59): 7.07% at 1.15, 6.88% at 1.20, 7.18% at 1.25, 8.20% at 1.30;
+ * validate predicts them (rule 59): 7.07% at 1.15, 6.88% at 1.20, 7.18% at 1.25, 8.20% at 1.30; with the
+ * H200's profile of 109 calls (rule 63): 7.06% at 1.15, 6.87% at 1.20, 7.23% at 1.25;
  * tools/fit_constant.sh eager-host-ddp). */
 #ifndef CP_EAGER_DDP_HOST_SCALE
 #define CP_EAGER_DDP_HOST_SCALE 1.20
