@@ -21,12 +21,13 @@ each pair through `cnnperf validate`; reads, writes nothing.
 """
 import argparse
 import glob
-import gzip
 import json
 import os
 import statistics
 import subprocess
 import sys
+
+from measured_files import load
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PASSES = ("forward", "backward_data", "backward_weight")
@@ -44,8 +45,7 @@ def validated(cnnperf, path):
 def overruns(path):
     """provenance.layers_behind_overruns of a behind file: iterations whose host enqueueing outlasted the spin (a
     network of more launches than CUDA's queue holds blocks the host behind it), so their passes may hold waits."""
-    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
-        return json.load(f).get("provenance", {}).get("layers_behind_overruns", "?")
+    return load(path).get("provenance", {}).get("layers_behind_overruns", "?")
 
 
 def pairs(folder):

@@ -26,14 +26,13 @@ them.
 """
 import argparse
 import collections
-import gzip
 import json
 import os
 import re
 import subprocess
 import sys
 
-from measured_files import expand
+from measured_files import expand, load
 
 PASSES = ("fwd", "bwd_data", "bwd_filter")
 PREDICT_KEYS = {"fwd": "forward", "bwd_data": "backward_data", "bwd_filter": "backward_weight"}
@@ -96,12 +95,10 @@ def main():
     args = ap.parse_args()
     rows, seen, cache = [], set(), {}
     for f in expand(args.files):
-        opener = gzip.open if f.endswith(".gz") else open
-        with opener(f, "rt") as fh:
-            try:
-                d = json.load(fh)
-            except ValueError:
-                continue
+        try:
+            d = load(f)
+        except ValueError:
+            continue
         prov = d.get("provenance", {}) if isinstance(d, dict) else {}
         tried = prov.get("conv_candidates")
         if not tried:

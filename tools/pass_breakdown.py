@@ -28,12 +28,12 @@ build/cnnperf) for the layers' classes and shapes.
 """
 import argparse
 import collections
-import gzip
 import json
 import os
 import re
 import sys
 
+from measured_files import load
 from calibration_metrics import layer_passes  # the layer-pass target's filter, one copy
 from torch_bench import network_layers  # `cnnperf layers --format json`, one copy (torch is imported only to run)
 
@@ -63,9 +63,7 @@ class Layers:
 def engines(path):
     """layer -> {pass: what cuDNN ran} of a cnnperf-measure run: the graph API's engine id ("18"), the legacy API's
     algorithm ("algo1", "algo1 tensor_op" where cudnnFind chose tensor-op math); {} for PyTorch runs."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(os.path.join(REPO, path), "rt") as fh:
-        algos = json.load(fh).get("provenance", {}).get("conv_algorithms") or {}
+    algos = load(os.path.join(REPO, path)).get("provenance", {}).get("conv_algorithms") or {}
     pattern = r"(fwd|bwd_data|bwd_filter) (engine |algo )(\d+)(?: \((tensor_op)?)?"
     return {name: {p: (i if kind == "engine " else f"algo{i}" + (" tensor_op" if tc else ""))
                    for p, kind, i, tc in re.findall(pattern, text)} for name, text in algos.items()}

@@ -18,7 +18,6 @@ the runs a model change may be fitted or judged on; --set evaluation reads
 the others, for a report after a rule is decided, never to choose one.
 """
 import argparse
-import gzip
 import json
 import os
 import statistics
@@ -26,14 +25,9 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from measured_files import expand
+from measured_files import expand, load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def load(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as fh:
-        return json.load(fh)
 
 
 def folder_files(folder, servers):

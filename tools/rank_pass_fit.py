@@ -16,18 +16,18 @@ this is how to read it again as jobs come in.
 import argparse
 import collections
 import glob
-import gzip
 import json
 import os
 import statistics
+
+import measured_files
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 
 
 def load(path):
     try:
-        with (gzip.open(path) if path.endswith('.gz') else open(path)) as f:
-            return json.load(f)
+        return measured_files.load(path)
     except (OSError, ValueError):
         return None
 
