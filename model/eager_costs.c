@@ -82,6 +82,12 @@ static double given_of(const cp_eager_costs *c, cp_eager_table t, const int *ch,
     return -1;
 }
 
+/* A value of the call's moved toward the machine's (cp_toward), or the machine's where the call gave none. */
+static double toward_or(int call_has, double call, double machine)
+{
+    return call_has ? cp_toward(call, machine) : machine;
+}
+
 void cp_eager_costs_toward(cp_eager_costs *call, const cp_eager_costs *machine)
 {
     if (!machine->given)
@@ -89,20 +95,18 @@ void cp_eager_costs_toward(cp_eager_costs *call, const cp_eager_costs *machine)
     for (int t = 0; t < CP_EAGER_TABLES; t++)
         for (int k = 0; k < CP_EAGER_KEYS; k++)
             if (machine->has[t][k]) {
-                call->us[t][k] = call->has[t][k] ? cp_toward(call->us[t][k], machine->us[t][k]) : machine->us[t][k];
+                call->us[t][k] = toward_or(call->has[t][k], call->us[t][k], machine->us[t][k]);
                 call->has[t][k] = 1;
             }
     if (machine->has_opt) {
-        call->opt_step_us = call->has_opt ? cp_toward(call->opt_step_us, machine->opt_step_us) : machine->opt_step_us;
-        call->opt_tensor_us =
-            call->has_opt ? cp_toward(call->opt_tensor_us, machine->opt_tensor_us) : machine->opt_tensor_us;
+        call->opt_step_us = toward_or(call->has_opt, call->opt_step_us, machine->opt_step_us);
+        call->opt_tensor_us = toward_or(call->has_opt, call->opt_tensor_us, machine->opt_tensor_us);
         call->has_opt = 1;
     }
     if (machine->has_fixed) {
         for (int a = 0; a < 2; a++)
             for (int ph = 0; ph < 3; ph++)
-                call->fixed_us[a][ph] =
-                    call->has_fixed ? cp_toward(call->fixed_us[a][ph], machine->fixed_us[a][ph]) : machine->fixed_us[a][ph];
+                call->fixed_us[a][ph] = toward_or(call->has_fixed, call->fixed_us[a][ph], machine->fixed_us[a][ph]);
         call->has_fixed = 1;
     }
     if (machine->has_ddp && call->has_ddp)
